@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OpenCoreData",
+    products: [
+        // Everything: the Apple-shaped Core Data classes and the predicate language.
+        .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        // `import CoreData` on Linux: a one-file module that re-exports OpenCoreData.
+        .library(name: "CoreData", targets: ["CoreData"]),
+        // NSPredicate, NSExpression and NSSortDescriptor on their own.
+        .library(name: "OpenPredicate", targets: ["OpenPredicate"]),
+        .executable(name: "coredata", targets: ["coredata"]),
+    ],
+    targets: [
+        .target(name: "OpenPredicate"),
+        .target(name: "OpenCoreData", dependencies: ["OpenPredicate"]),
+        .target(name: "CoreData", dependencies: ["OpenCoreData"]),
+        .executableTarget(name: "coredata", dependencies: ["CoreData"]),
+        .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
+        // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
+        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

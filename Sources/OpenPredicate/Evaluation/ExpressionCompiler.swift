@@ -1,0 +1,138 @@
+import Foundation
+
+/// Compiles an `ExpressionNode` into a closure once; evaluating is then a call per object.
+enum ExpressionCompiler {
+    static func compile(_ node: ExpressionNode) -> CompiledExpression {
+        switch node {
+        case .constant(let constant):
+            let value = constant.value
+            return { _, _ in value }
+
+        case .evaluatedObject:
+            return { object, _ in object }
+
+        case .variable(let name):
+            return { object, context in
+                guard let bound = context.variables[name] else {
+                    context.fail(.unboundVariable(name))
+                    return nil
+                }
+                if let expression = bound as? NSExpression {
+                    return expression.compiled(object, &context)
+                }
+                return ValueSemantics.unwrapOptional(bound)
+            }
+
+        case .keyPath(let path):
+            let components = path.components
+            if components.count == 1, !components[0].hasPrefix("@") {
+                let key = components[0]
+                return { object, _ in KeyValueReader.value(of: object, forKey: key) }
+            }
+            if components.count == 2, !components[0].hasPrefix("@"), !components[1].hasPrefix("@") {
+                let first = components[0]
+                let second = components[1]
+                return { object, _ in
+                    KeyValueReader.value(of: KeyValueReader.value(of: object, forKey: first), forKey: second)
+                }
+            }
+            return { object, _ in KeyValueReader.value(of: object, components: components[...]) }
+
+        case .function(let name, let arguments):
+            return FunctionCompiler.compile(name: name, arguments: arguments)
+
+        case .customFunction(let receiver, let selector, let arguments):
+            let receiverClosure = compile(receiver)
+            let argumentClosures = arguments.map(compile)
+            return { object, context in
+                let target = receiverClosure(object, &context)
+                var values: [Any?] = []
+                values.reserveCapacity(argumentClosures.count)
+                for closure in argumentClosures { values.append(closure(object, &context)) }
+                return SelectorInvocation.invoke(selector, on: target, arguments: values)
+            }
+
+        case .aggregate(let elements):
+            let closures = elements.map(compile)
+            return { object, context in
+                var values: [Any] = []
+                values.reserveCapacity(closures.count)
+                for closure in closures { values.append(closure(object, &context) ?? NSNull()) }
+                return values
+            }
+
+        case .set(let operation, let left, let right):
+            let leftClosure = compile(left)
+            let rightClosure = compile(right)
+            return { object, context in
+                let lhs = leftClosure(object, &context)
+                let rhs = rightClosure(object, &context)
+                guard let a = collectionElements(lhs), let b = collectionElements(rhs) else {
+                    context.fail(EvaluationError(message: "Can't evaluate set expression; both sides must be collections"))
+                    return nil
+                }
+                return SetOperations.apply(operation, a, b)
+            }
+
+        case .subquery(let collection, let variable, let predicate):
+            let collectionClosure = compile(collection)
+            let predicateClosure = PredicateCompiler.compile(predicate)
+            return { object, context in
+                guard let elements = collectionElements(collectionClosure(object, &context)) else { return [Any]() }
+                let saved = context.variables[variable]
+                defer { context.variables[variable] = saved }
+                var result: [Any] = []
+                for element in elements {
+                    context.variables[variable] = element
+                    if predicateClosure(object, &context) { result.append(element) }
+                }
+                return result
+            }
+
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            let test = PredicateCompiler.compile(predicate)
+            let trueClosure = compile(whenTrue)
+            let falseClosure = compile(whenFalse)
+            return { object, context in
+                test(object, &context) ? trueClosure(object, &context) : falseClosure(object, &context)
+            }
+
+        case .anyKey:
+            return { _, _ in nil }
+
+        case .block(let block, let arguments):
+            let closures = arguments.map(compile)
+            return { object, context in
+                var values: [Any] = []
+                for closure in closures { values.append(closure(object, &context) ?? NSNull()) }
+                return ValueSemantics.unwrapOptional(block.body(object, values, nil))
+            }
+
+        case .symbol(let symbol):
+            return { _, _ in symbol }
+        }
+    }
+
+    /// The elements of a collection value (a dictionary's values), or nil if `value` is not one.
+    @inline(__always)
+    static func collectionElements(_ value: Any?) -> [Any]? {
+        guard let value = ValueSemantics.unwrapOptional(value) else { return nil }
+        return (value as? PredicateCollection)?.predicateElements
+    }
+}
+
+/// `UNION`, `INTERSECT`, `MINUS` on collections; the result has no duplicates (Apple returns an
+/// `NSSet`; here an array in first-seen order).
+enum SetOperations {
+    static func apply(_ operation: ExpressionNode.SetOperation, _ a: [Any], _ b: [Any]) -> [Any] {
+        let right = Set(b.map(ConstantValue.init))
+        switch operation {
+        case .union:
+            return Aggregates.distinct(a + b)
+        case .intersect:
+            return Aggregates.distinct(a).filter { right.contains(ConstantValue($0)) }
+        case .minus:
+            return Aggregates.distinct(a).filter { !right.contains(ConstantValue($0)) }
+        }
+    }
+}

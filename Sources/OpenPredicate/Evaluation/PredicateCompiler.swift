@@ -1,0 +1,274 @@
+import Foundation
+
+/// Compiles a `PredicateNode` into a closure once per predicate.
+///
+/// Semantics (Apple's where documented, ours where not — each tested):
+/// - `AND`/`OR` short-circuit in order; empty `AND` is true, empty `OR` is false.
+/// - `ANY x op y` is true when some element of `x` matches; `ALL` when every element does (also
+///   for an empty collection); `NONE` is `NOT ANY`. A non-collection under `ANY`/`ALL` is treated
+///   as a one-element collection, `nil` as an empty one.
+/// - Ordering (`<` `<=` `>` `>=`, `BETWEEN`) with `nil`/`NSNull` on either side, or between values
+///   that have no common order (a number and a string), is false — Apple raises for the latter.
+/// - `==` is true for `nil == nil`; `!=` is its negation.
+/// - String operators with a non-string operand are false.
+enum PredicateCompiler {
+    static func compile(_ node: PredicateNode) -> CompiledPredicate {
+        switch node {
+        case .constant(let value):
+            return { _, _ in value }
+        case .and(let subpredicates):
+            let closures = subpredicates.map(compile)
+            switch closures.count {
+            case 0: return { _, _ in true }
+            case 1: return closures[0]
+            case 2:
+                let first = closures[0], second = closures[1]
+                return { object, context in first(object, &context) && second(object, &context) }
+            default:
+                return { object, context in
+                    for closure in closures where !closure(object, &context) { return false }
+                    return true
+                }
+            }
+        case .or(let subpredicates):
+            let closures = subpredicates.map(compile)
+            switch closures.count {
+            case 0: return { _, _ in false }
+            case 1: return closures[0]
+            case 2:
+                let first = closures[0], second = closures[1]
+                return { object, context in first(object, &context) || second(object, &context) }
+            default:
+                return { object, context in
+                    for closure in closures where closure(object, &context) { return true }
+                    return false
+                }
+            }
+        case .not(let subpredicate):
+            let closure = compile(subpredicate)
+            return { object, context in !closure(object, &context) }
+        case .opaque(let opaque):
+            let predicate = opaque.predicate
+            return { object, context in
+                predicate.evaluate(with: object, substitutionVariables: context.variables)
+            }
+        case .comparison(let comparison):
+            return compile(comparison)
+        }
+    }
+
+    static func compile(_ comparison: ComparisonNode) -> CompiledPredicate {
+        let left = ExpressionCompiler.compile(comparison.left)
+        let right = ExpressionCompiler.compile(comparison.right)
+        let test = ComparisonTest.make(comparison)
+
+        switch comparison.modifier {
+        case .direct:
+            if case .constant(let constant) = comparison.right {
+                let rightValue = constant.value
+                if let fast = ComparisonTest.fastConstantTest(comparison, constant: rightValue) {
+                    return { object, context in fast(left(object, &context)) }
+                }
+                return { object, context in test(left(object, &context), rightValue) }
+            }
+            return { object, context in test(left(object, &context), right(object, &context)) }
+        case .any, .all:
+            let requireAll = comparison.modifier == .all
+            return { object, context in
+                let collection = left(object, &context)
+                let rhs = right(object, &context)
+                let elements: [Any]
+                if let list = ExpressionCompiler.collectionElements(collection) {
+                    elements = list
+                } else if let single = ValueSemantics.unwrapOptional(collection) {
+                    elements = [single]
+                } else {
+                    elements = []
+                }
+                if requireAll {
+                    return elements.allSatisfy { test($0, rhs) }
+                }
+                return elements.contains { test($0, rhs) }
+            }
+        }
+    }
+}
+
+/// The test one operator applies to two evaluated operands.
+enum ComparisonTest {
+    typealias Test = (Any?, Any?) -> Bool
+
+    static func make(_ comparison: ComparisonNode) -> Test {
+        let options = comparison.options
+        let folds = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
+        func fold(_ s: String) -> String { folds ? StringFolding.fold(s, options: options) : s }
+
+        switch comparison.operatorType {
+        case .equalTo:
+            return { equal($0, $1, options: options) }
+        case .notEqualTo:
+            return { !equal($0, $1, options: options) }
+        case .lessThan:
+            return { order($0, $1, options: options) == .orderedAscending }
+        case .lessThanOrEqualTo:
+            return { order($0, $1, options: options).map { $0 != .orderedDescending } ?? false }
+        case .greaterThan:
+            return { order($0, $1, options: options) == .orderedDescending }
+        case .greaterThanOrEqualTo:
+            return { order($0, $1, options: options).map { $0 != .orderedAscending } ?? false }
+        case .beginsWith:
+            return { lhs, rhs in
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                return fold(s).hasPrefix(fold(p))
+            }
+        case .endsWith:
+            return { lhs, rhs in
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                return fold(s).hasSuffix(fold(p))
+            }
+        case .like:
+            return { lhs, rhs in
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                return StringMatching.like(fold(s), pattern: fold(p))
+            }
+        case .matches:
+            var cache: (pattern: String, regex: NSRegularExpression?)?
+            return { lhs, rhs in
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                let regex: NSRegularExpression?
+                if let cached = cache, cached.pattern == p {
+                    regex = cached.regex
+                } else {
+                    regex = StringMatching.regex(options.contains(.diacriticInsensitive) ? fold(p) : p, options: options)
+                    cache = (p, regex)
+                }
+                guard let regex else { return false }
+                return StringMatching.matches(options.contains(.diacriticInsensitive) ? fold(s) : s, regex: regex)
+            }
+        case .contains:
+            return { lhs, rhs in contains(container: lhs, element: rhs, options: options) }
+        case .in:
+            return { lhs, rhs in contains(container: rhs, element: lhs, options: options) }
+        case .between:
+            return { lhs, rhs in
+                guard let bounds = ExpressionCompiler.collectionElements(rhs), bounds.count == 2 else { return false }
+                guard let low = order(lhs, bounds[0], options: options),
+                      let high = order(lhs, bounds[1], options: options) else { return false }
+                return low != .orderedAscending && high != .orderedDescending
+            }
+        case .customSelector:
+            let selector = comparison.customSelector ?? ""
+            return { lhs, rhs in
+                (SelectorInvocation.invoke(selector, on: lhs, arguments: [rhs]) as? Bool) ?? false
+            }
+        }
+    }
+
+    /// Fast paths for the commonest shape, `keyPath op constant`: the constant is examined once,
+    /// and the per-object work is a single cast and compare.
+    static func fastConstantTest(_ comparison: ComparisonNode, constant: Any?) -> ((Any?) -> Bool)? {
+        let options = comparison.options
+        let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
+        if let constantString = constant as? String {
+            let needle = StringFolding.fold(constantString, options: options)
+            switch comparison.operatorType {
+            case .beginsWith:
+                return { value in
+                    guard let s = value as? String ?? ValueSemantics.string(value) else { return false }
+                    if folding { return foldedHasPrefix(s, needle, options: options) }
+                    return s.hasPrefix(needle)
+                }
+            case .equalTo where !folding:
+                return { value in
+                    if let s = value as? String { return s == constantString }
+                    return ValueSemantics.isEqual(value, constantString)
+                }
+            case .matches:
+                guard let regex = StringMatching.regex(options.contains(.diacriticInsensitive) ? needle : constantString,
+                                                       options: options) else { return { _ in false } }
+                return { value in
+                    guard let s = ValueSemantics.string(value) else { return false }
+                    return StringMatching.matches(options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
+                                                  regex: regex)
+                }
+            default:
+                return nil
+            }
+        }
+        if let bound = constant as? Int {
+            let fallback = make(comparison)
+            switch comparison.operatorType {
+            case .greaterThan: return { value in (value as? Int).map { $0 > bound } ?? fallback(value, bound) }
+            case .greaterThanOrEqualTo: return { value in (value as? Int).map { $0 >= bound } ?? fallback(value, bound) }
+            case .lessThan: return { value in (value as? Int).map { $0 < bound } ?? fallback(value, bound) }
+            case .lessThanOrEqualTo: return { value in (value as? Int).map { $0 <= bound } ?? fallback(value, bound) }
+            case .equalTo: return { value in (value as? Int).map { $0 == bound } ?? fallback(value, bound) }
+            case .notEqualTo: return { value in (value as? Int).map { $0 != bound } ?? fallback(value, bound) }
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// `s` folded begins with `needle` (already folded): ASCII bytes are compared in place, and
+    /// only a string with non-ASCII bytes in the compared prefix is folded whole.
+    @inline(__always)
+    static func foldedHasPrefix(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
+        var s = s
+        var needle = needle
+        let asciiResult: Bool? = s.withUTF8 { text in
+            needle.withUTF8 { prefix -> Bool? in
+                if prefix.count > text.count {
+                    for byte in text where byte >= 0x80 { return nil }
+                    for byte in prefix where byte >= 0x80 { return nil }
+                    return false
+                }
+                for index in 0..<prefix.count {
+                    let a = text[index]
+                    let b = prefix[index]
+                    if a >= 0x80 || b >= 0x80 { return nil }
+                    let lower = (a >= 0x41 && a <= 0x5A && options.contains(.caseInsensitive)) ? a | 0x20 : a
+                    if lower != b { return false }
+                }
+                // The character after the prefix must not combine with the last compared one.
+                if prefix.count < text.count, text[prefix.count] >= 0x80 { return nil }
+                return true
+            }
+        }
+        if let asciiResult { return asciiResult }
+        return StringFolding.fold(s, options: options).hasPrefix(needle)
+    }
+
+    /// `==` with options: strings fold, everything else is `isEqual:`.
+    static func equal(_ lhs: Any?, _ rhs: Any?, options: ComparisonOptions) -> Bool {
+        if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive),
+           let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs) {
+            return StringFolding.fold(a, options: options) == StringFolding.fold(b, options: options)
+        }
+        return ValueSemantics.isEqual(lhs, rhs)
+    }
+
+    /// `compare:` with options: strings fold first.
+    static func order(_ lhs: Any?, _ rhs: Any?, options: ComparisonOptions) -> ComparisonResult? {
+        if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive),
+           let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs) {
+            return ValueSemantics.compareStrings(StringFolding.fold(a, options: options), StringFolding.fold(b, options: options))
+        }
+        return ValueSemantics.compare(lhs, rhs)
+    }
+
+    /// `CONTAINS` / `IN`: substring when both are strings, membership when the container is a
+    /// collection (a dictionary's values), false otherwise.
+    static func contains(container: Any?, element: Any?, options: ComparisonOptions) -> Bool {
+        guard let container = ValueSemantics.unwrapOptional(container) else { return false }
+        if let haystack = ValueSemantics.string(container) {
+            guard let needle = ValueSemantics.string(element) else { return false }
+            if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive) {
+                return StringFolding.fold(haystack, options: options).contains(StringFolding.fold(needle, options: options))
+            }
+            return needle.isEmpty ? false : haystack.contains(needle)
+        }
+        guard let elements = (container as? PredicateCollection)?.predicateElements else { return false }
+        return elements.contains { equal($0, element, options: options) }
+    }
+}

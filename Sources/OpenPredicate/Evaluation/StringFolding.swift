@@ -1,0 +1,64 @@
+import Foundation
+
+/// Case and diacritic folding for the `[c]` and `[d]` options, Unicode-correct
+/// (`"Crèpes" BEGINSWITH[cd] "crepes"`), with an ASCII fast path.
+enum StringFolding {
+    /// `s` with case folded (`[c]`) and/or combining marks removed after canonical decomposition
+    /// (`[d]`). ASCII strings take a byte-level path.
+    static func fold(_ s: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+        if !caseInsensitive && !diacriticInsensitive { return s }
+        if let ascii = asciiFold(s, caseInsensitive: caseInsensitive) { return ascii }
+        var result = s
+        if diacriticInsensitive {
+            let decomposed = result.decomposedStringWithCanonicalMapping
+            var scalars = String.UnicodeScalarView()
+            for scalar in decomposed.unicodeScalars where !isDiacritic(scalar) {
+                scalars.append(scalar)
+            }
+            result = String(scalars)
+        }
+        if caseInsensitive {
+            result = result.lowercased()
+        }
+        return diacriticInsensitive ? result : result.precomposedStringWithCanonicalMapping
+    }
+
+    /// Folds using the options bits of a comparison.
+    static func fold(_ s: String, options: ComparisonOptions) -> String {
+        fold(s,
+             caseInsensitive: options.contains(.caseInsensitive),
+             diacriticInsensitive: options.contains(.diacriticInsensitive))
+    }
+
+    private static func isDiacritic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .spacingMark: return true
+        default: return false
+        }
+    }
+
+    /// Lower-cases an all-ASCII string byte by byte; nil when `s` has non-ASCII bytes.
+    private static func asciiFold(_ s: String, caseInsensitive: Bool) -> String? {
+        var s = s
+        return s.withUTF8 { bytes -> String? in
+            var needsChange = false
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if caseInsensitive && byte >= 0x41 && byte <= 0x5A { needsChange = true }
+            }
+            guard needsChange else { return String(decoding: bytes, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for (index, byte) in bytes.enumerated() {
+                    buffer[index] = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+                }
+                return bytes.count
+            }
+        }
+    }
+
+    /// Whether `s` begins with `prefix`, both already folded, comparing by characters.
+    @inline(__always)
+    static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
+        s.hasPrefix(prefix)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+
+/// How predicate values compare: Apple's `isEqual:` and `compare:` rules, over the values Swift
+/// and Foundation users pass (any integer or floating-point width, `Decimal`, `Bool`, `NSNumber`,
+/// strings, dates, data, UUIDs, URLs, collections, `NSNull`).
+///
+/// Choices where Apple is silent or raises:
+/// - Numbers compare by value across types (`2 == 2.0`, `true == 1`), as `NSNumber` does.
+/// - A number and a string are never equal, and have no order (Apple raises; we answer false).
+/// - `nil` and `NSNull` are equal to each other; an ordering comparison with either is false.
+enum ValueSemantics {
+    /// A number reduced to the widest exact representation we need to compare it.
+    enum Number {
+        case int(Int64)
+        case double(Double)
+        case decimal(Decimal)
+
+        var doubleValue: Double {
+            switch self {
+            case .int(let value): Double(value)
+            case .double(let value): value
+            case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+            }
+        }
+
+        var decimalValue: Decimal {
+            switch self {
+            case .int(let value): Decimal(value)
+            case .double(let value): Decimal(value)
+            case .decimal(let value): value
+            }
+        }
+    }
+
+    /// `Optional<Optional<…>>` boxed in `Any` is flattened to a plain value or `nil`.
+    @inline(__always)
+    static func unwrapOptional(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if let optional = value as? OptionalBox {
+            return optional.flattened
+        }
+        return value
+    }
+
+    /// True for `nil`, `NSNull`, and an `Optional.none` hidden inside `Any`.
+    @inline(__always)
+    static func isNil(_ value: Any?) -> Bool {
+        guard let value else { return true }
+        if value is NSNull { return true }
+        if let optional = value as? OptionalBox { return optional.flattened == nil }
+        return false
+    }
+
+    /// The number inside `value`, if it is one (integers of any width, floats, `Decimal`, `Bool`,
+    /// `NSNumber`).
+    static func number(_ value: Any) -> Number? {
+        switch value {
+        case let value as Int: return .int(Int64(value))
+        case let value as Double: return .double(value)
+        case let value as Bool: return .int(value ? 1 : 0)
+        case let value as NSNumber: return number(nsNumber: value)
+        case let value as Decimal: return .decimal(value)
+        case let value as Float: return .double(Double(value))
+        case let value as Int64: return .int(value)
+        case let value as Int32: return .int(Int64(value))
+        case let value as Int16: return .int(Int64(value))
+        case let value as Int8: return .int(Int64(value))
+        case let value as UInt:
+            return value <= UInt(Int64.max) ? .int(Int64(value)) : .double(Double(value))
+        case let value as UInt64:
+            return value <= UInt64(Int64.max) ? .int(Int64(value)) : .double(Double(value))
+        case let value as UInt32: return .int(Int64(value))
+        case let value as UInt16: return .int(Int64(value))
+        case let value as UInt8: return .int(Int64(value))
+        case let value as CGFloat: return .double(Double(value))
+        default: return nil
+        }
+    }
+
+    private static func number(nsNumber: NSNumber) -> Number {
+        if let decimal = nsNumber as? NSDecimalNumber {
+            return .decimal(decimal.decimalValue)
+        }
+        let double = nsNumber.doubleValue
+        let integer = nsNumber.int64Value
+        if Double(integer) == double, double.magnitude < 9.2e18 {
+            return .int(integer)
+        }
+        return .double(double)
+    }
+
+    /// The string inside `value`, if it is one (`String`, `Substring`, `NSString`, `Character`).
+    @inline(__always)
+    static func string(_ value: Any?) -> String? {
+        switch value {
+        case let value as String: return value
+        case let value as Substring: return String(value)
+        case let value as NSString: return value._bridgeToSwift()
+        case let value as Character: return String(value)
+        default: return nil
+        }
+    }
+
+    /// Compares two numbers by value.
+    static func compare(_ lhs: Number, _ rhs: Number) -> ComparisonResult {
+        switch (lhs, rhs) {
+        case (.int(let a), .int(let b)):
+            return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
+        case (.decimal, _), (_, .decimal):
+            let a = lhs.decimalValue
+            let b = rhs.decimalValue
+            return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
+        default:
+            let a = lhs.doubleValue
+            let b = rhs.doubleValue
+            return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
+        }
+    }
+
+    /// Apple's `compare:`: numbers by value, strings literally (by Unicode scalars after canonical
+    /// equivalence), dates chronologically. Nil for values that have no common order (including
+    /// `nil`, `NSNull`, and mixed types).
+    static func compare(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult? {
+        guard let lhs = unwrapOptional(lhs), let rhs = unwrapOptional(rhs) else { return nil }
+        if let a = lhs as? String, let b = rhs as? String {
+            return compareStrings(a, b)
+        }
+        if let a = number(lhs), let b = number(rhs) {
+            return compare(a, b)
+        }
+        if let a = string(lhs), let b = string(rhs) {
+            return compareStrings(a, b)
+        }
+        if let a = lhs as? Date, let b = rhs as? Date {
+            return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
+        }
+        if let a = lhs as? UUID, let b = rhs as? UUID {
+            return compareStrings(a.uuidString, b.uuidString)
+        }
+        if let a = lhs as? URL, let b = rhs as? URL {
+            return compareStrings(a.absoluteString, b.absoluteString)
+        }
+        if let a = lhs as? Data, let b = rhs as? Data {
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending
+                : (b.lexicographicallyPrecedes(a) ? .orderedDescending : .orderedSame)
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func compareStrings(_ a: String, _ b: String) -> ComparisonResult {
+        a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+
+    /// Apple's `isEqual:` for predicate operands.
+    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        let lhsNil = isNil(lhs)
+        let rhsNil = isNil(rhs)
+        if lhsNil || rhsNil { return lhsNil && rhsNil }
+        guard let lhs = unwrapOptional(lhs), let rhs = unwrapOptional(rhs) else { return false }
+        if let a = lhs as? String, let b = rhs as? String { return a == b }
+        if let a = number(lhs), let b = number(rhs) { return compare(a, b) == .orderedSame }
+        if let a = string(lhs), let b = string(rhs) { return a == b }
+        if let a = lhs as? Date, let b = rhs as? Date { return a == b }
+        if let a = lhs as? UUID, let b = rhs as? UUID { return a == b }
+        if let a = lhs as? URL, let b = rhs as? URL { return a == b }
+        if let a = lhs as? Data, let b = rhs as? Data { return a == b }
+        if let a = lhs as? PredicateCollection, let b = rhs as? PredicateCollection {
+            return collectionsEqual(a, b)
+        }
+        if let a = lhs as? NSObject, let b = rhs as? NSObject { return a.isEqual(b) }
+        if let a = lhs as? AnyHashable, let b = rhs as? AnyHashable { return a == b }
+        if type(of: lhs) is AnyClass, type(of: rhs) is AnyClass {
+            return (lhs as AnyObject) === (rhs as AnyObject)
+        }
+        return false
+    }
+
+    private static func collectionsEqual(_ a: PredicateCollection, _ b: PredicateCollection) -> Bool {
+        guard a.isUnordered == b.isUnordered else { return false }
+        let left = a.predicateElements
+        let right = b.predicateElements
+        guard left.count == right.count else { return false }
+        if a.isUnordered {
+            return left.allSatisfy { element in right.contains { isEqual(element, $0) } }
+        }
+        return zip(left, right).allSatisfy { isEqual($0, $1) }
+    }
+
+    /// A hash consistent with `isEqual(_:_:)`: numbers hash by value, so `1`, `1.0` and `true`
+    /// hash alike.
+    static func hash(_ value: Any?, into hasher: inout Hasher) {
+        guard let value = unwrapOptional(value), !(value is NSNull) else {
+            hasher.combine(0)
+            return
+        }
+        if let string = string(value) {
+            hasher.combine(string)
+        } else if let number = number(value) {
+            let double = number.doubleValue
+            hasher.combine(double)
+        } else if let collection = value as? PredicateCollection {
+            hasher.combine(collection.predicateElements.count)
+        } else if let hashable = value as? AnyHashable {
+            hasher.combine(hashable)
+        } else if type(of: value) is AnyClass {
+            hasher.combine(ObjectIdentifier(value as AnyObject))
+        } else {
+            hasher.combine(String(describing: type(of: value)))
+        }
+    }
+}
+
+/// Lets `unwrapOptional` see through `Optional` values boxed in `Any`.
+protocol OptionalBox {
+    var flattened: Any? { get }
+}
+
+extension Optional: OptionalBox {
+    var flattened: Any? {
+        switch self {
+        case .none: return nil
+        case .some(let wrapped): return ValueSemantics.unwrapOptional(wrapped)
+        }
+    }
+}
