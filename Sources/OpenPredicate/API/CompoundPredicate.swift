@@ -2,7 +2,7 @@ import Foundation
 
 /// The `NSCompoundPredicate` that format strings produce: corelibs' class, with Apple's
 /// `predicateFormat`, equality, copying, and the whole tree compiled into one closure.
-final class CompoundPredicate: Foundation.NSCompoundPredicate, @unchecked Sendable {
+final class CompoundPredicate: Foundation.NSCompoundPredicate {
     let node: PredicateNode
     let compiled: CompiledPredicate
 
@@ -17,12 +17,12 @@ final class CompoundPredicate: Foundation.NSCompoundPredicate, @unchecked Sendab
 
     override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
         var context = EvaluationContext(variables: bindings ?? [:])
-        return compiled(object, &context)
+        return compiled(EvaluationSubject(object), &context)
     }
 
     override func evaluate(with object: Any?) -> Bool {
         var context = EvaluationContext()
-        return compiled(object, &context)
+        return compiled(EvaluationSubject(object), &context)
     }
 
     override func isEqual(_ object: Any?) -> Bool {

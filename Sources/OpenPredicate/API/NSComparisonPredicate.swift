@@ -9,7 +9,7 @@ import Foundation
 /// name, so in a file that imports Foundation as well as CoreData the *type* name
 /// `NSComparisonPredicate` is ambiguous (creating one still works); import only CoreData.
 /// `customSelector` is a `String` (Linux has no Objective-C selectors).
-public final class NSComparisonPredicate: Foundation.NSPredicate, @unchecked Sendable {
+public final class NSComparisonPredicate: Foundation.NSPredicate {
     let comparison: ComparisonNode
     let compiled: CompiledPredicate
 
@@ -132,13 +132,13 @@ public final class NSComparisonPredicate: Foundation.NSPredicate, @unchecked Sen
     /// (values that cannot be compared, an unbound variable), the answer is false.
     public override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
         var context = EvaluationContext(variables: bindings ?? [:])
-        return compiled(object, &context)
+        return compiled(EvaluationSubject(object), &context)
     }
 
     /// Whether `object` matches.
     public override func evaluate(with object: Any?) -> Bool {
         var context = EvaluationContext()
-        return compiled(object, &context)
+        return compiled(EvaluationSubject(object), &context)
     }
 
     /// Equal when the operator, modifier, options and both expressions are equal.

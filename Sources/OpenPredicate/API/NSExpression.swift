@@ -233,7 +233,7 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// Returns nil where Apple raises (an unbound variable, a function on the wrong type).
     public func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var evaluation = EvaluationContext(variables: PredicateTree.bindings(from: context))
-        return compiled(object, &evaluation)
+        return compiled(EvaluationSubject(object), &evaluation)
     }
 
     /// Does nothing: expressions here are always allowed to evaluate (Apple requires this call

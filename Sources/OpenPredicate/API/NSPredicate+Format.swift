@@ -91,6 +91,18 @@ extension Sequence {
     public func filtered(using predicate: Foundation.NSPredicate) -> [Element] {
         let test = PredicateTree.compile(predicate)
         var context = EvaluationContext()
-        return filter { test($0, &context) }
+        return filter { test(EvaluationSubject($0), &context) }
+    }
+}
+
+extension Sequence where Element: KeyValueCodable {
+    /// The elements for which `predicate` holds, compiling it once for the whole sequence.
+    ///
+    /// Elements of a `KeyValueCodable` type are read without any dynamic cast: the fastest way
+    /// to filter many objects.
+    public func filtered(using predicate: Foundation.NSPredicate) -> [Element] {
+        let test = PredicateTree.compile(predicate)
+        var context = EvaluationContext()
+        return filter { test(EvaluationSubject(codable: $0), &context) }
     }
 }

@@ -33,7 +33,38 @@ struct EvaluationError: Error, CustomStringConvertible {
     }
 }
 
+/// The object a predicate is evaluated against, with its `KeyValueCodable` view found once:
+/// on Linux a cast to a protocol costs about 100 ns, so key paths must not each repeat it.
+struct EvaluationSubject {
+    let object: Any?
+    let codable: KeyValueCodable?
+
+    /// Casts `object` once.
+    @inline(__always)
+    init(_ object: Any?) {
+        self.object = object
+        self.codable = object as? KeyValueCodable
+    }
+
+    /// No cast at all: the caller knows the static type.
+    @inline(__always)
+    init(codable: KeyValueCodable) {
+        self.object = codable
+        self.codable = codable
+    }
+
+    /// The value of a single key on the subject.
+    @inline(__always)
+    func value(forKey key: String) -> Any? {
+        if let codable {
+            if let value = codable.value(forKey: key) { return value }
+            return key == "self" ? object : nil
+        }
+        return KeyValueReader.value(of: object, forKey: key)
+    }
+}
+
 /// A compiled expression: the value for an object.
-typealias CompiledExpression = (Any?, inout EvaluationContext) -> Any?
+typealias CompiledExpression = (EvaluationSubject, inout EvaluationContext) -> Any?
 /// A compiled predicate: whether an object matches.
-typealias CompiledPredicate = (Any?, inout EvaluationContext) -> Bool
+typealias CompiledPredicate = (EvaluationSubject, inout EvaluationContext) -> Bool

@@ -9,7 +9,7 @@ enum ExpressionCompiler {
             return { _, _ in value }
 
         case .evaluatedObject:
-            return { object, _ in object }
+            return { subject, _ in subject.object }
 
         case .variable(let name):
             return { object, context in
@@ -18,7 +18,7 @@ enum ExpressionCompiler {
                     return nil
                 }
                 if let expression = bound as? NSExpression {
-                    return expression.compiled(object, &context)
+                    return expression.compiled(EvaluationSubject(object.object), &context)
                 }
                 return ValueSemantics.unwrapOptional(bound)
             }
@@ -27,16 +27,22 @@ enum ExpressionCompiler {
             let components = path.components
             if components.count == 1, !components[0].hasPrefix("@") {
                 let key = components[0]
-                return { object, _ in KeyValueReader.value(of: object, forKey: key) }
+                return { subject, _ in subject.value(forKey: key) }
             }
             if components.count == 2, !components[0].hasPrefix("@"), !components[1].hasPrefix("@") {
                 let first = components[0]
                 let second = components[1]
-                return { object, _ in
-                    KeyValueReader.value(of: KeyValueReader.value(of: object, forKey: first), forKey: second)
+                return { subject, _ in
+                    KeyValueReader.value(of: subject.value(forKey: first), forKey: second)
                 }
             }
-            return { object, _ in KeyValueReader.value(of: object, components: components[...]) }
+            let first = components[0]
+            if !first.hasPrefix("@") {
+                return { subject, _ in
+                    KeyValueReader.value(of: subject.value(forKey: first), components: components.dropFirst())
+                }
+            }
+            return { subject, _ in KeyValueReader.value(of: subject.object, components: components[...]) }
 
         case .function(let name, let arguments):
             return FunctionCompiler.compile(name: name, arguments: arguments)
@@ -105,7 +111,7 @@ enum ExpressionCompiler {
             return { object, context in
                 var values: [Any] = []
                 for closure in closures { values.append(closure(object, &context) ?? NSNull()) }
-                return ValueSemantics.unwrapOptional(block.body(object, values, nil))
+                return ValueSemantics.unwrapOptional(block.body(object.object, values, nil))
             }
 
         case .symbol(let symbol):

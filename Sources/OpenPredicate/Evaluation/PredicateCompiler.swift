@@ -50,7 +50,7 @@ enum PredicateCompiler {
         case .opaque(let opaque):
             let predicate = opaque.predicate
             return { object, context in
-                predicate.evaluate(with: object, substitutionVariables: context.variables)
+                predicate.evaluate(with: object.object, substitutionVariables: context.variables)
             }
         case .comparison(let comparison):
             return compile(comparison)

@@ -10,7 +10,8 @@ enum KeyValueReader {
     static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object else { return nil }
         if let codable = object as? KeyValueCodable {
-            return codable.value(forKey: key)
+            if let value = codable.value(forKey: key) { return value }
+            return key == "self" ? object : nil
         }
         return slowValue(of: object, forKey: key)
     }

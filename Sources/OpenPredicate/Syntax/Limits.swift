@@ -7,11 +7,25 @@ enum ParserLimits {
     /// binary-operator chains, counted together.
     ///
     /// The parser is recursive descent and the trees it builds are destroyed, compared, hashed and
-    /// printed recursively, so depth turns into stack. A parse of 500 nested parentheses uses
-    /// about 1 frame pair (predicate + expression) per level; measured in a debug build this
-    /// stays well under 512 KiB (the default stack of a secondary thread on Darwin), leaving
-    /// room for the caller and for the later recursive passes over the tree.
+    /// printed recursively, so depth turns into stack. Measured on x86-64 Linux, parsing costs
+    /// about 2 KiB of stack per level of parentheses in a release build and up to 20 KiB in a
+    /// debug build, which is why deep formats are parsed on a helper thread (see
+    /// `maxInlineBracketDepth`). Measured in a debug build on the caller's thread for 500-deep
+    /// trees: parsing plus destroying fits 256 KiB (tested on 512 KiB by
+    /// `deepestNestingFitsA512KiBStack`), `==`/hashing 512 KiB, printing up to 1 MiB for
+    /// 500 nested function calls (release builds need a fraction of that).
     static let maxNestingDepth = 500
+
+    /// Formats whose `(`/`[`/`{` nesting is at most this deep are parsed on the caller's thread;
+    /// deeper ones on a helper thread with `deepParseStackSize` of stack. 8 levels cost at most
+    /// ~160 KiB even in a debug build, safe on a 512 KiB secondary thread; almost every real
+    /// format is shallower, so the helper thread (tens of microseconds) is rarely paid for.
+    static let maxInlineBracketDepth = 8
+
+    /// Stack of the helper thread that parses deeply nested formats: 500 levels at the measured
+    /// worst case (~20 KiB per level, debug build) is ~10 MiB; 32 MiB leaves a wide margin. The
+    /// memory is reserved, not committed, so an unused margin costs nothing.
+    static let deepParseStackSize = 32 << 20
 
     /// Longest format string accepted, in UTF-8 bytes (64 MiB).
     ///

@@ -21,17 +21,21 @@ enum PredicateParser {
     /// Parses a predicate format string, consuming `arguments` for its format specifiers.
     static func parsePredicate(_ format: String, arguments: [Any?]) throws(PredicateSyntaxError) -> PredicateNode {
         var parser = try FormatParser(format: format, arguments: arguments)
-        let predicate = try parser.parsePredicateNode()
-        try parser.expectEnd()
-        return predicate
+        return try parser.runWithEnoughStack { (parser: inout FormatParser) throws(PredicateSyntaxError) in
+            let predicate = try parser.parsePredicateNode()
+            try parser.expectEnd()
+            return predicate
+        }
     }
 
     /// Parses an expression format string, consuming `arguments` for its format specifiers.
     static func parseExpression(_ format: String, arguments: [Any?]) throws(PredicateSyntaxError) -> ExpressionNode {
         var parser = try FormatParser(format: format, arguments: arguments)
-        let expression = try parser.parseExpression()
-        try parser.expectEnd()
-        return expression
+        return try parser.runWithEnoughStack { (parser: inout FormatParser) throws(PredicateSyntaxError) in
+            let expression = try parser.parseExpression()
+            try parser.expectEnd()
+            return expression
+        }
     }
 }
 
@@ -57,6 +61,56 @@ struct FormatParser {
         self.bytes = bytes
         (tokens, specifierCount) = try Lexer.tokenize(format, bytes: bytes)
         self.arguments = arguments
+        var open = 0
+        var deepest = 0
+        for token in tokens {
+            switch token.kind {
+            case .punct(.leftParen), .punct(.leftBracket), .punct(.leftBrace):
+                open += 1
+                deepest = max(deepest, open)
+            case .punct(.rightParen), .punct(.rightBracket), .punct(.rightBrace):
+                open -= 1
+            default:
+                break
+            }
+        }
+        bracketDepth = deepest
+    }
+
+    /// The deepest nesting of `(`, `[` and `{` in the token stream (the parser recurses once per level).
+    let bracketDepth: Int
+
+    /// Runs `body` on this thread when the format nests shallowly, otherwise on a helper thread
+    /// with a `ParserLimits.deepParseStackSize` stack, so deep (but legal) input cannot overflow
+    /// the caller's stack whatever its size.
+    mutating func runWithEnoughStack<T>(
+        _ body: (inout FormatParser) throws(PredicateSyntaxError) -> T
+    ) throws(PredicateSyntaxError) -> T {
+        if bracketDepth <= ParserLimits.maxInlineBracketDepth {
+            return try body(&self)
+        }
+        let box = ParseBox<T>(parser: self)
+        withoutActuallyEscaping(body) { escapableBody in
+            box.body = escapableBody
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                box.run()
+                done.signal()
+            }
+            thread.stackSize = ParserLimits.deepParseStackSize
+            thread.start()
+            done.wait()
+            box.body = nil
+        }
+        let result = box.result
+        switch result {
+        case .success(let value)?:
+            return value
+        case .failure(let error)?:
+            throw error
+        case nil:
+            throw error("internal error: parser thread did not finish", at: 0)
+        }
     }
 
     // MARK: Tokens
@@ -243,6 +297,27 @@ struct FormatParser {
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
         case let float as any BinaryFloatingPoint: return Double(float)
         default: return nil
+        }
+    }
+}
+
+/// Carries a parse to the helper thread and its result back; only one thread touches it at a
+/// time (the caller waits on a semaphore), hence `@unchecked Sendable`.
+private final class ParseBox<T>: @unchecked Sendable {
+    var parser: FormatParser
+    var body: ((inout FormatParser) throws(PredicateSyntaxError) -> T)?
+    var result: Result<T, PredicateSyntaxError>?
+
+    init(parser: FormatParser) {
+        self.parser = parser
+    }
+
+    func run() {
+        guard let body else { return }
+        do throws(PredicateSyntaxError) {
+            result = .success(try body(&parser))
+        } catch {
+            result = .failure(error)
         }
     }
 }

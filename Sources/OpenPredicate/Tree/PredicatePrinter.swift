@@ -10,54 +10,80 @@ enum PredicatePrinter {
     // MARK: Predicates
 
     static func format(_ predicate: PredicateNode) -> String {
+        var out = ""
+        write(predicate, to: &out)
+        return out
+    }
+
+    static func write(_ predicate: PredicateNode, to out: inout String) {
         switch predicate {
         case .constant(let value):
-            return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+            out += value ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .comparison(let comparison):
-            return format(comparison)
+            write(comparison, to: &out)
         case .and(let operands):
-            if operands.isEmpty { return "TRUEPREDICATE" }
-            return operands.map(formatOperand).joined(separator: " AND ")
+            writeJunction(operands, separator: " AND ", empty: "TRUEPREDICATE", to: &out)
         case .or(let operands):
-            if operands.isEmpty { return "FALSEPREDICATE" }
-            return operands.map(formatOperand).joined(separator: " OR ")
+            writeJunction(operands, separator: " OR ", empty: "FALSEPREDICATE", to: &out)
         case .not(let operand):
-            return "NOT " + (isCompound(operand) ? "(" + format(operand) + ")" : format(operand))
+            out += "NOT "
+            let parenthesize = isCompound(operand)
+            if parenthesize { out += "(" }
+            write(operand, to: &out)
+            if parenthesize { out += ")" }
         case .opaque:
-            return "BLOCKPREDICATE"
+            out += "BLOCKPREDICATE"
+        }
+    }
+
+    /// AND/OR operands; one that is itself AND/OR, or a NOT of one, is parenthesized.
+    private static func writeJunction(_ operands: [PredicateNode], separator: String, empty: String,
+                                      to out: inout String) {
+        if operands.isEmpty {
+            out += empty
+            return
+        }
+        for (position, operand) in operands.enumerated() {
+            if position > 0 { out += separator }
+            var parenthesize = isCompound(operand)
+            if case .not(let inner) = operand, isCompound(inner) { parenthesize = true }
+            if parenthesize { out += "(" }
+            write(operand, to: &out)
+            if parenthesize { out += ")" }
         }
     }
 
     private static func isCompound(_ predicate: PredicateNode) -> Bool {
         switch predicate {
-        case .and(let operands): return operands.count != 0
-        case .or(let operands): return operands.count != 0
+        case .and(let operands): return !operands.isEmpty
+        case .or(let operands): return !operands.isEmpty
         default: return false
         }
     }
 
-    /// An operand of AND/OR: parenthesized when it is itself AND/OR or a NOT of one.
-    private static func formatOperand(_ predicate: PredicateNode) -> String {
-        if isCompound(predicate) { return "(" + format(predicate) + ")" }
-        if case .not(let inner) = predicate, isCompound(inner) { return "(" + format(predicate) + ")" }
-        return format(predicate)
+    static func format(_ comparison: ComparisonNode) -> String {
+        var out = ""
+        write(comparison, to: &out)
+        return out
     }
 
-    static func format(_ comparison: ComparisonNode) -> String {
-        var text = ""
+    static func write(_ comparison: ComparisonNode, to out: inout String) {
         switch comparison.modifier {
         case .direct: break
-        case .any: text = "ANY "
-        case .all: text = "ALL "
+        case .any: out += "ANY "
+        case .all: out += "ALL "
         }
-        text += format(comparison.left) + " "
-        if comparison.operatorType == .customSelector {
-            text += comparison.customSelector ?? "customSelector"
-        } else {
-            text += operatorSpelling(comparison.operatorType)
-            text += optionsSpelling(comparison.options)
-        }
-        return text + " " + format(comparison.right)
+        write(comparison.left, to: &out)
+        out += " "
+        out += operatorText(comparison)
+        out += " "
+        write(comparison.right, to: &out)
+    }
+
+    @inline(never)
+    private static func operatorText(_ comparison: ComparisonNode) -> String {
+        if comparison.operatorType == .customSelector { return comparison.customSelector ?? "customSelector" }
+        return operatorSpelling(comparison.operatorType) + optionsSpelling(comparison.options)
     }
 
     static func operatorSpelling(_ operatorType: ComparisonOperator) -> String {
@@ -96,44 +122,87 @@ enum PredicatePrinter {
     ]
 
     static func format(_ expression: ExpressionNode) -> String {
+        var out = ""
+        write(expression, to: &out)
+        return out
+    }
+
+    /// Appends `expression` to `out`. The recursive path is kept to small frames (leaves such as
+    /// constants are printed by `@inline(never)` helpers) so 500-deep trees print on a small stack.
+    static func write(_ expression: ExpressionNode, to out: inout String) {
         switch expression {
         case .constant(let constant):
-            return formatConstant(constant.value)
+            out += formatConstant(constant.value)
         case .evaluatedObject:
-            return "SELF"
+            out += "SELF"
         case .variable(let name):
-            return "$" + name
+            out += "$"
+            out += name
         case .keyPath(let path):
-            return formatKeyPath(path.components)
+            out += formatKeyPath(path.components)
         case .function(let name, let arguments):
-            return formatFunction(name, arguments)
+            writeFunction(name, arguments, to: &out)
         case .customFunction(let receiver, let selector, let arguments):
-            let parts = [format(receiver), quote(selector)] + arguments.map { format($0) }
-            return "FUNCTION(" + parts.joined(separator: ", ") + ")"
+            out += "FUNCTION("
+            write(receiver, to: &out)
+            out += ", "
+            out += quote(selector)
+            writeList(arguments, prefix: ", ", to: &out)
+            out += ")"
         case .aggregate(let elements):
-            return "{" + elements.map { format($0) }.joined(separator: ", ") + "}"
+            out += "{"
+            writeList(elements, prefix: "", to: &out)
+            out += "}"
         case .set(let operation, let left, let right):
-            let word: String
-            switch operation {
-            case .union: word = "UNION"
-            case .intersect: word = "INTERSECT"
-            case .minus: word = "MINUS"
-            }
-            return formatInfixOperand(left) + " " + word + " " + formatInfixOperand(right)
+            writeInfixOperand(left, to: &out)
+            out += setSpelling(operation)
+            writeInfixOperand(right, to: &out)
         case .subquery(let collection, let variable, let predicate):
-            return "SUBQUERY(" + format(collection) + ", $" + variable + ", " + format(predicate) + ")"
+            out += "SUBQUERY("
+            write(collection, to: &out)
+            out += ", $"
+            out += variable
+            out += ", "
+            write(predicate, to: &out)
+            out += ")"
         case .conditional(let predicate, let whenTrue, let whenFalse):
-            return "TERNARY(" + format(predicate) + ", " + format(whenTrue) + ", " + format(whenFalse) + ")"
+            out += "TERNARY("
+            write(predicate, to: &out)
+            out += ", "
+            write(whenTrue, to: &out)
+            out += ", "
+            write(whenFalse, to: &out)
+            out += ")"
         case .anyKey:
-            return "ANYKEY"
+            out += "ANYKEY"
         case .block(_, let arguments):
-            return "BLOCK(<block>" + arguments.map { ", " + format($0) }.joined() + ")"
+            out += "BLOCK(<block>"
+            writeList(arguments, prefix: ", ", to: &out)
+            out += ")"
         case .symbol(let symbol):
-            return symbol.rawValue
+            out += symbol.rawValue
+        }
+    }
+
+    @inline(never)
+    private static func setSpelling(_ operation: ExpressionNode.SetOperation) -> String {
+        switch operation {
+        case .union: return " UNION "
+        case .intersect: return " INTERSECT "
+        case .minus: return " MINUS "
+        }
+    }
+
+    /// Elements separated by `, `, the first preceded by `prefix`.
+    private static func writeList(_ elements: [ExpressionNode], prefix: String, to out: inout String) {
+        for (position, element) in elements.enumerated() {
+            out += position == 0 ? prefix : ", "
+            write(element, to: &out)
         }
     }
 
     /// Components joined with `.`; a reserved word gets a `#`.
+    @inline(never)
     static func formatKeyPath(_ components: [String]) -> String {
         components.map { Keyword.isReserved($0) ? "#" + $0 : $0 }.joined(separator: ".")
     }
@@ -147,53 +216,84 @@ enum PredicatePrinter {
     }
 
     /// An operand of an infix operator: parenthesized when it is itself infix.
-    private static func formatInfixOperand(_ expression: ExpressionNode) -> String {
-        isInfix(expression) ? "(" + format(expression) + ")" : format(expression)
+    private static func writeInfixOperand(_ expression: ExpressionNode, to out: inout String) {
+        let parenthesize = isInfix(expression)
+        if parenthesize { out += "(" }
+        write(expression, to: &out)
+        if parenthesize { out += ")" }
     }
 
-    /// The base of `.key` or `[index]`: bare when postfix binds to it as a whole.
-    private static func formatPostfixBase(_ expression: ExpressionNode) -> String {
+    /// Whether postfix `.key` / `[index]` binds to `expression` as a whole without parentheses.
+    private static func isPostfixSafe(_ expression: ExpressionNode) -> Bool {
         switch expression {
         case .keyPath, .variable, .evaluatedObject, .aggregate, .customFunction, .subquery, .conditional, .anyKey:
-            return format(expression)
-        case .constant(let constant) where constant.value is String:
-            return format(expression)
+            return true
+        case .constant(let constant):
+            return constant.value is String
         case .function:
-            return isInfix(expression) ? "(" + format(expression) + ")" : format(expression)
+            return !isInfix(expression)
         default:
-            return "(" + format(expression) + ")"
+            return false
         }
     }
 
-    private static func formatFunction(_ name: String, _ arguments: [ExpressionNode]) -> String {
+    private static func writePostfixBase(_ expression: ExpressionNode, to out: inout String) {
+        let parenthesize = !isPostfixSafe(expression)
+        if parenthesize { out += "(" }
+        write(expression, to: &out)
+        if parenthesize { out += ")" }
+    }
+
+    private static func writeFunction(_ name: String, _ arguments: [ExpressionNode], to out: inout String) {
         if arguments.count == 2 {
             if let symbol = infixOperators[name] {
-                return formatInfixOperand(arguments[0]) + " " + symbol + " " + formatInfixOperand(arguments[1])
+                writeInfixOperand(arguments[0], to: &out)
+                out += " "
+                out += symbol
+                out += " "
+                writeInfixOperand(arguments[1], to: &out)
+                return
             }
             switch name {
             case "objectFrom:withIndex:":
-                return formatPostfixBase(arguments[0]) + "[" + format(arguments[1]) + "]"
+                writePostfixBase(arguments[0], to: &out)
+                out += "["
+                write(arguments[1], to: &out)
+                out += "]"
+                return
             case "valueForKeyPath:":
                 if case .constant(let constant) = arguments[1], let key = constant.value as? String {
-                    return formatPostfixBase(arguments[0]) + "." + formatKeyPath(KeyPathComponents(key).components)
+                    writePostfixBase(arguments[0], to: &out)
+                    out += "."
+                    out += formatKeyPath(KeyPathComponents(key).components)
+                    return
                 }
                 if case .variable(let variable) = arguments[1] {
-                    return formatPostfixBase(arguments[0]) + ".$" + variable
+                    writePostfixBase(arguments[0], to: &out)
+                    out += ".$"
+                    out += variable
+                    return
                 }
             case "castObject:toType:":
-                return "CAST(" + format(arguments[0]) + ", " + format(arguments[1]) + ")"
+                out += "CAST("
+                writeList(arguments, prefix: "", to: &out)
+                out += ")"
+                return
             default:
                 break
             }
         }
-        let list = "(" + arguments.map { format($0) }.joined(separator: ", ") + ")"
-        return name + list
+        out += name
+        out += "("
+        writeList(arguments, prefix: "", to: &out)
+        out += ")"
     }
 
     // MARK: Constants
 
     /// A constant as Apple prints it: strings quoted, numbers bare, Bool as `1`/`0`, `nil`,
     /// collections in braces, dates, UUIDs, URLs and data as `CAST(…)`.
+    @inline(never)
     static func formatConstant(_ value: Any?) -> String {
         guard let value = FormatParser.unwrap(value) else { return "nil" }
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
@@ -237,6 +337,7 @@ enum PredicatePrinter {
     }
 
     /// `"…"` with `"`, `\`, newline, tab and carriage return escaped.
+    @inline(never)
     static func quote(_ string: String) -> String {
         var out = "\""
         out.reserveCapacity(string.utf8.count + 2)

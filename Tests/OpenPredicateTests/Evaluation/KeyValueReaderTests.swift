@@ -1,11 +1,11 @@
 import Testing
 @testable import OpenPredicate
 
-private final class Person: KeyValueCodable {
+final class KVCPerson: KeyValueCodable {
     let name: String
     let age: Int
-    let friends: [Person]
-    init(_ name: String, _ age: Int, friends: [Person] = []) {
+    let friends: [KVCPerson]
+    init(_ name: String, _ age: Int, friends: [KVCPerson] = []) {
         self.name = name
         self.age = age
         self.friends = friends
@@ -20,21 +20,21 @@ private final class Person: KeyValueCodable {
     }
 }
 
-private struct Plain {
+struct KVCPlain {
     var title: String
     var count: Int?
 }
 
 @Suite struct KeyValueReaderTests {
-    let ada = Person("Ada", 36, friends: [Person("Bo", 20), Person("Cy", 40), Person("Bo", 30)])
+    let ada = KVCPerson("Ada", 36, friends: [KVCPerson("Bo", 20), KVCPerson("Cy", 40), KVCPerson("Bo", 30)])
 
     @Test func readsThroughConformanceDictionariesAndMirror() {
         #expect(KeyValueReader.value(of: ada, forKey: "name") as? String == "Ada")
         #expect(KeyValueReader.value(of: ["a": ["b": 3]] as [String: Any], forKeyPath: "a.b") as? Int == 3)
         #expect(KeyValueReader.value(of: NSDictionary(dictionary: ["k": "v"]), forKey: "k") as? String == "v")
-        #expect(KeyValueReader.value(of: Plain(title: "t", count: 2), forKey: "title") as? String == "t")
-        #expect(KeyValueReader.value(of: Plain(title: "t", count: 2), forKey: "count") as? Int == 2)
-        #expect(KeyValueReader.value(of: Plain(title: "t", count: nil), forKey: "count") == nil)
+        #expect(KeyValueReader.value(of: KVCPlain(title: "t", count: 2), forKey: "title") as? String == "t")
+        #expect(KeyValueReader.value(of: KVCPlain(title: "t", count: 2), forKey: "count") as? Int == 2)
+        #expect(KeyValueReader.value(of: KVCPlain(title: "t", count: nil), forKey: "count") == nil)
         #expect(KeyValueReader.value(of: ada, forKey: "missing") == nil)
         #expect(KeyValueReader.value(of: ada, forKey: "self") as AnyObject? === ada)
     }

@@ -1,0 +1,177 @@
+import CoreData
+import Testing
+
+// The code blocks of README.md, pasted unchanged into the methods of `Readme` below. A method's
+// `print` records what the README code prints; the tests compare it with the `// output` comments
+// of the README, and `everyReadmeBlockIsHere` checks that every block of README.md still appears
+// in this file, character for character, so the two cannot drift apart.
+
+private final class Readme {
+    var printed: [String] = []
+
+    func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+        printed.append(items.map { String(describing: $0) }.joined(separator: separator))
+    }
+
+    // README: `import CoreData`, unchanged
+    func tour() {
+        let people: [[String: Any]] = [
+            ["name": "Ann", "age": 34, "city": "Leeds"],
+            ["name": "Bob", "age": 27, "city": "York"],
+            ["name": "Cy", "age": 51, "city": "Leeds"],
+        ]
+
+        let predicate = NSPredicate(format: "city == %@ AND age > %d", "Leeds", 30)
+        print(predicate)                             // city == "Leeds" AND age > 30
+        print(predicate.evaluate(with: people[1]))   // false
+
+        let byAge = [NSSortDescriptor(key: "age", ascending: false)]
+        let found = people.filtered(using: predicate).sorted(using: byAge)
+        print(found.map { $0["name"] as! String })   // ["Cy", "Ann"]
+    }
+
+    // README: Your own types: `KeyValueCodable`
+    func keyValueCodable() {
+        final class Employee: KeyValueCodable {
+            let name: String
+            let salary: Int
+            init(name: String, salary: Int) { self.name = name; self.salary = salary }
+
+            func value(forKey key: String) -> Any? {
+                switch key {
+                case "name": name
+                case "salary": salary
+                default: nil
+                }
+            }
+        }
+
+        let staff = [Employee(name: "Jo", salary: 62_000), Employee(name: "Al", salary: 41_000)]
+        let wellPaid = NSPredicate(format: "salary > 50000 AND name BEGINSWITH[c] 'j'")
+        print(staff.filtered(using: wellPaid).map(\.name))   // ["Jo"]
+    }
+
+    // README: Input from users: the throwing twins
+    func throwingTwins() throws {
+        do {
+            _ = try NSPredicate(validatingFormat: "name == ")
+        } catch {
+            print(error.localizedDescription.hasPrefix("Unable to parse the format string"))   // true
+        }
+        let template = NSPredicate(format: "salary > $MIN")
+        print(try template.withSubstitutionVariables(validating: ["MIN": 50_000]))   // salary > 50000
+    }
+}
+
+// MARK: - Reading README.md
+
+private let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+private struct CodeBlock {
+    let language: String
+    let lines: [String]
+
+    /// The `// output` comments of the block's `print(…)` lines, in order.
+    var expectedOutput: [String] {
+        lines.compactMap { line in
+            guard line.trimmingCharacters(in: .whitespaces).hasPrefix("print("),
+                  let comment = line.range(of: "   // ") else { return nil }
+            return String(line[comment.upperBound...])
+        }
+    }
+}
+
+private func readmeBlocks() throws -> [CodeBlock] {
+    let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    var blocks: [CodeBlock] = []
+    var current: (language: String, lines: [String])?
+    for line in readme.components(separatedBy: "\n") {
+        if line.hasPrefix("```") {
+            if let open = current {
+                blocks.append(CodeBlock(language: open.language, lines: open.lines))
+                current = nil
+            } else {
+                current = (String(line.dropFirst(3)), [])
+            }
+        } else if current != nil {
+            current!.lines.append(line)
+        }
+    }
+    return blocks
+}
+
+private func swiftBlock(containing text: String) throws -> CodeBlock {
+    try #require(try readmeBlocks().first { $0.language == "swift" && $0.lines.contains { $0.contains(text) } })
+}
+
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    @Test func startsWithTheSetUpCommands() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let first = try #require(try readmeBlocks().first)
+        #expect(readme.hasPrefix("```"))
+        #expect(first.lines == [
+            "swift run coredata demo          # the main job (for now: a short tour of predicates and sort descriptors)",
+            "swift test                       # the tests",
+        ])
+        // The commands name things that exist.
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#".executable(name: "coredata""#))
+        let ci = try String(contentsOf: packageRoot.appendingPathComponent(".ci/run"), encoding: .utf8)
+        #expect(ci.contains("swift test"))
+    }
+
+    @Test func benchmarkCommandNamesTheBenchmarkPackage() throws {
+        let block = try #require(try readmeBlocks().first { $0.lines.contains { $0.contains("PredicateBenchmarks") } })
+        #expect(block.lines == ["cd Benchmarks && swift run -c release PredicateBenchmarks"])
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#"name: "PredicateBenchmarks""#))
+    }
+
+    @Test func everyReadmeBlockIsHere() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+            .components(separatedBy: "\n")
+        let imports = Set(source.filter { $0.hasPrefix("import ") })
+        let blocks = try readmeBlocks().filter { $0.language == "swift" }
+        #expect(blocks.count == 3)
+        for block in blocks {
+            // Imports are this file's; the rest is pasted into a method, indented.
+            for line in block.lines where line.hasPrefix("import ") {
+                #expect(imports.contains(line), "README imports \(line), this file does not")
+            }
+            let body = Array(block.lines.drop { $0.hasPrefix("import ") || $0.isEmpty })
+            let start = try #require(body.first)
+            let candidates = source.indices.filter { source[$0].hasSuffix(start) }
+            let found = candidates.contains { index in
+                let indent = String(source[index].dropLast(start.count))
+                guard indent.allSatisfy({ $0 == " " }), index + body.count <= source.count else { return false }
+                return zip(body, source[index...]).allSatisfy { readme, here in
+                    readme.isEmpty ? here.isEmpty : here == indent + readme
+                }
+            }
+            #expect(found, "README block starting \"\(start)\" is not in ReadmeExamplesTests.swift")
+        }
+    }
+
+    @Test func tour() throws {
+        let readme = Readme()
+        readme.tour()
+        #expect(readme.printed == [#"city == "Leeds" AND age > 30"#, "false", #"["Cy", "Ann"]"#])
+        #expect(readme.printed == (try swiftBlock(containing: "NSSortDescriptor(key: \"age\"")).expectedOutput)
+    }
+
+    @Test func keyValueCodable() throws {
+        let readme = Readme()
+        readme.keyValueCodable()
+        #expect(readme.printed == [#"["Jo"]"#])
+        #expect(readme.printed == (try swiftBlock(containing: "KeyValueCodable {")).expectedOutput)
+    }
+
+    @Test func throwingTwins() throws {
+        let readme = Readme()
+        try readme.throwingTwins()
+        #expect(readme.printed == ["true", "salary > 50000"])
+        #expect(readme.printed == (try swiftBlock(containing: "validatingFormat")).expectedOutput)
+    }
+}
