@@ -88,10 +88,14 @@ extension Sequence {
     /// The elements for which `predicate` holds, compiling it once for the whole sequence.
     ///
     /// The Swift counterpart of `NSArray.filtered(using:)`.
+    @inlinable
     public func filtered(using predicate: Foundation.NSPredicate) -> [Element] {
-        let test = PredicateTree.compile(predicate)
-        var context = EvaluationContext()
-        return filter { test(EvaluationSubject($0), &context) }
+        var matcher = _PredicateMatcher(predicate)
+        var result: [Element] = []
+        for element in self where matcher.matches(element) {
+            result.append(element)
+        }
+        return result
     }
 }
 
@@ -100,9 +104,13 @@ extension Sequence where Element: KeyValueCodable {
     ///
     /// Elements of a `KeyValueCodable` type are read without any dynamic cast: the fastest way
     /// to filter many objects.
+    @inlinable
     public func filtered(using predicate: Foundation.NSPredicate) -> [Element] {
-        let test = PredicateTree.compile(predicate)
-        var context = EvaluationContext()
-        return filter { test(EvaluationSubject(codable: $0), &context) }
+        var matcher = _PredicateMatcher(predicate)
+        var result: [Element] = []
+        for element in self where matcher.matches(codable: element) {
+            result.append(element)
+        }
+        return result
     }
 }

@@ -36,31 +36,68 @@ struct EvaluationError: Error, CustomStringConvertible {
 /// The object a predicate is evaluated against, with its `KeyValueCodable` view found once:
 /// on Linux a cast to a protocol costs about 100 ns, so key paths must not each repeat it.
 struct EvaluationSubject {
-    let object: Any?
+    /// The object when it is not `KeyValueCodable` (then `codable` is nil).
+    private let other: Any?
+    /// The object's key-value coding view, if it has one.
     let codable: KeyValueCodable?
 
     /// Casts `object` once.
     @inline(__always)
     init(_ object: Any?) {
-        self.object = object
-        self.codable = object as? KeyValueCodable
+        if let codable = object as? KeyValueCodable {
+            self.codable = codable
+            self.other = nil
+        } else {
+            self.codable = nil
+            self.other = object
+        }
     }
 
     /// No cast at all: the caller knows the static type.
     @inline(__always)
     init(codable: KeyValueCodable) {
-        self.object = codable
         self.codable = codable
+        self.other = nil
     }
 
-    /// The value of a single key on the subject.
+    /// The object itself (`SELF`).
+    var object: Any? {
+        if let codable { return codable }
+        return other
+    }
+
+    /// The value of a single key (not `self`) on the subject.
     @inline(__always)
     func value(forKey key: String) -> Any? {
-        if let codable {
-            if let value = codable.value(forKey: key) { return value }
-            return key == "self" ? object : nil
-        }
-        return KeyValueReader.value(of: object, forKey: key)
+        if let codable { return codable.value(forKey: key) }
+        return KeyValueReader.value(of: other, forKey: key)
+    }
+}
+
+/// Runs a predicate over many objects: compiled once, one context for all of them.
+///
+/// Visible to client code only so that the `@inlinable` filtering loops, specialized there,
+/// can call it: a generic loop compiled in this module would iterate through witness tables.
+@usableFromInline
+struct _PredicateMatcher {
+    private let test: CompiledPredicate
+    private var context = EvaluationContext()
+
+    @usableFromInline
+    init(_ predicate: Foundation.NSPredicate) {
+        test = PredicateTree.compile(predicate)
+    }
+
+    /// Whether `object` matches.
+    @usableFromInline
+    mutating func matches(_ object: Any?) -> Bool {
+        test(EvaluationSubject(object), &context)
+    }
+
+    /// Whether a `KeyValueCodable` object matches; no dynamic cast.
+    @usableFromInline
+    mutating func matches(codable: KeyValueCodable) -> Bool {
+        test(EvaluationSubject(codable: codable), &context)
     }
 }
 

@@ -25,11 +25,15 @@ enum ExpressionCompiler {
 
         case .keyPath(let path):
             let components = path.components
+            if components == ["self"] {
+                return { subject, _ in subject.object }
+            }
             if components.count == 1, !components[0].hasPrefix("@") {
                 let key = components[0]
                 return { subject, _ in subject.value(forKey: key) }
             }
-            if components.count == 2, !components[0].hasPrefix("@"), !components[1].hasPrefix("@") {
+            let startsWithKey = !components[0].hasPrefix("@") && components[0] != "self"
+            if components.count == 2, startsWithKey, !components[1].hasPrefix("@") {
                 let first = components[0]
                 let second = components[1]
                 return { subject, _ in
@@ -37,7 +41,7 @@ enum ExpressionCompiler {
                 }
             }
             let first = components[0]
-            if !first.hasPrefix("@") {
+            if startsWithKey {
                 return { subject, _ in
                     KeyValueReader.value(of: subject.value(forKey: first), components: components.dropFirst())
                 }

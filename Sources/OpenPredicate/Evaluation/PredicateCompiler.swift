@@ -210,19 +210,16 @@ enum ComparisonTest {
         return nil
     }
 
-    /// `s` folded begins with `needle` (already folded): ASCII bytes are compared in place, and
-    /// only a string with non-ASCII bytes in the compared prefix is folded whole.
+    /// `s` folded begins with `needle` (already folded). ASCII bytes are compared in place; when
+    /// the compared part of `s` has other characters, only as many characters as the needle
+    /// could need are folded, never the whole string.
     @inline(__always)
     static func foldedHasPrefix(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
         var s = s
         var needle = needle
         let asciiResult: Bool? = s.withUTF8 { text in
             needle.withUTF8 { prefix -> Bool? in
-                if prefix.count > text.count {
-                    for byte in text where byte >= 0x80 { return nil }
-                    for byte in prefix where byte >= 0x80 { return nil }
-                    return false
-                }
+                guard prefix.count <= text.count else { return nil }
                 for index in 0..<prefix.count {
                     let a = text[index]
                     let b = prefix[index]
@@ -230,12 +227,27 @@ enum ComparisonTest {
                     let lower = (a >= 0x41 && a <= 0x5A && options.contains(.caseInsensitive)) ? a | 0x20 : a
                     if lower != b { return false }
                 }
-                // The character after the prefix must not combine with the last compared one.
-                if prefix.count < text.count, text[prefix.count] >= 0x80 { return nil }
+                // The compared part is ASCII and matches; it only fails to be a prefix of
+                // characters if what follows combines with the last compared character. Every
+                // scalar that can (combining marks, joiners, variation selectors) is at or
+                // above U+0300, whose UTF-8 lead byte is 0xCC or higher.
+                if prefix.count < text.count, text[prefix.count] >= 0xCC { return nil }
                 return true
             }
         }
         if let asciiResult { return asciiResult }
+        return foldedHasPrefixSlow(s, needle, options: options)
+    }
+
+    /// Folds a short head of `s`: characters fold one by one, so `needle.count + 1` characters
+    /// are enough unless folding removed some (a lone combining mark under `[d]`); then the
+    /// whole string is folded.
+    static func foldedHasPrefixSlow(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
+        let needleCount = needle.count
+        let head = s.prefix(needleCount + 1)
+        let foldedHead = StringFolding.fold(String(head), options: options)
+        if foldedHead.hasPrefix(needle) { return true }
+        if head.endIndex == s.endIndex || foldedHead.count > needleCount { return false }
         return StringFolding.fold(s, options: options).hasPrefix(needle)
     }
 

@@ -20,7 +20,8 @@ enum StringFolding {
         if caseInsensitive {
             result = result.lowercased()
         }
-        return diacriticInsensitive ? result : result.precomposedStringWithCanonicalMapping
+        // Swift compares strings by canonical equivalence, so the result need not be recomposed.
+        return result
     }
 
     /// Folds using the options bits of a comparison.
@@ -54,11 +55,5 @@ enum StringFolding {
                 return bytes.count
             }
         }
-    }
-
-    /// Whether `s` begins with `prefix`, both already folded, comparing by characters.
-    @inline(__always)
-    static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
-        s.hasPrefix(prefix)
     }
 }

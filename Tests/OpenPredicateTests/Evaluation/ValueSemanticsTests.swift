@@ -64,6 +64,19 @@ import Testing
         #expect(StringFolding.fold(input, caseInsensitive: true, diacriticInsensitive: true) == folded)
     }
 
+    @Test func caseAndDiacriticPrefixFoldsOnlyTheHead() {
+        let options: ComparisonOptions = [.caseInsensitive, .diacriticInsensitive]
+        let cases: [(String, String, Bool)] = [
+            ("Ångström", "a", true), ("Ångström", "angst", true), ("Crèpes", "crepes", true), ("Crèpes", "crepesx", false),
+            ("\u{301}abc", "abc", true), ("\u{301}\u{301}\u{301}abc", "ab", true),
+        ]
+        for (text, prefix, expected) in cases {
+            let needle = StringFolding.fold(prefix, options: options)
+            #expect(ComparisonTest.foldedHasPrefix(text, needle, options: options) == expected, "\(text) BEGINSWITH[cd] \(prefix)")
+            #expect(StringFolding.fold(text, options: options).hasPrefix(needle) == expected, "full fold agrees for \(text)")
+        }
+    }
+
     @Test func caseOnlyKeepsDiacritics() {
         #expect(StringFolding.fold("Crèpes", caseInsensitive: true, diacriticInsensitive: false) == "crèpes")
         #expect(StringFolding.fold("Crèpes", caseInsensitive: false, diacriticInsensitive: true) == "Crepes")
@@ -75,6 +88,8 @@ import Testing
         let cases: [(String, String, Bool)] = [
             ("Jones", "j", true), ("jones", "jo", true), ("Ito", "j", false), ("J", "jo", false),
             ("Jéan", "je", false), ("JÉAN", "jé", true), ("e\u{301}x", "e", false), ("", "", true), ("abc", "", true),
+            ("Jürgens", "j", true), ("Jürgens", "jü", true), ("Jürgens", "ju", false), ("Ångström", "å", true),
+            ("Ångström", "a", false), ("J\u{301}x", "j", false), ("\u{212A}elvin", "k", true),
         ]
         for (text, prefix, expected) in cases {
             let needle = StringFolding.fold(prefix, options: options)
