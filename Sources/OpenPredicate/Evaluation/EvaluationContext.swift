@@ -33,23 +33,22 @@ struct EvaluationError: Error, CustomStringConvertible {
     }
 }
 
-/// The object a predicate is evaluated against, with its `KeyValueCodable` view found once:
-/// on Linux a cast to a protocol costs about 100 ns, so key paths must not each repeat it.
+/// The object a predicate is evaluated against, seen through `KeyValueCodable` once.
+///
+/// On Linux a cast to a protocol costs about 100 ns, so key paths must not each repeat it; and
+/// copying an `Optional` existential goes through a generic value witness (~200 instructions),
+/// so the view is stored non-optional: objects that do not conform are wrapped in
+/// `ReflectedObject`, which reads them through `KeyValueReader`.
 struct EvaluationSubject {
-    /// The object when it is not `KeyValueCodable` (then `codable` is nil).
-    private let other: Any?
-    /// The object's key-value coding view, if it has one.
-    let codable: KeyValueCodable?
+    let codable: KeyValueCodable
 
     /// Casts `object` once.
     @inline(__always)
     init(_ object: Any?) {
         if let codable = object as? KeyValueCodable {
             self.codable = codable
-            self.other = nil
         } else {
-            self.codable = nil
-            self.other = object
+            self.codable = ReflectedObject(object: object)
         }
     }
 
@@ -57,20 +56,22 @@ struct EvaluationSubject {
     @inline(__always)
     init(codable: KeyValueCodable) {
         self.codable = codable
-        self.other = nil
     }
 
     /// The object itself (`SELF`).
     var object: Any? {
-        if let codable { return codable }
-        return other
+        if let reflected = codable as? ReflectedObject { return reflected.object }
+        return codable
     }
+}
 
-    /// The value of a single key (not `self`) on the subject.
-    @inline(__always)
+/// An object without a `KeyValueCodable` conformance (a dictionary, a string, a plain struct,
+/// `nil`), read through `KeyValueReader`.
+struct ReflectedObject: KeyValueCodable {
+    let object: Any?
+
     func value(forKey key: String) -> Any? {
-        if let codable { return codable.value(forKey: key) }
-        return KeyValueReader.value(of: other, forKey: key)
+        KeyValueReader.value(of: object, forKey: key)
     }
 }
 

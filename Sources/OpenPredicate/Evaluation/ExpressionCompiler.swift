@@ -30,20 +30,20 @@ enum ExpressionCompiler {
             }
             if components.count == 1, !components[0].hasPrefix("@") {
                 let key = components[0]
-                return { subject, _ in subject.value(forKey: key) }
+                return { subject, _ in subject.codable.value(forKey: key) }
             }
             let startsWithKey = !components[0].hasPrefix("@") && components[0] != "self"
             if components.count == 2, startsWithKey, !components[1].hasPrefix("@") {
                 let first = components[0]
                 let second = components[1]
                 return { subject, _ in
-                    KeyValueReader.value(of: subject.value(forKey: first), forKey: second)
+                    KeyValueReader.value(of: subject.codable.value(forKey: first), forKey: second)
                 }
             }
             let first = components[0]
             if startsWithKey {
                 return { subject, _ in
-                    KeyValueReader.value(of: subject.value(forKey: first), components: components.dropFirst())
+                    KeyValueReader.value(of: subject.codable.value(forKey: first), components: components.dropFirst())
                 }
             }
             return { subject, _ in KeyValueReader.value(of: subject.object, components: components[...]) }

@@ -16,14 +16,22 @@ enum PredicateCompiler {
         switch node {
         case .constant(let value):
             return { _, _ in value }
+        // Two subpredicates (the commonest case) are compiled straight into locals: a closure
+        // taken out of an array is stored at maximal abstraction and every call to it would go
+        // through a reabstraction thunk.
+        case .and(let subpredicates) where subpredicates.count == 2:
+            let first = compile(subpredicates[0])
+            let second = compile(subpredicates[1])
+            return { object, context in first(object, &context) && second(object, &context) }
+        case .or(let subpredicates) where subpredicates.count == 2:
+            let first = compile(subpredicates[0])
+            let second = compile(subpredicates[1])
+            return { object, context in first(object, &context) || second(object, &context) }
         case .and(let subpredicates):
             let closures = subpredicates.map(compile)
             switch closures.count {
             case 0: return { _, _ in true }
             case 1: return closures[0]
-            case 2:
-                let first = closures[0], second = closures[1]
-                return { object, context in first(object, &context) && second(object, &context) }
             default:
                 return { object, context in
                     for closure in closures where !closure(object, &context) { return false }
@@ -35,9 +43,6 @@ enum PredicateCompiler {
             switch closures.count {
             case 0: return { _, _ in false }
             case 1: return closures[0]
-            case 2:
-                let first = closures[0], second = closures[1]
-                return { object, context in first(object, &context) || second(object, &context) }
             default:
                 return { object, context in
                     for closure in closures where closure(object, &context) { return true }
