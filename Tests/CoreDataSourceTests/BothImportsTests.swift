@@ -109,8 +109,7 @@ struct BothImportsTests {
 
     @Test func compoundPredicateFromFormatString() {
         let p = NSPredicate(format: "city == 'Leeds' AND (age < 40 OR name == 'Cy')")
-        let isCompound = p is NSCompoundPredicate
-        #expect(isCompound)
+        #expect(p is NSCompoundPredicate)
         #expect(matching(p, in: people) == ["Ann", "Cy"])
         #expect(p.description == #"city == "Leeds" AND (age < 40 OR name == "Cy")"#)
     }

@@ -15,7 +15,7 @@ public final class NSComparisonPredicate: Foundation.NSPredicate {
 
     init(comparison: ComparisonNode) {
         self.comparison = comparison
-        self.compiled = PredicateCompiler.compile(comparison)
+        self.compiled = PredicateCompiler.compileTree(.comparison(comparison))
         super.init(value: false)
     }
 
@@ -144,11 +144,11 @@ public final class NSComparisonPredicate: Foundation.NSPredicate {
     /// Equal when the operator, modifier, options and both expressions are equal.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSComparisonPredicate else { return false }
-        return other === self || other.comparison == comparison
+        return other === self || PredicateNode.comparison(other.comparison).isEqualOnAnyStack(to: .comparison(comparison))
     }
 
     /// A hash consistent with `isEqual(_:)`.
-    public override var hash: Int { comparison.hashValue }
+    public override var hash: Int { PredicateNode.comparison(comparison).hashValueOnAnyStack }
 
     /// Predicates are immutable; the copy is the same object.
     public override func copy(with zone: NSZone? = nil) -> Any { self }

@@ -18,12 +18,15 @@ import Foundation
 public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     let node: ExpressionNode
 
-    /// Compiled on first use; expressions are immutable, so a race only compiles twice.
+    /// Compiled on first use (most expressions are parts of predicates, which compile whole).
     private var compiledStorage: CompiledExpression?
+    private let compileLock = NSLock()
 
     var compiled: CompiledExpression {
+        compileLock.lock()
+        defer { compileLock.unlock() }
         if let compiledStorage { return compiledStorage }
-        let closure = ExpressionCompiler.compile(node)
+        let closure = ExpressionCompiler.compileTree(node)
         compiledStorage = closure
         return closure
     }
@@ -250,12 +253,12 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// Expressions are equal when they have the same type and parts.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSExpression else { return false }
-        return other === self || other.node == node
+        return other === self || other.node.isEqualOnAnyStack(to: node)
     }
 
     /// A hash consistent with `isEqual(_:)`.
     public override var hash: Int {
-        node.hashValue
+        node.hashValueOnAnyStack
     }
 
     /// Expressions are immutable; the copy is the same object.

@@ -39,12 +39,8 @@ enum PredicateTree {
             return Foundation.NSPredicate(value: value)
         case .comparison(let comparison):
             return NSComparisonPredicate(comparison: comparison)
-        case .and(let children):
-            return CompoundPredicate(node: node, type: .and, subpredicates: children.map(predicate))
-        case .or(let children):
-            return CompoundPredicate(node: node, type: .or, subpredicates: children.map(predicate))
-        case .not(let child):
-            return CompoundPredicate(node: node, type: .not, subpredicates: [predicate(child)])
+        case .and, .or, .not:
+            return CompoundPredicate(node: node)
         case .opaque(let opaque):
             return opaque.predicate
         }
@@ -54,7 +50,7 @@ enum PredicateTree {
     static func compile(_ predicate: Foundation.NSPredicate) -> CompiledPredicate {
         if let comparison = predicate as? NSComparisonPredicate { return comparison.compiled }
         if let compound = predicate as? CompoundPredicate { return compound.compiled }
-        return PredicateCompiler.compile(node(predicate))
+        return PredicateCompiler.compileTree(node(predicate))
     }
 
     static func predicateOrTrap(_ format: String, arguments: [Any?]) -> Foundation.NSPredicate {

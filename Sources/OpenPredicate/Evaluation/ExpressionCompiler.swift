@@ -2,6 +2,12 @@ import Foundation
 
 /// Compiles an `ExpressionNode` into a closure once; evaluating is then a call per object.
 enum ExpressionCompiler {
+    /// Compiles `node`; deep trees compile through `LargeStack`.
+    static func compileTree(_ node: ExpressionNode) -> CompiledExpression {
+        guard node.isDeeper(than: TreeRecursion.inlineDepth) else { return compile(node) }
+        return LargeStack.run { compile(node) }
+    }
+
     static func compile(_ node: ExpressionNode) -> CompiledExpression {
         switch node {
         case .constant(let constant):

@@ -10,8 +10,15 @@ import Foundation
 /// - Ordering (`<` `<=` `>` `>=`, `BETWEEN`) with `nil`/`NSNull` on either side, or between values
 ///   that have no common order (a number and a string), is false — Apple raises for the latter.
 /// - `==` is true for `nil == nil`; `!=` is its negation.
-/// - String operators with a non-string operand are false.
+/// - String operators with a non-string operand are false; `BEGINSWITH`, `ENDSWITH`, `CONTAINS`
+///   and `IN` with an empty string to look for are false, as `NSString`'s searches are.
 enum PredicateCompiler {
+    /// Compiles `node`; deep trees compile through `LargeStack`.
+    static func compileTree(_ node: PredicateNode) -> CompiledPredicate {
+        guard node.isDeeper(than: TreeRecursion.inlineDepth) else { return compile(node) }
+        return LargeStack.run { compile(node) }
+    }
+
     static func compile(_ node: PredicateNode) -> CompiledPredicate {
         switch node {
         case .constant(let value):
@@ -123,12 +130,12 @@ enum ComparisonTest {
             return { order($0, $1, options: options).map { $0 != .orderedAscending } ?? false }
         case .beginsWith:
             return { lhs, rhs in
-                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs), !p.isEmpty else { return false }
                 return fold(s).hasPrefix(fold(p))
             }
         case .endsWith:
             return { lhs, rhs in
-                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs), !p.isEmpty else { return false }
                 return fold(s).hasSuffix(fold(p))
             }
         case .like:
@@ -177,6 +184,8 @@ enum ComparisonTest {
         if let constantString = constant as? String {
             let needle = StringFolding.fold(constantString, options: options)
             switch comparison.operatorType {
+            case .beginsWith where constantString.isEmpty:
+                return { _ in false }
             case .beginsWith:
                 return { value in
                     guard let s = value as? String ?? ValueSemantics.string(value) else { return false }
@@ -279,11 +288,11 @@ enum ComparisonTest {
     static func contains(container: Any?, element: Any?, options: ComparisonOptions) -> Bool {
         guard let container = ValueSemantics.unwrapOptional(container) else { return false }
         if let haystack = ValueSemantics.string(container) {
-            guard let needle = ValueSemantics.string(element) else { return false }
+            guard let needle = ValueSemantics.string(element), !needle.isEmpty else { return false }
             if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive) {
                 return StringFolding.fold(haystack, options: options).contains(StringFolding.fold(needle, options: options))
             }
-            return needle.isEmpty ? false : haystack.contains(needle)
+            return haystack.contains(needle)
         }
         guard let elements = (container as? PredicateCollection)?.predicateElements else { return false }
         return elements.contains { equal($0, element, options: options) }

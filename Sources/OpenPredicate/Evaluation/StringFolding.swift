@@ -3,25 +3,17 @@ import Foundation
 /// Case and diacritic folding for the `[c]` and `[d]` options, Unicode-correct
 /// (`"Crèpes" BEGINSWITH[cd] "crepes"`), with an ASCII fast path.
 enum StringFolding {
-    /// `s` with case folded (`[c]`) and/or combining marks removed after canonical decomposition
-    /// (`[d]`). ASCII strings take a byte-level path.
+    /// `s` with case folded (`[c]`) and/or diacritics removed (`[d]`), by Foundation's
+    /// locale-independent folding; ASCII strings take a byte-level path.
     static func fold(_ s: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
         if !caseInsensitive && !diacriticInsensitive { return s }
         if let ascii = asciiFold(s, caseInsensitive: caseInsensitive) { return ascii }
-        var result = s
-        if diacriticInsensitive {
-            let decomposed = result.decomposedStringWithCanonicalMapping
-            var scalars = String.UnicodeScalarView()
-            for scalar in decomposed.unicodeScalars where !isDiacritic(scalar) {
-                scalars.append(scalar)
-            }
-            result = String(scalars)
-        }
-        if caseInsensitive {
-            result = result.lowercased()
-        }
-        // Swift compares strings by canonical equivalence, so the result need not be recomposed.
-        return result
+        // Foundation's folding is Unicode case folding (not just lower-casing: "Straße" and
+        // "STRASSE" fold alike, as Apple's [c] compares them), independent of the locale.
+        var options: String.CompareOptions = []
+        if caseInsensitive { options.insert(.caseInsensitive) }
+        if diacriticInsensitive { options.insert(.diacriticInsensitive) }
+        return s.folding(options: options, locale: nil)
     }
 
     /// Folds using the options bits of a comparison.
@@ -29,13 +21,6 @@ enum StringFolding {
         fold(s,
              caseInsensitive: options.contains(.caseInsensitive),
              diacriticInsensitive: options.contains(.diacriticInsensitive))
-    }
-
-    private static func isDiacritic(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .spacingMark: return true
-        default: return false
-        }
     }
 
     /// Lower-cases an all-ASCII string byte by byte; nil when `s` has non-ASCII bytes.

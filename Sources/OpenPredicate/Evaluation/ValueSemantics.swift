@@ -65,10 +65,11 @@ enum ValueSemantics {
         case let value as Int32: return .int(Int64(value))
         case let value as Int16: return .int(Int64(value))
         case let value as Int8: return .int(Int64(value))
+        // Above Int64.max, Decimal (38 digits) keeps the value exact.
         case let value as UInt:
-            return value <= UInt(Int64.max) ? .int(Int64(value)) : .double(Double(value))
+            return value <= UInt(Int64.max) ? .int(Int64(value)) : .decimal(Decimal(UInt64(value)))
         case let value as UInt64:
-            return value <= UInt64(Int64.max) ? .int(Int64(value)) : .double(Double(value))
+            return value <= UInt64(Int64.max) ? .int(Int64(value)) : .decimal(Decimal(value))
         case let value as UInt32: return .int(Int64(value))
         case let value as UInt16: return .int(Int64(value))
         case let value as UInt8: return .int(Int64(value))
@@ -80,6 +81,10 @@ enum ValueSemantics {
     private static func number(nsNumber: NSNumber) -> Number {
         if let decimal = nsNumber as? NSDecimalNumber {
             return .decimal(decimal.decimalValue)
+        }
+        let unsigned = nsNumber.uint64Value
+        if unsigned > UInt64(Int64.max), Double(unsigned) == nsNumber.doubleValue {
+            return .decimal(Decimal(unsigned))
         }
         let double = nsNumber.doubleValue
         let integer = nsNumber.int64Value

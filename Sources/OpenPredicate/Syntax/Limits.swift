@@ -17,15 +17,10 @@ enum ParserLimits {
     static let maxNestingDepth = 500
 
     /// Formats whose `(`/`[`/`{` nesting is at most this deep are parsed on the caller's thread;
-    /// deeper ones on a helper thread with `deepParseStackSize` of stack. 8 levels cost at most
+    /// deeper ones on a helper thread with `LargeStack.stackSize` of stack. 8 levels cost at most
     /// ~160 KiB even in a debug build, safe on a 512 KiB secondary thread; almost every real
     /// format is shallower, so the helper thread (tens of microseconds) is rarely paid for.
     static let maxInlineBracketDepth = 8
-
-    /// Stack of the helper thread that parses deeply nested formats: 500 levels at the measured
-    /// worst case (~20 KiB per level, debug build) is ~10 MiB; 32 MiB leaves a wide margin. The
-    /// memory is reserved, not committed, so an unused margin costs nothing.
-    static let deepParseStackSize = 32 << 20
 
     /// Longest format string accepted, in UTF-8 bytes (64 MiB).
     ///

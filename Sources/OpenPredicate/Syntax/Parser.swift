@@ -80,37 +80,20 @@ struct FormatParser {
     /// The deepest nesting of `(`, `[` and `{` in the token stream (the parser recurses once per level).
     let bracketDepth: Int
 
-    /// Runs `body` on this thread when the format nests shallowly, otherwise on a helper thread
-    /// with a `ParserLimits.deepParseStackSize` stack, so deep (but legal) input cannot overflow
-    /// the caller's stack whatever its size.
+    /// Runs `body` on this thread when the format nests shallowly, otherwise through
+    /// `LargeStack`, so deep (but legal) input cannot overflow the caller's stack.
     mutating func runWithEnoughStack<T>(
         _ body: (inout FormatParser) throws(PredicateSyntaxError) -> T
     ) throws(PredicateSyntaxError) -> T {
         if bracketDepth <= ParserLimits.maxInlineBracketDepth {
             return try body(&self)
         }
-        let box = ParseBox<T>(parser: self)
-        withoutActuallyEscaping(body) { escapableBody in
-            box.body = escapableBody
-            let done = DispatchSemaphore(value: 0)
-            let thread = Thread {
-                box.run()
-                done.signal()
-            }
-            thread.stackSize = ParserLimits.deepParseStackSize
-            thread.start()
-            done.wait()
-            box.body = nil
+        var parser = self
+        let result = LargeStack.run {
+            Result { () throws(PredicateSyntaxError) -> T in try body(&parser) }
         }
-        let result = box.result
-        switch result {
-        case .success(let value)?:
-            return value
-        case .failure(let error)?:
-            throw error
-        case nil:
-            throw error("internal error: parser thread did not finish", at: 0)
-        }
+        self = parser
+        return try result.get()
     }
 
     // MARK: Tokens
@@ -297,27 +280,6 @@ struct FormatParser {
         case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
         case let float as any BinaryFloatingPoint: return Double(float)
         default: return nil
-        }
-    }
-}
-
-/// Carries a parse to the helper thread and its result back; only one thread touches it at a
-/// time (the caller waits on a semaphore), hence `@unchecked Sendable`.
-private final class ParseBox<T>: @unchecked Sendable {
-    var parser: FormatParser
-    var body: ((inout FormatParser) throws(PredicateSyntaxError) -> T)?
-    var result: Result<T, PredicateSyntaxError>?
-
-    init(parser: FormatParser) {
-        self.parser = parser
-    }
-
-    func run() {
-        guard let body else { return }
-        do throws(PredicateSyntaxError) {
-            result = .success(try body(&parser))
-        } catch {
-            result = .failure(error)
         }
     }
 }

@@ -10,6 +10,11 @@ enum PredicatePrinter {
     // MARK: Predicates
 
     static func format(_ predicate: PredicateNode) -> String {
+        guard predicate.isDeeper(than: TreeRecursion.inlineDepth) else { return formatInline(predicate) }
+        return LargeStack.run { formatInline(predicate) }
+    }
+
+    private static func formatInline(_ predicate: PredicateNode) -> String {
         var out = ""
         write(predicate, to: &out)
         return out
@@ -122,6 +127,11 @@ enum PredicatePrinter {
     ]
 
     static func format(_ expression: ExpressionNode) -> String {
+        guard expression.isDeeper(than: TreeRecursion.inlineDepth) else { return formatInline(expression) }
+        return LargeStack.run { formatInline(expression) }
+    }
+
+    private static func formatInline(_ expression: ExpressionNode) -> String {
         var out = ""
         write(expression, to: &out)
         return out

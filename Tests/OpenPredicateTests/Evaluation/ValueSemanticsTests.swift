@@ -56,7 +56,8 @@ import Testing
     @Test(arguments: [
         ("Crèpes", "crepes"),
         ("ÉCOLE", "ecole"),
-        ("Straße", "straße"),
+        ("Straße", "strasse"),
+        ("STRASSE", "strasse"),
         ("ABC", "abc"),
         ("naïve café", "naive cafe"),
     ])
@@ -68,7 +69,8 @@ import Testing
         let options: ComparisonOptions = [.caseInsensitive, .diacriticInsensitive]
         let cases: [(String, String, Bool)] = [
             ("Ångström", "a", true), ("Ångström", "angst", true), ("Crèpes", "crepes", true), ("Crèpes", "crepesx", false),
-            ("\u{301}abc", "abc", true), ("\u{301}\u{301}\u{301}abc", "ab", true),
+            // A mark with nothing to combine with is not a diacritic of anything; it stays.
+            ("\u{301}abc", "abc", false), ("\u{301}\u{301}\u{301}abc", "ab", false),
         ]
         for (text, prefix, expected) in cases {
             let needle = StringFolding.fold(prefix, options: options)

@@ -167,4 +167,24 @@ struct StringOperatorTests {
         #expect(try semanticsEval("SELF LIKE '*'", on: nil) == false)
         #expect(try semanticsEval("SELF MATCHES '.*'", on: nil) == false)
     }
+
+    // Our documented choice (PredicateCompiler): an empty string to look for never matches,
+    // as NSString's searches find nothing for it. Swift's own hasPrefix("") would say true.
+    @Test(arguments: ["BEGINSWITH", "ENDSWITH", "CONTAINS", "BEGINSWITH[c]", "CONTAINS[cd]", "ENDSWITH[d]"])
+    func emptyNeedleNeverMatches(operatorSpelling: String) throws {
+        #expect(try semanticsEval("SELF \(operatorSpelling) ''", on: "abc") == false)
+        #expect(try semanticsEval("SELF \(operatorSpelling) %@", [""], on: "abc") == false)
+        #expect(try semanticsEval("SELF \(operatorSpelling) 'b'", on: "abc") == operatorSpelling.hasPrefix("CONTAINS"))
+        #expect(try semanticsEval("'' IN SELF", on: "abc") == false)
+    }
+
+    // [c] is Unicode case folding, not lower-casing: ß folds to ss, as Apple's
+    // caseInsensitiveCompare: treats them.
+    @Test func caseFoldingIsFullUnicodeFolding() throws {
+        #expect(try semanticsEval("SELF ==[c] 'STRASSE'", on: "Straße") == true)
+        #expect(try semanticsEval("SELF BEGINSWITH[c] 'strass'", on: "STRAßE") == true)
+        #expect(try semanticsEval("SELF == 'STRASSE'", on: "Straße") == false)
+        #expect(try semanticsEval("SELF ==[cd] 'ecole'", on: "ÉCOLE") == true)
+        #expect(try semanticsEval("SELF ==[c] 'ecole'", on: "ÉCOLE") == false)
+    }
 }

@@ -52,11 +52,11 @@ private final class Team: KeyValueCodable {
 
     @Test func reversedKeepsKeyAndSelector() throws {
         let descriptor = NSSortDescriptor(key: "name", ascending: true, selector: "caseInsensitiveCompare:")
-        let reversed = try #require(descriptor.reversedSortDescriptor as Any as? Foundation.NSSortDescriptor)
+        let reversed = try #require(descriptor.reversedSortDescriptor as? NSSortDescriptor)
         #expect(reversed.key == "name")
         #expect(reversed.selector == "caseInsensitiveCompare:")
         #expect(!reversed.ascending)
-        let twice = try #require(reversed.reversedSortDescriptor as Any as? Foundation.NSSortDescriptor)
+        let twice = try #require(reversed.reversedSortDescriptor as? NSSortDescriptor)
         #expect(twice == descriptor)
     }
 
@@ -89,14 +89,14 @@ private final class Team: KeyValueCodable {
 
     @Test func copyIsEqual() throws {
         let descriptor = NSSortDescriptor(key: "name", ascending: false, selector: "localizedCompare:")
-        let copy = try #require(descriptor.copy() as Any as? Foundation.NSSortDescriptor)
+        let copy = try #require(descriptor.copy() as? NSSortDescriptor)
         #expect(copy == descriptor)
         #expect(copy.key == "name")
         #expect(copy.selector == "localizedCompare:")
         #expect(!copy.ascending)
 
         let comparatorBased = NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }
-        let comparatorCopy = try #require(comparatorBased.copy() as Any as? Foundation.NSSortDescriptor)
+        let comparatorCopy = try #require(comparatorBased.copy() as? NSSortDescriptor)
         #expect(comparatorCopy == comparatorBased)
         #expect(comparatorBased != NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame })
         #expect(comparatorBased.selector == nil)
