@@ -4,8 +4,7 @@ import Foundation
 enum ExpressionCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: ExpressionNode) -> CompiledExpression {
-        guard node.isDeeper(than: TreeRecursion.inlineDepth) else { return compile(node) }
-        return LargeStack.run { compile(node) }
+        node.onEnoughStack { compile(node) }
     }
 
     static func compile(_ node: ExpressionNode) -> CompiledExpression {

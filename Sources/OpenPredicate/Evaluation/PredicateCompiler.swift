@@ -15,8 +15,7 @@ import Foundation
 enum PredicateCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: PredicateNode) -> CompiledPredicate {
-        guard node.isDeeper(than: TreeRecursion.inlineDepth) else { return compile(node) }
-        return LargeStack.run { compile(node) }
+        node.onEnoughStack { compile(node) }
     }
 
     static func compile(_ node: PredicateNode) -> CompiledPredicate {

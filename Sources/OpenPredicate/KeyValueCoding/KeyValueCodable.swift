@@ -88,26 +88,15 @@ extension NSDictionary: PredicateCollection {
     var isUnordered: Bool { true }
 }
 
-/// Dictionaries keyed by `String` answer `value(forKey:)` with a lookup.
-protocol StringKeyedDictionary {
+/// Dictionaries keyed by `String` (or by `AnyHashable`, as those read out of an `NSArray` are)
+/// answer `value(forKey:)` with a lookup.
+protocol KeyedDictionary {
     func predicateValue(forKey key: String) -> Any?
 }
 
-extension Dictionary: StringKeyedDictionary where Key == String {
+extension Dictionary: KeyedDictionary {
     func predicateValue(forKey key: String) -> Any? {
-        guard let value = self[key] else { return nil }
+        guard let typedKey = (key as Any) as? Key, let value = self[typedKey] else { return nil }
         return value as Any
     }
-}
-
-extension Dictionary: StringKeyedDictionaryAnyHashable where Key == AnyHashable {
-    func predicateValue(forKey key: String) -> Any? {
-        guard let value = self[AnyHashable(key)] else { return nil }
-        return value as Any
-    }
-}
-
-/// `[AnyHashable: Any]` (what dictionaries read out of an `NSArray` become) answers by key too.
-protocol StringKeyedDictionaryAnyHashable {
-    func predicateValue(forKey key: String) -> Any?
 }

@@ -18,10 +18,7 @@ enum KeyValueReader {
 
     private static func slowValue(of object: Any, forKey key: String) -> Any? {
         if key == "self" { return object }
-        if let dictionary = object as? StringKeyedDictionary {
-            return dictionary.predicateValue(forKey: key)
-        }
-        if let dictionary = object as? StringKeyedDictionaryAnyHashable {
+        if let dictionary = object as? KeyedDictionary {
             return dictionary.predicateValue(forKey: key)
         }
         if object is NSNull { return nil }

@@ -42,30 +42,30 @@ enum LargeStack {
     }
 }
 
-extension PredicateNode {
+/// A tree whose recursive work (printing, comparing, hashing, compiling) moves to `LargeStack`
+/// when it is deep.
+protocol NestedTree: Hashable {
+    /// Whether the tree nests more than `limit` levels (looking no deeper than that).
+    func isDeeper(than limit: Int) -> Bool
+}
+
+extension NestedTree {
+    /// `body()` on this thread for a tree up to `TreeRecursion.inlineDepth` deep, through
+    /// `LargeStack` for a deeper one.
+    func onEnoughStack<T>(_ body: () -> T) -> T {
+        isDeeper(than: TreeRecursion.inlineDepth) ? LargeStack.run(body) : body()
+    }
+
     /// `==` that cannot overflow the stack on deep trees.
-    func isEqualOnAnyStack(to other: PredicateNode) -> Bool {
-        guard isDeeper(than: TreeRecursion.inlineDepth) else { return self == other }
-        return LargeStack.run { self == other }
+    func isEqualOnAnyStack(to other: Self) -> Bool {
+        onEnoughStack { self == other }
     }
 
     /// `hashValue` that cannot overflow the stack on deep trees.
     var hashValueOnAnyStack: Int {
-        guard isDeeper(than: TreeRecursion.inlineDepth) else { return hashValue }
-        return LargeStack.run { hashValue }
+        onEnoughStack { hashValue }
     }
 }
 
-extension ExpressionNode {
-    /// `==` that cannot overflow the stack on deep trees.
-    func isEqualOnAnyStack(to other: ExpressionNode) -> Bool {
-        guard isDeeper(than: TreeRecursion.inlineDepth) else { return self == other }
-        return LargeStack.run { self == other }
-    }
-
-    /// `hashValue` that cannot overflow the stack on deep trees.
-    var hashValueOnAnyStack: Int {
-        guard isDeeper(than: TreeRecursion.inlineDepth) else { return hashValue }
-        return LargeStack.run { hashValue }
-    }
-}
+extension PredicateNode: NestedTree {}
+extension ExpressionNode: NestedTree {}

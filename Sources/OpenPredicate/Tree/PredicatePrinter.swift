@@ -10,14 +10,11 @@ enum PredicatePrinter {
     // MARK: Predicates
 
     static func format(_ predicate: PredicateNode) -> String {
-        guard predicate.isDeeper(than: TreeRecursion.inlineDepth) else { return formatInline(predicate) }
-        return LargeStack.run { formatInline(predicate) }
-    }
-
-    private static func formatInline(_ predicate: PredicateNode) -> String {
-        var out = ""
-        write(predicate, to: &out)
-        return out
+        predicate.onEnoughStack {
+            var out = ""
+            write(predicate, to: &out)
+            return out
+        }
     }
 
     static func write(_ predicate: PredicateNode, to out: inout String) {
@@ -127,14 +124,11 @@ enum PredicatePrinter {
     ]
 
     static func format(_ expression: ExpressionNode) -> String {
-        guard expression.isDeeper(than: TreeRecursion.inlineDepth) else { return formatInline(expression) }
-        return LargeStack.run { formatInline(expression) }
-    }
-
-    private static func formatInline(_ expression: ExpressionNode) -> String {
-        var out = ""
-        write(expression, to: &out)
-        return out
+        expression.onEnoughStack {
+            var out = ""
+            write(expression, to: &out)
+            return out
+        }
     }
 
     /// Appends `expression` to `out`. The recursive path is kept to small frames (leaves such as

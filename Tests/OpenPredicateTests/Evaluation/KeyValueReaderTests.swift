@@ -39,6 +39,16 @@ struct KVCPlain {
         #expect(KeyValueReader.value(of: ada, forKey: "self") as AnyObject? === ada)
     }
 
+    @Test func dictionariesWithAnyHashableKeysAnswerToo() {
+        // What a dictionary read out of an NSArray becomes.
+        let row: [AnyHashable: Any] = ["name": "Ada", 1: "one"]
+        #expect(KeyValueReader.value(of: row, forKey: "name") as? String == "Ada")
+        #expect(KeyValueReader.value(of: [1: "one"] as [Int: String], forKey: "1") == nil)
+        let rows = NSArray(array: [["n": 2], ["n": 1]])
+        let sorted = rows.sortedArray(using: [NSSortDescriptor(key: "n", ascending: true)])
+        #expect(sorted.compactMap { KeyValueReader.value(of: $0, forKey: "n") as? Int } == [1, 2])
+    }
+
     @Test func keysMapOverCollections() {
         let names = KeyValueReader.value(of: ada, forKeyPath: "friends.name") as? [Any]
         #expect(names?.compactMap { $0 as? String } == ["Bo", "Cy", "Bo"])

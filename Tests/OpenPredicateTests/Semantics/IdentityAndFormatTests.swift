@@ -153,27 +153,6 @@ struct IdentityAndFormatTests {
         #expect(NSComparisonPredicate.Options.diacriticInsensitive.rawValue == 2)
     }
 
-    /// The ExpressionType of an expression. NSExpression has no public `expressionType` yet, so
-    /// this reads the tree (see the report).
-    static func type(of expression: NSExpression) -> NSExpression.ExpressionType? {
-        switch expression.node {
-        case .constant: return .constantValue
-        case .evaluatedObject: return .evaluatedObject
-        case .variable: return .variable
-        case .keyPath: return .keyPath
-        case .function, .customFunction: return .function
-        case .set(.union, _, _): return .unionSet
-        case .set(.intersect, _, _): return .intersectSet
-        case .set(.minus, _, _): return .minusSet
-        case .subquery: return .subquery
-        case .aggregate: return .aggregate
-        case .anyKey: return .anyKey
-        case .block: return .block
-        case .conditional: return .conditional
-        case .symbol: return nil
-        }
-    }
-
     @Test func expressionTypes() throws {
         let rawValues: [(NSExpression.ExpressionType, UInt)] = [
             (.constantValue, 0), (.evaluatedObject, 1), (.variable, 2), (.keyPath, 3), (.function, 4), (.unionSet, 5),
@@ -198,14 +177,47 @@ struct IdentityAndFormatTests {
              "TERNARY(a > 1, a, b)", .conditional),
         ]
         for (expression, format, type) in built {
-            #expect(Self.type(of: expression) == type, "\(format) built")
+            #expect(expression.expressionType == type, "\(format) built")
             let parsed = try NSExpression(validatingFormat: format, argumentArray: [])
-            #expect(Self.type(of: parsed) == type, "\(format) parsed")
+            #expect(parsed.expressionType == type, "\(format) parsed")
             #expect(parsed.isEqual(expression), "\(format): parsed \(parsed) vs built \(expression)")
         }
         let block = NSExpression(block: { _, _, _ in 1 }, arguments: nil)
-        #expect(Self.type(of: block) == .block)
+        #expect(block.expressionType == .block)
         #expect(semanticsDouble(block.expressionValue(with: nil, context: nil)) == 1)
+    }
+
+    /// Each type's accessors give back the parts it was made of.
+    @Test func accessorsOfEachType() throws {
+        let a = NSExpression(forKeyPath: "a.b"), b = NSExpression(forKeyPath: "c")
+        #expect(NSExpression(forConstantValue: 5).constantValue as? Int == 5)
+        #expect(a.keyPath == "a.b")
+        #expect(NSExpression(forVariable: "v").variable == "v")
+        let sum = NSExpression(forFunction: "sum:", arguments: [a])
+        #expect(sum.function == "sum:")
+        #expect(sum.arguments?.map(\.keyPath) == ["a.b"])
+        let custom = try NSExpression(validatingFormat: "FUNCTION(name, 'substringFromIndex:', 2)")
+        #expect(custom.function == "substringFromIndex:")
+        #expect(custom.operand.keyPath == "name")
+        #expect(custom.arguments?.first?.constantValue as? Int == 2)
+        let union = NSExpression(forUnionSet: a, with: b)
+        #expect(union.left.keyPath == "a.b" && union.right.keyPath == "c")
+        let subquery = try NSExpression(validatingFormat: "SUBQUERY(items, $x, $x.price > 10)")
+        #expect(subquery.variable == "x")
+        #expect((subquery.collection as? NSExpression)?.keyPath == "items")
+        #expect(subquery.predicate.predicateFormat == "$x.price > 10")
+        let ternary = try NSExpression(validatingFormat: "TERNARY(a > 1, 'big', 'small')")
+        #expect(ternary.true.constantValue as? String == "big")
+        #expect(ternary.false.constantValue as? String == "small")
+        #expect(ternary.predicate.predicateFormat == "a > 1")
+        let variableKeyPath = try NSExpression(validatingFormat: "$row.name")
+        #expect(variableKeyPath.expressionType == .keyPath)
+        #expect(variableKeyPath.keyPath == "name")
+        #expect(variableKeyPath.operand.variable == "row")
+        let aggregate = NSExpression(forAggregate: [1, NSExpression(forKeyPath: "k")])
+        #expect((aggregate.collection as? [NSExpression])?.count == 2)
+        // Accessors that do not apply answer an empty value instead of raising.
+        #expect(a.function == "" && a.arguments == nil && a.variable == "")
     }
 
     // Row 171 (A): NSCompoundPredicate semantics.
