@@ -76,24 +76,29 @@ public final class NSComparisonPredicate: Foundation.NSPredicate {
     }
 
     /// Creates `lhs type rhs` with a modifier and options.
-    public convenience init(leftExpression lhs: NSExpression, rightExpression rhs: NSExpression,
-                            modifier: Modifier, type: Operator, options: Options = []) {
-        self.init(comparison: ComparisonNode(
-            left: lhs.node, right: rhs.node,
-            operatorType: ComparisonOperator(rawValue: type.rawValue) ?? .equalTo,
-            modifier: ComparisonModifier(rawValue: modifier.rawValue) ?? .direct,
-            options: ComparisonOptions(rawValue: options.rawValue),
-            customSelector: nil))
+    public convenience init(
+        leftExpression lhs: NSExpression, rightExpression rhs: NSExpression,
+        modifier: Modifier, type: Operator, options: Options = []
+    ) {
+        self.init(
+            comparison: ComparisonNode(
+                left: lhs.node, right: rhs.node,
+                operatorType: ComparisonOperator(rawValue: type.rawValue) ?? .equalTo,
+                modifier: ComparisonModifier(rawValue: modifier.rawValue) ?? .direct,
+                options: ComparisonOptions(rawValue: options.rawValue),
+                customSelector: nil))
     }
 
     /// Creates a comparison that calls `selector` on the left value with the right value.
     ///
     /// **Differences from Apple:** the selector is a string, and only selectors that
     /// `FUNCTION()` supports here can answer; others make the predicate false.
-    public convenience init(leftExpression lhs: NSExpression, rightExpression rhs: NSExpression, customSelector selector: String) {
-        self.init(comparison: ComparisonNode(
-            left: lhs.node, right: rhs.node, operatorType: .customSelector,
-            modifier: .direct, options: [], customSelector: selector))
+    public convenience init(leftExpression lhs: NSExpression, rightExpression rhs: NSExpression, customSelector selector: String)
+    {
+        self.init(
+            comparison: ComparisonNode(
+                left: lhs.node, right: rhs.node, operatorType: .customSelector,
+                modifier: .direct, options: [], customSelector: selector))
     }
 
     /// The operator.

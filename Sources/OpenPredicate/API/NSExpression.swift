@@ -129,7 +129,8 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
             throw EvaluationError(message: "\(name) is not a supported method").nsError
         }
         guard arity.contains(expressions.count) else {
-            throw EvaluationError(message: "\(name) takes \(arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) or more") arguments, got \(expressions.count)").nsError
+            let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) or more"
+            throw EvaluationError(message: "\(name) takes \(expected) arguments, got \(expressions.count)").nsError
         }
         self.init(node: .function(name: name, arguments: expressions))
     }

@@ -39,15 +39,17 @@ struct Substitution {
         case .function(let name, let arguments):
             return .function(name: name, arguments: arguments.map { apply($0, bound: bound) })
         case .customFunction(let receiver, let selector, let arguments):
-            return .customFunction(receiver: apply(receiver, bound: bound), selector: selector,
-                                   arguments: arguments.map { apply($0, bound: bound) })
+            return .customFunction(
+                receiver: apply(receiver, bound: bound), selector: selector,
+                arguments: arguments.map { apply($0, bound: bound) })
         case .aggregate(let elements):
             return .aggregate(elements.map { apply($0, bound: bound) })
         case .set(let operation, let left, let right):
             return .set(operation, apply(left, bound: bound), apply(right, bound: bound))
         case .subquery(let collection, let variable, let predicate):
-            return .subquery(collection: apply(collection, bound: bound), variable: variable,
-                             predicate: apply(predicate, bound: bound.union([variable])))
+            return .subquery(
+                collection: apply(collection, bound: bound), variable: variable,
+                predicate: apply(predicate, bound: bound.union([variable])))
         case .conditional(let predicate, let whenTrue, let whenFalse):
             return .conditional(apply(predicate, bound: bound), apply(whenTrue, bound: bound), apply(whenFalse, bound: bound))
         case .block(let block, let arguments):

@@ -9,13 +9,17 @@ enum BuiltinFunctions {
     private static let arities: [String: ClosedRange<Int>] = {
         var table: [String: ClosedRange<Int>] = [:]
         for name in statistics { table[name] = 1...Int.max }
-        for name in ["add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
-                     "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:",
-                     "castObject:toType:", "objectFrom:withIndex:", "valueForKeyPath:", "distanceToLocation:fromLocation:"] {
+        for name in [
+            "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:",
+            "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:",
+            "castObject:toType:", "objectFrom:withIndex:", "valueForKeyPath:", "distanceToLocation:fromLocation:",
+        ] {
             table[name] = 2...2
         }
-        for name in ["sqrt:", "log:", "ln:", "exp:", "ceiling:", "abs:", "trunc:", "floor:", "uppercase:", "lowercase:",
-                     "canonical:", "onesComplement:", "noindex:", "length:", "random:"] {
+        for name in [
+            "sqrt:", "log:", "ln:", "exp:", "ceiling:", "abs:", "trunc:", "floor:", "uppercase:", "lowercase:",
+            "canonical:", "onesComplement:", "noindex:", "length:", "random:",
+        ] {
             table[name] = 1...1
         }
         table["now"] = 0...0

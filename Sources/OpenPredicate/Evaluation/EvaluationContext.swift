@@ -28,8 +28,9 @@ struct EvaluationError: Error, CustomStringConvertible {
     }
 
     var nsError: NSError {
-        NSError(domain: NSCocoaErrorDomain, code: NSKeyValueValidationError,
-                userInfo: [NSLocalizedDescriptionKey: message, NSDebugDescriptionErrorKey: message])
+        NSError(
+            domain: NSCocoaErrorDomain, code: NSKeyValueValidationError,
+            userInfo: [NSLocalizedDescriptionKey: message, NSDebugDescriptionErrorKey: message])
     }
 }
 

@@ -170,8 +170,9 @@ enum FunctionCompiler {
             return KeyValueReader.value(of: base, forKey: key)
         }
         guard let position = integer(index),
-              let elements = (base as? PredicateCollection)?.predicateElements,
-              elements.indices.contains(position) else { return nil }
+            let elements = (base as? PredicateCollection)?.predicateElements,
+            elements.indices.contains(position)
+        else { return nil }
         return elements[position]
     }
 

@@ -164,7 +164,8 @@ enum ComparisonTest {
             return { lhs, rhs in
                 guard let bounds = ExpressionCompiler.collectionElements(rhs), bounds.count == 2 else { return false }
                 guard let low = order(lhs, bounds[0], options: options),
-                      let high = order(lhs, bounds[1], options: options) else { return false }
+                    let high = order(lhs, bounds[1], options: options)
+                else { return false }
                 return low != .orderedAscending && high != .orderedDescending
             }
         case .customSelector:
@@ -197,12 +198,16 @@ enum ComparisonTest {
                     return ValueSemantics.isEqual(value, constantString)
                 }
             case .matches:
-                guard let regex = StringMatching.regex(options.contains(.diacriticInsensitive) ? needle : constantString,
-                                                       options: options) else { return { _ in false } }
+                guard
+                    let regex = StringMatching.regex(
+                        options.contains(.diacriticInsensitive) ? needle : constantString,
+                        options: options)
+                else { return { _ in false } }
                 return { value in
                     guard let s = ValueSemantics.string(value) else { return false }
-                    return StringMatching.matches(options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
-                                                  regex: regex)
+                    return StringMatching.matches(
+                        options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
+                        regex: regex)
                 }
             default:
                 return nil
@@ -267,7 +272,8 @@ enum ComparisonTest {
     /// `==` with options: strings fold, everything else is `isEqual:`.
     static func equal(_ lhs: Any?, _ rhs: Any?, options: ComparisonOptions) -> Bool {
         if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive),
-           let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs) {
+            let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs)
+        {
             return StringFolding.fold(a, options: options) == StringFolding.fold(b, options: options)
         }
         return ValueSemantics.isEqual(lhs, rhs)
@@ -276,7 +282,8 @@ enum ComparisonTest {
     /// `compare:` with options: strings fold first.
     static func order(_ lhs: Any?, _ rhs: Any?, options: ComparisonOptions) -> ComparisonResult? {
         if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive),
-           let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs) {
+            let a = ValueSemantics.string(lhs), let b = ValueSemantics.string(rhs)
+        {
             return ValueSemantics.compareStrings(StringFolding.fold(a, options: options), StringFolding.fold(b, options: options))
         }
         return ValueSemantics.compare(lhs, rhs)

@@ -18,9 +18,10 @@ enum StringFolding {
 
     /// Folds using the options bits of a comparison.
     static func fold(_ s: String, options: ComparisonOptions) -> String {
-        fold(s,
-             caseInsensitive: options.contains(.caseInsensitive),
-             diacriticInsensitive: options.contains(.diacriticInsensitive))
+        fold(
+            s,
+            caseInsensitive: options.contains(.caseInsensitive),
+            diacriticInsensitive: options.contains(.diacriticInsensitive))
     }
 
     /// Lower-cases an all-ASCII string byte by byte; nil when `s` has non-ASCII bytes.

@@ -146,7 +146,8 @@ enum ValueSemantics {
             return compareStrings(a.absoluteString, b.absoluteString)
         }
         if let a = lhs as? Data, let b = rhs as? Data {
-            return a.lexicographicallyPrecedes(b) ? .orderedAscending
+            return a.lexicographicallyPrecedes(b)
+                ? .orderedAscending
                 : (b.lexicographicallyPrecedes(a) ? .orderedDescending : .orderedSame)
         }
         return nil

@@ -64,7 +64,8 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
         if let box = comparatorBox {
             if let nilOrder = SortComparison.compareNils(a, b) { return nilOrder }
             guard let left = ValueSemantics.unwrapOptional(a),
-                  let right = ValueSemantics.unwrapOptional(b) else { return .orderedSame }
+                let right = ValueSemantics.unwrapOptional(b)
+            else { return .orderedSame }
             return box.comparator(left, right)
         }
         return SortComparison.compare(a, b, selector: selectorName ?? SortComparison.defaultSelector)
@@ -92,8 +93,9 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     }
 
     override var reversedSortDescriptor: Any {
-        KeyedSortDescriptor(key: keyString, ascending: !ascending,
-                            selectorName: selectorName, comparatorBox: comparatorBox)
+        KeyedSortDescriptor(
+            key: keyString, ascending: !ascending,
+            selectorName: selectorName, comparatorBox: comparatorBox)
     }
 
     // MARK: NSObject
@@ -116,8 +118,9 @@ final class KeyedSortDescriptor: Foundation.NSSortDescriptor {
     }
 
     override func copy(with zone: NSZone? = nil) -> Any {
-        KeyedSortDescriptor(key: keyString, ascending: ascending,
-                            selectorName: selectorName, comparatorBox: comparatorBox)
+        KeyedSortDescriptor(
+            key: keyString, ascending: ascending,
+            selectorName: selectorName, comparatorBox: comparatorBox)
     }
 
     /// Apple's format: `(name, ascending, compare:)`.

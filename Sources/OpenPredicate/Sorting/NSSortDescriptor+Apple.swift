@@ -53,8 +53,9 @@ extension _SortDescriptorFactory where Self == Foundation.NSSortDescriptor {
     /// selector and raises when sorting values that do not respond to it). The string selectors
     /// fall back to `compare:` for values that are not strings.
     public init(key: String?, ascending: Bool, selector: String?) {
-        self = KeyedSortDescriptor(key: key, ascending: ascending,
-                                   selector: selector ?? SortComparison.defaultSelector)
+        self = KeyedSortDescriptor(
+            key: key, ascending: ascending,
+            selector: selector ?? SortComparison.defaultSelector)
     }
 
     /// Creates a sort descriptor that orders objects by the value at `key`, compared with a

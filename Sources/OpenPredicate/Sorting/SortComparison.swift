@@ -54,8 +54,9 @@ enum SortComparison {
     static func compare(_ a: Any?, _ b: Any?, selector: String) -> ComparisonResult {
         if let nilOrder = compareNils(a, b) { return nilOrder }
         if selector != defaultSelector,
-           let left = ValueSemantics.string(ValueSemantics.unwrapOptional(a)),
-           let right = ValueSemantics.string(ValueSemantics.unwrapOptional(b)) {
+            let left = ValueSemantics.string(ValueSemantics.unwrapOptional(a)),
+            let right = ValueSemantics.string(ValueSemantics.unwrapOptional(b))
+        {
             switch selector {
             case "caseInsensitiveCompare:":
                 return caseInsensitiveCompare(left, right)
@@ -77,7 +78,8 @@ enum SortComparison {
         if let nilOrder = compareNils(a, b) { return nilOrder }
         if let result = ValueSemantics.compare(a, b) { return result }
         guard let left = ValueSemantics.unwrapOptional(a),
-              let right = ValueSemantics.unwrapOptional(b) else { return .orderedSame }
+            let right = ValueSemantics.unwrapOptional(b)
+        else { return .orderedSame }
         let leftType = String(reflecting: type(of: left))
         let rightType = String(reflecting: type(of: right))
         if leftType < rightType { return .orderedAscending }
@@ -96,10 +98,11 @@ enum SortComparison {
     /// by numeric value (`"file2" < "file10"`), in the current locale, with a forced order so
     /// strings that differ only in case still have a fixed order.
     static func localizedStandardCompare(_ a: String, _ b: String) -> ComparisonResult {
-        a.compare(b,
-                  options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering],
-                  range: nil,
-                  locale: Locale.current)
+        a.compare(
+            b,
+            options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering],
+            range: nil,
+            locale: Locale.current)
     }
 
     /// Flips the order for a descending descriptor.

@@ -98,7 +98,8 @@ struct Lexer {
     }
 
     /// All tokens of `format` (ending with `.end`) and the number of format specifiers.
-    static func tokenize(_ format: String, bytes: [UInt8]) throws(PredicateSyntaxError) -> (tokens: [Token], specifierCount: Int) {
+    static func tokenize(_ format: String, bytes: [UInt8]) throws(PredicateSyntaxError) -> (tokens: [Token], specifierCount: Int)
+    {
         var lexer = Lexer(format: format, bytes: bytes)
         try lexer.run()
         return (lexer.tokens, lexer.specifierCount)
@@ -130,22 +131,22 @@ struct Lexer {
             guard let b = byte(at: position) else { break }
             let start = position
             switch b {
-            case 0x22, 0x27: // " '
+            case 0x22, 0x27:  // " '
                 let text = try lexString(quote: b)
                 tokens.append(Token(kind: .string, start: start, end: position, text: text))
-            case 0x24: // $
+            case 0x24:  // $
                 position += 1
                 guard let next = byte(at: position), Self.isIdentifierStart(next) || next == 0x5C else {
                     throw error("expected a variable name after '$'", at: start)
                 }
                 let name = try lexIdentifierBody()
                 tokens.append(Token(kind: .variable, start: start, end: position, text: name))
-            case 0x25: // %
+            case 0x25:  // %
                 try lexSpecifier()
             case 0x30...0x39:
                 let number = try lexNumber()
                 tokens.append(Token(kind: .number(number), start: start, end: position))
-            case 0x23: // # escapes a reserved word
+            case 0x23:  // # escapes a reserved word
                 position += 1
                 guard let next = byte(at: position), Self.isIdentifierStart(next) || next == 0x40 || next == 0x5C else {
                     throw error("expected an identifier after '#'", at: start)
@@ -154,7 +155,7 @@ struct Lexer {
                 if next == 0x40 { name = "@"; position += 1 }
                 name += try lexIdentifierBody()
                 tokens.append(Token(kind: .identifier, start: start, end: position, text: name))
-            case 0x40: // @count, @sum …
+            case 0x40:  // @count, @sum …
                 position += 1
                 guard let next = byte(at: position), Self.isIdentifierStart(next) || next == 0x5C else {
                     throw error("expected an identifier after '@'", at: start)
@@ -312,15 +313,15 @@ struct Lexer {
             position += 1
             switch e {
             case 0x22, 0x27, 0x5C: out.append(e)
-            case 0x6E: out.append(0x0A) // n
-            case 0x74: out.append(0x09) // t
-            case 0x72: out.append(0x0D) // r
-            case 0x30: out.append(0x00) // 0
-            case 0x61: out.append(0x07) // a
-            case 0x62: out.append(0x08) // b
-            case 0x66: out.append(0x0C) // f
-            case 0x76: out.append(0x0B) // v
-            case 0x75, 0x78: // u, x
+            case 0x6E: out.append(0x0A)  // n
+            case 0x74: out.append(0x09)  // t
+            case 0x72: out.append(0x0D)  // r
+            case 0x30: out.append(0x00)  // 0
+            case 0x61: out.append(0x07)  // a
+            case 0x62: out.append(0x08)  // b
+            case 0x66: out.append(0x0C)  // f
+            case 0x76: out.append(0x0B)  // v
+            case 0x75, 0x78:  // u, x
                 var value = try hexValue(digits: e == 0x75 ? 4 : 2, escapeStart: escapeStart)
                 if e == 0x75, (0xD800...0xDBFF).contains(value) {
                     // A UTF-16 surrogate pair spelled as two escapes.
@@ -373,7 +374,9 @@ struct Lexer {
                     approximate = approximate * Double(radix) + Double(digit)
                     position += 1
                 }
-                if position == digitsStart { throw error("expected digits after '0\(Character(Unicode.Scalar(prefix)))'", at: start) }
+                if position == digitsStart {
+                    throw error("expected digits after '0\(Character(Unicode.Scalar(prefix)))'", at: start)
+                }
                 try checkNumberEnd(start)
                 return overflowed ? .double(approximate) : .integer(magnitude)
             }
@@ -416,7 +419,8 @@ struct Lexer {
             throw error("'%%' is only allowed inside a quoted string", at: start)
         }
         // Length modifiers, then the conversion.
-        while let b = byte(at: position), b == 0x6C || b == 0x68 || b == 0x71 || b == 0x7A || b == 0x6A || b == 0x74 || b == 0x4C {
+        while let b = byte(at: position), b == 0x6C || b == 0x68 || b == 0x71 || b == 0x7A || b == 0x6A || b == 0x74 || b == 0x4C
+        {
             position += 1
         }
         guard let conversion = byte(at: position) else {
@@ -426,11 +430,11 @@ struct Lexer {
         let text = String(decoding: bytes[(start + 1)..<position], as: UTF8.self)
         let hasLength = position - start > 2
         switch conversion {
-        case 0x40, 0x4B, 0x73, 0x63: // @ K s c
+        case 0x40, 0x4B, 0x73, 0x63:  // @ K s c
             if hasLength && conversion != 0x63 && conversion != 0x73 {
                 throw error("unknown format specifier '%\(text)'", at: start)
             }
-        case 0x64, 0x69, 0x75, 0x78, 0x58, 0x6F, 0x66, 0x65, 0x67, 0x45, 0x47, 0x46: // d i u x X o f e g E G F
+        case 0x64, 0x69, 0x75, 0x78, 0x58, 0x6F, 0x66, 0x65, 0x67, 0x45, 0x47, 0x46:  // d i u x X o f e g E G F
             break
         default:
             throw error("unknown format specifier '%\(text)'", at: start)
@@ -458,18 +462,27 @@ struct Lexer {
         case 0x2F: punct = .slash
         case 0x2A:
             if next == 0x2A { punct = .starStar; length = 2 } else { punct = .star }
-        case 0x3D: // = == =< =>
-            if next == 0x3D { punct = .equal; length = 2 }
-            else if next == 0x3C { punct = .lessEqual; length = 2 }
-            else if next == 0x3E { punct = .greaterEqual; length = 2 }
-            else { punct = .equal }
-        case 0x21: // ! !=
+        case 0x3D:  // = == =< =>
+            if next == 0x3D {
+                punct = .equal; length = 2
+            } else if next == 0x3C {
+                punct = .lessEqual; length = 2
+            } else if next == 0x3E {
+                punct = .greaterEqual; length = 2
+            } else {
+                punct = .equal
+            }
+        case 0x21:  // ! !=
             if next == 0x3D { punct = .notEqual; length = 2 } else { punct = .bang }
-        case 0x3C: // < <= <>
-            if next == 0x3D { punct = .lessEqual; length = 2 }
-            else if next == 0x3E { punct = .notEqual; length = 2 }
-            else { punct = .less }
-        case 0x3E: // > >=
+        case 0x3C:  // < <= <>
+            if next == 0x3D {
+                punct = .lessEqual; length = 2
+            } else if next == 0x3E {
+                punct = .notEqual; length = 2
+            } else {
+                punct = .less
+            }
+        case 0x3E:  // > >=
             if next == 0x3D { punct = .greaterEqual; length = 2 } else { punct = .greater }
         case 0x26:
             guard next == 0x26 else { throw error("unexpected character '&' (did you mean '&&'?)", at: start) }

@@ -43,7 +43,9 @@ extension FormatParser {
 
     /// Precedence climbing; each operator in a chain counts as a level of nesting because it
     /// deepens the tree.
-    private mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionNode?) throws(PredicateSyntaxError) -> ExpressionNode {
+    private mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionNode?) throws(PredicateSyntaxError)
+        -> ExpressionNode
+    {
         var left = try parseUnary(seed: seed)
         var chain = 0
         while let op = binaryOperator(), op.precedence >= minimumPrecedence {
@@ -100,7 +102,7 @@ extension FormatParser {
                     case .evaluatedObject:
                         base = .keyPath(KeyPathComponents(components: [key.text]))
                     case .function(name: "valueForKeyPath:", arguments: let arguments)
-                        where arguments.count == 2 && Self.stringConstant(arguments[1]) != nil:
+                    where arguments.count == 2 && Self.stringConstant(arguments[1]) != nil:
                         let path = (Self.stringConstant(arguments[1]) ?? "") + "." + key.text
                         base = .function(name: "valueForKeyPath:", arguments: [arguments[0], .constant(ConstantValue(path))])
                     default:
@@ -114,8 +116,9 @@ extension FormatParser {
                     chain += 1
                     base = .function(name: "valueForKeyPath:", arguments: [base, .variable(key.text)])
                 case .keyword:
-                    throw error("expected a key after '.', found reserved word \(describe(key)) (write #\(key.text) to use it as a key)",
-                                at: key.start)
+                    throw error(
+                        "expected a key after '.', found reserved word \(describe(key)) (write #\(key.text) to use it as a key)",
+                        at: key.start)
                 default:
                     throw expected("a key after '.'")
                 }
@@ -125,7 +128,8 @@ extension FormatParser {
                 advance()
                 let index: ExpressionNode
                 if isPunct(.rightBracket, peek()), case .keyword(let keyword) = current.kind,
-                   let symbol = ExpressionNode.IndexSymbol(rawValue: keyword.rawValue) {
+                    let symbol = ExpressionNode.IndexSymbol(rawValue: keyword.rawValue)
+                {
                     advance()
                     index = .symbol(symbol)
                 } else {
@@ -237,8 +241,9 @@ extension FormatParser {
             return result
         default:
             let hint = ExpressionNode.IndexSymbol(rawValue: keyword.rawValue) != nil ? " outside an index" : ""
-            throw error("expected an expression, found reserved word \(describe(token))\(hint) (write #\(token.text) to use it as a key)",
-                        at: token.start)
+            throw error(
+                "expected an expression, found reserved word \(describe(token))\(hint) (write #\(token.text) to use it as a key)",
+                at: token.start)
         }
     }
 
@@ -270,7 +275,7 @@ extension FormatParser {
                 throw error("CAST needs a type name string such as 'NSNumber'", at: typeStart)
             }
             return .function(name: "castObject:toType:", arguments: [value, .constant(ConstantValue(typeName))])
-        default: // .function
+        default:  // .function
             let receiver = try parseExpression()
             try expect(.comma, "','")
             let selectorStart = current.start

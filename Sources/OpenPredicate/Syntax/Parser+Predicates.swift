@@ -88,8 +88,9 @@ extension FormatParser {
             advance()
             let left = try parseExpression()
             let modifier: ComparisonModifier = token.kind == .keyword(.all) ? .all : .any
-            return try finishComparison(left: left, modifier: modifier, negated: token.kind == .keyword(.none),
-                                        allowBare: false)
+            return try finishComparison(
+                left: left, modifier: modifier, negated: token.kind == .keyword(.none),
+                allowBare: false)
         default:
             let left = try parseExpression()
             return try finishComparison(left: left, modifier: .direct, negated: false, allowBare: allowBare)
@@ -97,8 +98,10 @@ extension FormatParser {
     }
 
     /// `operator options? expression` after the left side of a comparison.
-    mutating func finishComparison(left: ExpressionNode, modifier: ComparisonModifier, negated: Bool,
-                                   allowBare: Bool) throws(PredicateSyntaxError) -> Parsed {
+    mutating func finishComparison(
+        left: ExpressionNode, modifier: ComparisonModifier, negated: Bool,
+        allowBare: Bool
+    ) throws(PredicateSyntaxError) -> Parsed {
         guard let operatorType = try comparisonOperator() else {
             if allowBare && modifier == .direct && !negated { return .expression(left) }
             throw expected("a comparison operator")
@@ -106,9 +109,10 @@ extension FormatParser {
         advance()
         let options = try parseOptions()
         let right = try parseExpression()
-        let comparison = PredicateNode.comparison(ComparisonNode(
-            left: left, right: right, operatorType: operatorType, modifier: modifier, options: options,
-            customSelector: nil))
+        let comparison = PredicateNode.comparison(
+            ComparisonNode(
+                left: left, right: right, operatorType: operatorType, modifier: modifier, options: options,
+                customSelector: nil))
         return .predicate(negated ? .not(comparison) : comparison)
     }
 

@@ -54,8 +54,9 @@ struct FormatParser {
     init(format: String, arguments: [Any?]) throws(PredicateSyntaxError) {
         let bytes = Array(format.utf8)
         guard bytes.count <= ParserLimits.maxFormatLength else {
-            throw PredicateSyntaxError(format: format, offset: ParserLimits.maxFormatLength,
-                                       reason: "format string longer than \(ParserLimits.maxFormatLength) bytes")
+            throw PredicateSyntaxError(
+                format: format, offset: ParserLimits.maxFormatLength,
+                reason: "format string longer than \(ParserLimits.maxFormatLength) bytes")
         }
         self.format = format
         self.bytes = bytes
@@ -239,7 +240,8 @@ struct FormatParser {
         case let string as String: return string.count == 1 ? string : nil
         default:
             if let code = integer(from: value) as? Int, code >= 0, code <= Int(UInt32.max),
-               let scalar = Unicode.Scalar(UInt32(code)) {
+                let scalar = Unicode.Scalar(UInt32(code))
+            {
                 return String(Character(scalar))
             }
             return nil

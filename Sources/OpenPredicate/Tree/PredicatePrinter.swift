@@ -39,8 +39,10 @@ enum PredicatePrinter {
     }
 
     /// AND/OR operands; one that is itself AND/OR, or a NOT of one, is parenthesized.
-    private static func writeJunction(_ operands: [PredicateNode], separator: String, empty: String,
-                                      to out: inout String) {
+    private static func writeJunction(
+        _ operands: [PredicateNode], separator: String, empty: String,
+        to out: inout String
+    ) {
         if operands.isEmpty {
             out += empty
             return
