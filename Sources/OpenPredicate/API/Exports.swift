@@ -11,3 +11,13 @@
 // `NSExpression` and `NSComparisonPredicate` are our own classes: corelibs' versions can never
 // be created (their only initializers are unavailable and trap).
 @_exported import Foundation
+
+/// An implementation detail that lets OpenPredicate add initializers to Foundation's classes
+/// that return subclasses (`NSPredicate(format:)`, `NSSortDescriptor(key:ascending:)`); do not
+/// conform your own types or rely on it.
+///
+/// A convenience initializer in a class extension must end in `self.init(…)` of that very class;
+/// an initializer in a constrained extension of a protocol (`where Self == NSPredicate`) may
+/// assign `self`, so it can return a subclass. Overload resolution prefers these to corelibs'
+/// unavailable initializers of the same names.
+public protocol _FoundationFactory {}

@@ -1,14 +1,8 @@
 import Foundation
 
-/// Lets OpenPredicate add initializers to Foundation's `NSPredicate` that return subclasses.
-///
-/// An implementation detail: a protocol-extension initializer may assign `self`, which a class
-/// extension's convenience initializer may not. Do not conform your own types.
-public protocol _PredicateFactory {}
+extension Foundation.NSPredicate: _FoundationFactory {}
 
-extension Foundation.NSPredicate: _PredicateFactory {}
-
-extension _PredicateFactory where Self == Foundation.NSPredicate {
+extension _FoundationFactory where Self == Foundation.NSPredicate {
     /// Parses a predicate format string, taking `%@`, `%K`, `%d`, `%f`… from `args` in order.
     ///
     /// ```swift

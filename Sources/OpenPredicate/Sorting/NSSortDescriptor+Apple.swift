@@ -1,17 +1,8 @@
 import Foundation
 
-/// An implementation detail that lets `NSSortDescriptor(key:ascending:)` and its siblings exist
-/// on Linux; do not conform your own types or rely on it.
-///
-/// swift-corelibs-foundation declares `NSSortDescriptor`'s key-based initializers unavailable.
-/// Initializers declared in a constrained extension of this protocol (`where Self ==
-/// NSSortDescriptor`) can assign `self`, so they return a key-based subclass, and they are
-/// preferred over the unavailable ones.
-public protocol _SortDescriptorFactory {}
+extension Foundation.NSSortDescriptor: _FoundationFactory {}
 
-extension Foundation.NSSortDescriptor: _SortDescriptorFactory {}
-
-extension _SortDescriptorFactory where Self == Foundation.NSSortDescriptor {
+extension _FoundationFactory where Self == Foundation.NSSortDescriptor {
     /// Creates a sort descriptor that orders objects by the value at `key`, with `compare:`.
     ///
     /// `key` is a key path (`"name"`, `"address.city"`) read with key-value coding: through

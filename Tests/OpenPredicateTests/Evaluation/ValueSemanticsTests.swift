@@ -79,6 +79,14 @@ import Testing
         }
     }
 
+    /// Our fast case folding agrees with Foundation's locale-independent folding.
+    @Test(arguments: ["Straße", "STRASSE", "ẞ", "Ångström", "ﬀ", "ſ", "ΣΊΣΥΦΟΣ", "σίσυφος", "İstanbul", "\u{212A}elvin",
+                      "Ǆemal", "ǅ", "ÉCOLE", "ﬁne", "ŉ", "ΐ", "Jürgens"])
+    func caseFoldingMatchesFoundation(text: String) {
+        #expect(StringFolding.caseFold(text) == text.folding(options: .caseInsensitive, locale: nil))
+        #expect(StringFolding.caseFold(text) == StringFolding.caseFold(StringFolding.caseFold(text)))
+    }
+
     @Test func caseOnlyKeepsDiacritics() {
         #expect(StringFolding.fold("Crèpes", caseInsensitive: true, diacriticInsensitive: false) == "crèpes")
         #expect(StringFolding.fold("Crèpes", caseInsensitive: false, diacriticInsensitive: true) == "Crepes")
