@@ -27,7 +27,7 @@ private final class Readme {
 
         let byAge = [NSSortDescriptor(key: "age", ascending: false)]
         let found = people.filtered(using: predicate).sorted(using: byAge)
-        print(found.map { $0["name"] as! String })   // ["Cy", "Ann"]
+        print(found.compactMap { $0["name"] as? String })   // ["Cy", "Ann"]
     }
 
     // README: Your own types: `KeyValueCodable`
