@@ -19,7 +19,8 @@ let package = Package(
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
-        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        // Also runs `coredata demo`, the README's first command, as a process.
+        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "coredata"]),
     ],
     swiftLanguageModes: [.v5]
 )
