@@ -143,17 +143,12 @@ enum ComparisonTest {
                 return StringMatching.like(fold(s), pattern: fold(p))
             }
         case .matches:
-            var cache: (pattern: String, regex: NSRegularExpression?)?
+            // Patterns that are not constants (those have a fast path) usually repeat from object
+            // to object; the last one stays compiled.
+            let cache = StringMatching.RegexCache(options: options)
             return { lhs, rhs in
                 guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
-                let regex: NSRegularExpression?
-                if let cached = cache, cached.pattern == p {
-                    regex = cached.regex
-                } else {
-                    regex = StringMatching.regex(options.contains(.diacriticInsensitive) ? fold(p) : p, options: options)
-                    cache = (p, regex)
-                }
-                guard let regex else { return false }
+                guard let regex = cache.regex(for: options.contains(.diacriticInsensitive) ? fold(p) : p) else { return false }
                 return StringMatching.matches(options.contains(.diacriticInsensitive) ? fold(s) : s, regex: regex)
             }
         case .contains:

@@ -63,6 +63,27 @@ enum StringMatching {
         return try? NSRegularExpression(pattern: pattern, options: regexOptions)
     }
 
+    /// The last pattern a `MATCHES` compiled, kept for the next object. A compiled predicate may
+    /// be evaluated on several threads at once, hence the lock.
+    final class RegexCache: @unchecked Sendable {
+        private let options: ComparisonOptions
+        private let lock = NSLock()
+        private var last: (pattern: String, regex: NSRegularExpression?)?
+
+        init(options: ComparisonOptions) {
+            self.options = options
+        }
+
+        func regex(for pattern: String) -> NSRegularExpression? {
+            lock.lock()
+            defer { lock.unlock() }
+            if let last, last.pattern == pattern { return last.regex }
+            let regex = StringMatching.regex(pattern, options: options)
+            last = (pattern, regex)
+            return regex
+        }
+    }
+
     static func matches(_ string: String, regex: NSRegularExpression) -> Bool {
         let range = NSRange(string.startIndex..., in: string)
         guard let match = regex.firstMatch(in: string, options: [.anchored], range: range) else { return false }
