@@ -282,6 +282,13 @@ enum PredicatePrinter {
                 }
             case "castObject:toType:":
                 out += "CAST("
+                if case .constant(let seconds) = arguments[0], case .constant(let type) = arguments[1],
+                    ValueSemantics.string(type.value) == "NSDate", let number = ValueSemantics.number(seconds.value ?? "")
+                {
+                    // Seconds printed as a date constant prints them: CAST(-978250148.000000, "NSDate").
+                    out += String(format: "%f", number.doubleValue) + ", \"NSDate\")"
+                    return
+                }
                 writeList(arguments, prefix: "", to: &out)
                 out += ")"
                 return
@@ -320,7 +327,8 @@ enum PredicatePrinter {
         case let decimal as Decimal: return decimal.description
         case is NSNull: return "<null>"
         case let date as Date:
-            return "CAST(" + date.timeIntervalSinceReferenceDate.description + ", \"NSDate\")"
+            // Apple prints the seconds with six decimals: CAST(-978250148.000000, "NSDate").
+            return "CAST(" + String(format: "%f", date.timeIntervalSinceReferenceDate) + ", \"NSDate\")"
         case let uuid as UUID: return "CAST(" + quote(uuid.uuidString) + ", \"NSUUID\")"
         case let url as URL: return "CAST(" + quote(url.absoluteString) + ", \"NSURL\")"
         case let data as Data: return "CAST(" + quote(data.base64EncodedString()) + ", \"NSData\")"
