@@ -261,6 +261,16 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         return compiled(EvaluationSubject(object), &evaluation)
     }
 
+    /// The throwing twin of `expressionValue(with:context:)`: where Apple raises (a `$VARIABLE`
+    /// without a value, a set operation on something that is not a collection), this throws an
+    /// `NSError` in `NSCocoaErrorDomain` naming the problem instead of answering nil.
+    public func expressionValue(validating object: Any?, context: NSMutableDictionary?) throws -> Any? {
+        var evaluation = EvaluationContext(variables: PredicateTree.bindings(from: context))
+        let value = compiled(EvaluationSubject(object), &evaluation)
+        if let error = evaluation.error { throw error.nsError }
+        return value
+    }
+
     /// Does nothing: expressions here are always allowed to evaluate (Apple requires this call
     /// after secure decoding).
     public func allowEvaluation() {}

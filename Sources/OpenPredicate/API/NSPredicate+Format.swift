@@ -76,6 +76,20 @@ extension Foundation.NSPredicate {
     /// Does nothing: predicates here are always allowed to evaluate (Apple requires this call
     /// after secure decoding).
     public func allowEvaluation() {}
+
+    /// The throwing twin of `evaluate(with:substitutionVariables:)`: where Apple raises — a
+    /// `$VARIABLE` without a value, a set operation on something that is not a collection, a
+    /// function applied to the wrong number of values — this throws an `NSError` in
+    /// `NSCocoaErrorDomain` naming the problem, where `evaluate(with:)` answers false.
+    ///
+    /// **Default:** no substitution variables.
+    public func evaluate(validating object: Any?, substitutionVariables bindings: [String: Any]? = nil) throws -> Bool {
+        let test = PredicateTree.compile(self)
+        var context = EvaluationContext(variables: bindings ?? [:])
+        let result = test(EvaluationSubject(object), &context)
+        if let error = context.error { throw error.nsError }
+        return result
+    }
 }
 
 extension Sequence {

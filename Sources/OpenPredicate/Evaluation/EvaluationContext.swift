@@ -5,8 +5,9 @@ import Foundation
 struct EvaluationContext {
     /// `$NAME` values. A value that is an `NSExpression` is evaluated against the object.
     var variables: [String: Any]
-    /// The first problem met (an unbound variable, a value of the wrong type); evaluation goes
-    /// on with `nil`/`false` for the failing part.
+    /// The first problem met (an unbound variable, a set operation on a non-collection); evaluation
+    /// goes on with `nil`/`false` for the failing part, and the throwing twins
+    /// (`evaluate(validating:)`, `expressionValue(validating:context:)`) report it.
     var error: EvaluationError?
 
     init(variables: [String: Any] = [:]) {

@@ -1,0 +1,44 @@
+import Testing
+@testable import OpenPredicate
+
+@Suite struct ValidatingEvaluationTests {
+    @Test func unboundVariableIsAnErrorNamingIt() throws {
+        let predicate = try NSPredicate(validatingFormat: "age > $MIN")
+        // The Apple-named evaluation answers false, as documented…
+        #expect(predicate.evaluate(with: ["age": 40]) == false)
+        // …its twin says why.
+        do {
+            _ = try predicate.evaluate(validating: ["age": 40])
+            Issue.record("expected an error for the unbound $MIN")
+        } catch {
+            #expect(error.localizedDescription == "Can't get value for 'MIN' in bindings")
+            #expect((error as NSError).domain == NSCocoaErrorDomain)
+        }
+        #expect(try predicate.evaluate(validating: ["age": 40], substitutionVariables: ["MIN": 30]) == true)
+        #expect(try predicate.evaluate(validating: ["age": 20], substitutionVariables: ["MIN": 30]) == false)
+    }
+
+    @Test func setOperationOnANonCollectionIsAnError() throws {
+        let expression = try NSExpression(validatingFormat: "a UNION b")
+        #expect(expression.expressionValue(with: ["a": [1], "b": 2], context: nil) == nil)
+        #expect(throws: (any Error).self) {
+            try expression.expressionValue(validating: ["a": [1], "b": 2], context: nil)
+        }
+        let union = try expression.expressionValue(validating: ["a": [1], "b": [2, 1]], context: nil) as? [Any]
+        #expect(union?.compactMap { $0 as? Int } == [1, 2])
+    }
+
+    @Test func variablesFromTheContextDictionary() throws {
+        let expression = try NSExpression(validatingFormat: "$x * 2")
+        #expect(throws: (any Error).self) { try expression.expressionValue(validating: nil, context: nil) }
+        let context = NSMutableDictionary(dictionary: ["x": 21])
+        #expect(try expression.expressionValue(validating: nil, context: context) as? Int == 42)
+    }
+
+    @Test func compoundsFromCorelibsInitializersReportToo() throws {
+        let inner = try NSPredicate(validatingFormat: "name == $NAME")
+        let compound = NSCompoundPredicate(andPredicateWithSubpredicates: [NSPredicate(value: true), inner])
+        #expect(throws: (any Error).self) { try compound.evaluate(validating: ["name": "x"]) }
+        #expect(try compound.evaluate(validating: ["name": "x"], substitutionVariables: ["NAME": "x"]) == true)
+    }
+}
