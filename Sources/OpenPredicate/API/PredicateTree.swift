@@ -32,11 +32,11 @@ enum PredicateTree {
     private static let falseConstant = Foundation.NSPredicate(value: false)
 
     /// The predicate object for a tree: comparisons are `NSComparisonPredicate`, AND/OR/NOT our
-    /// `NSCompoundPredicate` subclass, constants corelibs' `NSPredicate(value:)`.
+    /// `NSCompoundPredicate` subclass, constants `ConstantPredicate`.
     static func predicate(_ node: PredicateNode) -> Foundation.NSPredicate {
         switch node {
         case .constant(let value):
-            return Foundation.NSPredicate(value: value)
+            return ConstantPredicate(value: value)
         case .comparison(let comparison):
             return NSComparisonPredicate(comparison: comparison)
         case .and, .or, .not:
@@ -87,5 +87,14 @@ enum PredicateTree {
             if let name = ValueSemantics.string(key) { bindings[name] = value }
         }
         return bindings
+    }
+}
+
+/// `TRUEPREDICATE` / `FALSEPREDICATE` from a format string: corelibs' `NSPredicate(value:)`
+/// (which evaluates, compares and copies correctly) with Apple's `description`; corelibs' own
+/// prints `<NSPredicate: 0x…>`.
+final class ConstantPredicate: Foundation.NSPredicate {
+    override var description: String {
+        evaluate(with: nil) ? "TRUEPREDICATE" : "FALSEPREDICATE"
     }
 }

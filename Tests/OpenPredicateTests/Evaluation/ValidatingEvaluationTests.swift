@@ -42,3 +42,18 @@ import Testing
         #expect(try compound.evaluate(validating: ["name": "x"], substitutionVariables: ["NAME": "x"]) == true)
     }
 }
+
+@Suite struct ConstantPredicateTests {
+    @Test func parsedConstantsPrintAsApplesDo() throws {
+        let yes = try NSPredicate(validatingFormat: "TRUEPREDICATE")
+        let no = try NSPredicate(validatingFormat: "FALSEPREDICATE")
+        #expect(yes.description == "TRUEPREDICATE")
+        #expect(no.description == "FALSEPREDICATE")
+        #expect(yes.evaluate(with: nil) && !no.evaluate(with: nil))
+        // Equal to corelibs' own constants, and not to each other.
+        #expect(yes.isEqual(NSPredicate(value: true)) && !yes.isEqual(no))
+        let compound = try NSPredicate(validatingFormat: "a == 1 OR TRUEPREDICATE")
+        #expect(compound.description == "a == 1 OR TRUEPREDICATE")
+        #expect((compound as? NSCompoundPredicate)?.subpredicates.last?.description == "TRUEPREDICATE")
+    }
+}
