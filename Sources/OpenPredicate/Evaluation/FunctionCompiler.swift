@@ -209,7 +209,6 @@ enum FunctionCompiler {
                 return Int.random(in: 0..<bound)
             }
         default:
-            if BuiltinFunctions.statistics.contains(name) { return nil }
             return nil
         }
     }

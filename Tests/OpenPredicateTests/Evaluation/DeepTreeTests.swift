@@ -1,11 +1,6 @@
 import Testing
 @testable import OpenPredicate
 
-/// Collects results from a helper thread; the test waits on a semaphore before reading.
-private final class DeepResults: @unchecked Sendable {
-    var values: [String] = []
-}
-
 @Suite struct DeepTreeTests {
     /// The deepest predicates the parser accepts go through their whole life — parse, print,
     /// re-parse, compare, copy, evaluate — on a 512 KiB secondary-thread stack, in a debug build.
@@ -18,29 +13,23 @@ private final class DeepResults: @unchecked Sendable {
             String(repeating: "NOT ", count: depth - 1) + "a == 1",
             String(repeating: "(a == 2 OR ", count: depth / 2) + "a == 1" + String(repeating: ")", count: depth / 2),
         ]
-        let results = DeepResults()
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            for format in formats {
+        let results = onSmallStackThread {
+            formats.map { format -> String in
                 do {
                     let predicate = try NSPredicate(validatingFormat: format)
                     let printed = predicate.description
                     let reparsed = try NSPredicate(validatingFormat: printed)
                     let copy = predicate.copy() as? NSObject
                     let matches = predicate.evaluate(with: ["a": 1])
-                    results.values.append("\(reparsed.isEqual(predicate)) \(copy?.isEqual(predicate) == true) \(matches)")
+                    return "\(reparsed.isEqual(predicate)) \(copy?.isEqual(predicate) == true) \(matches)"
                 } catch {
-                    results.values.append(String(describing: error))
+                    return String(describing: error)
                 }
             }
-            done.signal()
         }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
         // depth - 1 NOTs of a true comparison: false when depth - 1 is odd.
         let notResult = (depth - 1) % 2 == 0
-        #expect(results.values == [
+        #expect(results == [
             "true true true", "true true true", "true true true", "true true \(notResult)", "true true true",
         ])
     }

@@ -384,23 +384,17 @@ func synConstantType(_ expression: ExpressionNode) -> String {
             String(repeating: "NOT ", count: depth) + "a == 1",
             String(repeating: "(TERNARY(", count: depth / 2) + "a == 1" + String(repeating: ", 1, 2) == 1)", count: depth / 2),
         ]
-        let results = SyntaxResultBox()
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            for format in formats {
+        let results = onSmallStackThread {
+            formats.map { format -> String in
                 do {
                     _ = try PredicateParser.parsePredicate(format, arguments: [])
-                    results.append("ok")
+                    return "ok"
                 } catch {
-                    results.append(String(describing: error))
+                    return String(describing: error)
                 }
             }
-            done.signal()
         }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        done.wait()
-        #expect(results.values == Array(repeating: "ok", count: formats.count))
+        #expect(results == Array(repeating: "ok", count: formats.count))
     }
 
     @Test func tenMegabyteStringParsesInLinearTime() throws {
@@ -418,10 +412,3 @@ func synConstantType(_ expression: ExpressionNode) -> String {
     }
 }
 
-/// Collects results from another thread.
-final class SyntaxResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [String] = []
-    func append(_ value: String) { lock.lock(); storage.append(value); lock.unlock() }
-    var values: [String] { lock.lock(); defer { lock.unlock() }; return storage }
-}
