@@ -1,0 +1,217 @@
+import OpenPredicate
+
+/// An entity of a managed object model: a name, the class of its objects, its properties, and
+/// its place in an inheritance hierarchy.
+///
+/// ```swift
+/// let person = NSEntityDescription()
+/// person.name = "Person"
+/// person.properties = [name, age]
+/// let employee = NSEntityDescription()
+/// employee.name = "Employee"
+/// person.subentities = [employee]  // Employee inherits name and age
+/// ```
+///
+/// A sub-entity's `properties` (and `propertiesByName`, `attributesByName`,
+/// `relationshipsByName`) include the properties it inherits, the super-entity's first; setting
+/// `properties` sets only the entity's own. Entities are editable until their model is used by a
+/// coordinator; after that a change stops the process with "Can't modify an immutable model."
+/// (check `isEditable` first).
+///
+/// **Differences from Apple:** `managedObjectModel` stops the process with a clear message when
+/// the entity belongs to no model (Apple's is an unowned reference that is simply invalid then).
+/// See [NSEntityDescription](https://developer.apple.com/documentation/coredata/nsentitydescription).
+open class NSEntityDescription: NSObject, NSCopying, ModelPart {
+    weak var owningModel: NSManagedObjectModel?
+    private weak var parent: NSEntityDescription?
+    private var ownProperties: [NSPropertyDescription] = []
+    private var ownSubentities: [NSEntityDescription] = []
+    private var ownIndexes: [NSFetchIndexDescription] = []
+    private var explicitClassName: String?
+    /// All properties (inherited first) by name; rebuilt on first use after any change.
+    private var cachedPropertiesByName: [String: NSPropertyDescription]?
+
+    /// Creates an entity with no name, no properties and no super-entity.
+    public override init() {
+        super.init()
+    }
+
+    /// The model this entity belongs to.
+    public var managedObjectModel: NSManagedObjectModel {
+        guard let model = owningModel else {
+            AppleException.internalInconsistency("The entity '\(name ?? "")' does not belong to a managed object model.")
+        }
+        return model
+    }
+
+    /// The entity's name, unique in its model. **Default:** `nil`.
+    open var name: String? {
+        willSet { ensureEditable() }
+        didSet { owningModel?.entitiesDidChange() }
+    }
+
+    /// The name of the class of this entity's objects. **Default:** `"NSManagedObject"`.
+    open var managedObjectClassName: String! {
+        get { explicitClassName ?? "NSManagedObject" }
+        set {
+            ensureEditable()
+            explicitClassName = newValue
+        }
+    }
+
+    /// Whether the entity is abstract: it has no instances of its own, only instances of its
+    /// sub-entities. **Default:** `false`.
+    open var isAbstract: Bool = false {
+        willSet { ensureEditable() }
+    }
+
+    /// The entity this one inherits from, set by assigning the parent's `subentities`.
+    open var superentity: NSEntityDescription? { parent }
+
+    /// The entities that inherit from this one (directly).
+    open var subentities: [NSEntityDescription] {
+        get { ownSubentities }
+        set {
+            ensureEditable()
+            for old in ownSubentities where old.parent === self { old.parent = nil }
+            ownSubentities = newValue
+            for entity in newValue {
+                entity.parent = self
+                entity.propertiesDidChange()
+            }
+        }
+    }
+
+    /// The direct sub-entities by name.
+    open var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(ownSubentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    public func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.parent
+        }
+        return false
+    }
+
+    /// The entity's properties: inherited ones first (from the root down), then its own.
+    /// Setting it replaces the entity's own properties.
+    open var properties: [NSPropertyDescription] {
+        get {
+            guard let parent else { return ownProperties }
+            let own = Set(ownProperties.map(\.name))
+            return parent.properties.filter { !own.contains($0.name) } + ownProperties
+        }
+        set {
+            ensureEditable()
+            for old in ownProperties where old.declaringEntity === self { old.declaringEntity = nil }
+            ownProperties = newValue
+            for property in newValue { property.declaringEntity = self }
+            propertiesDidChange()
+        }
+    }
+
+    /// The properties the entity declares itself (not inherited).
+    var declaredProperties: [NSPropertyDescription] { ownProperties }
+
+    /// Every property, inherited ones included, by name.
+    open var propertiesByName: [String: NSPropertyDescription] {
+        if let cachedPropertiesByName { return cachedPropertiesByName }
+        var byName: [String: NSPropertyDescription] = [:]
+        for property in properties { byName[property.name] = property }
+        cachedPropertiesByName = byName
+        return byName
+    }
+
+    /// The attributes (inherited ones included) by name.
+    open var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// The relationships (inherited ones included) by name.
+    open var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships of this entity whose destination is `entity`.
+    open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Groups of properties (or property names) whose values together must be unique among
+    /// the entity's objects, e.g. `[["email"], ["firstName", "lastName"]]`. **Default:** empty.
+    open var uniquenessConstraints: [[Any]] = [] {
+        willSet { ensureEditable() }
+    }
+
+    /// The entity's fetch indexes. **Default:** empty.
+    open var indexes: [NSFetchIndexDescription] {
+        get { ownIndexes }
+        set {
+            ensureEditable()
+            ownIndexes = newValue
+            for index in newValue { index.owningEntity = self }
+        }
+    }
+
+    /// Application data attached to the entity. **Default:** `nil`.
+    open var userInfo: [AnyHashable: Any]? {
+        willSet { ensureEditable() }
+    }
+
+    /// A string that changes the entity's version hash without changing its structure.
+    /// **Default:** `nil`.
+    open var versionHashModifier: String? {
+        willSet { ensureEditable() }
+    }
+
+    /// The identifier migration uses to match this entity to one of a previous model version
+    /// (the model editor's "Renaming ID"). **Default:** `nil`.
+    open var renamingIdentifier: String? {
+        willSet { ensureEditable() }
+    }
+
+    /// Whether this entity (through its model) may still change: true until the model is used by
+    /// a persistent store coordinator.
+    ///
+    /// **Differences from Apple:** an OpenCoreData addition, so that code can check before a
+    /// change that would otherwise stop the process.
+    public var isEditable: Bool { owningModel?.isEditable ?? true }
+
+    /// Forgets cached property lookups here and in every sub-entity.
+    func propertiesDidChange() {
+        cachedPropertiesByName = nil
+        for entity in ownSubentities { entity.propertiesDidChange() }
+    }
+
+    /// Returns a copy that belongs to no model, with copies of the entity's own properties and
+    /// indexes. Relationships still point to the original destination entities, and the copy
+    /// has no super- or sub-entities (copy the model to copy a hierarchy).
+    open func copy(with zone: NSZone? = nil) -> Any { copyEntity() }
+
+    func copyEntity() -> NSEntityDescription {
+        let copy = NSEntityDescription()
+        copy.name = name
+        copy.explicitClassName = explicitClassName
+        copy.isAbstract = isAbstract
+        copy.properties = ownProperties.map { $0.copyProperty() }
+        copy.uniquenessConstraints = uniquenessConstraints.map { group in group.map { ($0 as? NSPropertyDescription)?.name ?? $0 } }
+        copy.indexes = ownIndexes.map { $0.copyIndex() }
+        copy.userInfo = userInfo
+        copy.versionHashModifier = versionHashModifier
+        copy.renamingIdentifier = renamingIdentifier
+        return copy
+    }
+
+    /// The entity's name, class, super-entity and properties.
+    open override var description: String {
+        var lines = ["<NSEntityDescription: \(name ?? "(no name)")> class \(managedObjectClassName ?? "")"]
+        if isAbstract { lines[0] += ", abstract" }
+        if let parent { lines[0] += ", superentity \(parent.name ?? "?")" }
+        for property in properties { lines.append("    \(property)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,50 @@
+import OpenPredicate
+
+/// A persistent store: where a coordinator keeps the objects of some of its entities.
+///
+/// This is the store's description (type, location, configuration, options); loading and
+/// fetching come with the coordinator.
+///
+/// See [NSPersistentStore](https://developer.apple.com/documentation/coredata/nspersistentstore).
+open class NSPersistentStore: NSObject {
+    /// Creates a store for a coordinator.
+    ///
+    /// - Parameters:
+    ///   - root: The coordinator the store belongs to.
+    ///   - name: The configuration whose entities the store holds; `nil` for the default (all).
+    ///   - url: The store's location.
+    ///   - options: Store options (`NSReadOnlyPersistentStoreOption`, …).
+    public init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, at url: URL,
+        options: [AnyHashable: Any]?)
+    {
+        persistentStoreCoordinator = root
+        configurationName = name ?? NSManagedObjectModel.defaultConfigurationName
+        self.url = url
+        self.options = options
+        super.init()
+    }
+
+    /// The coordinator the store belongs to; held weakly.
+    open private(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// The configuration whose entities the store holds. **Default:** `"PF_DEFAULT_CONFIGURATION_NAME"`.
+    open var configurationName: String
+
+    /// The store's location.
+    open var url: URL?
+
+    /// The options the store was added with.
+    open private(set) var options: [AnyHashable: Any]?
+
+    /// The store's unique identifier (its UUID, kept in its metadata). **Default:** a new UUID.
+    open var identifier: String! = UUID().uuidString
+
+    /// The store's type name. **Default:** the class's `type`.
+    open var type: String { Swift.type(of: self).storeTypeName }
+
+    /// Whether the store refuses changes. **Default:** `false`.
+    open var isReadOnly: Bool = false
+
+    /// The name of the store type this class implements.
+    class var storeTypeName: String { "" }
+}
