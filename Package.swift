@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
+        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData"]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
         // Also runs `coredata demo`, the README's first command, as a process.
         .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "coredata"]),

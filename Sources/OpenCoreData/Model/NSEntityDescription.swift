@@ -51,6 +51,8 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     }
 
     /// The name of the class of this entity's objects. **Default:** `"NSManagedObject"`.
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+    // Apple's type, so that `if let` and plain uses both compile as they do on Apple.
     open var managedObjectClassName: String! {
         get { explicitClassName ?? "NSManagedObject" }
         set {
@@ -73,7 +75,10 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
         get { ownSubentities }
         set {
             ensureEditable()
-            for old in ownSubentities where old.parent === self { old.parent = nil }
+            for old in ownSubentities where old.parent === self {
+                old.parent = nil
+                old.propertiesDidChange()
+            }
             ownSubentities = newValue
             for entity in newValue {
                 entity.parent = self
@@ -84,7 +89,8 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
 
     /// The direct sub-entities by name.
     open var subentitiesByName: [String: NSEntityDescription] {
-        Dictionary(ownSubentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            ownSubentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Whether this entity is `entity` or inherits from it.
@@ -198,7 +204,8 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
         copy.explicitClassName = explicitClassName
         copy.isAbstract = isAbstract
         copy.properties = ownProperties.map { $0.copyProperty() }
-        copy.uniquenessConstraints = uniquenessConstraints.map { group in group.map { ($0 as? NSPropertyDescription)?.name ?? $0 } }
+        copy.uniquenessConstraints = uniquenessConstraints.map { group in group.map { ($0 as? NSPropertyDescription)?.name ?? $0 }
+        }
         copy.indexes = ownIndexes.map { $0.copyIndex() }
         copy.userInfo = userInfo
         copy.versionHashModifier = versionHashModifier

@@ -235,11 +235,13 @@ open class NSManagedObjectModel: NSObject, NSCopying {
         for entity in entityList {
             guard let entityCopy = copies[ObjectIdentifier(entity)] else { continue }
             for (original, property) in zip(entity.declaredProperties, entityCopy.declaredProperties) {
-                if let relationship = property as? NSRelationshipDescription, let source = original as? NSRelationshipDescription {
+                if let relationship = property as? NSRelationshipDescription, let source = original as? NSRelationshipDescription
+                {
                     let destination = counterpart(source.destinationEntity)
                     relationship.destinationEntity = destination
                     if let inverse = source.inverseRelationship {
-                        relationship.inverseRelationship = destination?.propertiesByName[inverse.name] as? NSRelationshipDescription ?? inverse
+                        relationship.inverseRelationship =
+                            destination?.propertiesByName[inverse.name] as? NSRelationshipDescription ?? inverse
                     }
                 }
                 if let fetched = property as? NSFetchedPropertyDescription, let request = fetched.fetchRequest {
@@ -265,7 +267,8 @@ open class NSManagedObjectModel: NSObject, NSCopying {
         var lines = ["<NSManagedObjectModel: \(entityList.count) entities>"]
         for entity in entityList { lines.append(entity.description) }
         for name in configurationNames {
-            lines.append("configuration \(name): \(configurationEntities[name, default: []].compactMap(\.name).joined(separator: ", "))")
+            lines.append(
+                "configuration \(name): \(configurationEntities[name, default: []].compactMap(\.name).joined(separator: ", "))")
         }
         for name in templates.keys.sorted() { lines.append("template \(name): \(templates[name].map(\.description) ?? "")") }
         return lines.joined(separator: "\n")

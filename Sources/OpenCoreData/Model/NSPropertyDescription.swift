@@ -96,8 +96,9 @@ open class NSPropertyDescription: NSObject, NSCopying, ModelPart {
     /// - Parameters:
     ///   - validationPredicates: Predicates evaluated against a value, in order; `nil` clears them.
     ///   - validationWarnings: One message per predicate; `nil` clears them.
-    open func setValidationPredicates(_ validationPredicates: [NSPredicate]?, withValidationWarnings validationWarnings: [String]?)
-    {
+    open func setValidationPredicates(
+        _ validationPredicates: [NSPredicate]?, withValidationWarnings validationWarnings: [String]?
+    ) {
         ensureEditable()
         self.validationPredicates = validationPredicates ?? []
         self.validationWarnings = validationWarnings ?? []

@@ -14,9 +14,10 @@ open class NSPersistentStore: NSObject {
     ///   - name: The configuration whose entities the store holds; `nil` for the default (all).
     ///   - url: The store's location.
     ///   - options: Store options (`NSReadOnlyPersistentStoreOption`, …).
-    public init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, at url: URL,
-        options: [AnyHashable: Any]?)
-    {
+    public init(
+        persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, at url: URL,
+        options: [AnyHashable: Any]?
+    ) {
         persistentStoreCoordinator = root
         configurationName = name ?? NSManagedObjectModel.defaultConfigurationName
         self.url = url
@@ -37,6 +38,8 @@ open class NSPersistentStore: NSObject {
     open private(set) var options: [AnyHashable: Any]?
 
     /// The store's unique identifier (its UUID, kept in its metadata). **Default:** a new UUID.
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+    // Apple's type, so that `if let` and plain uses both compile as they do on Apple.
     open var identifier: String! = UUID().uuidString
 
     /// The store's type name. **Default:** the class's `type`.
