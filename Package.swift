@@ -18,7 +18,10 @@ let package = Package(
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
-        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData"]),
+        .testTarget(
+            name: "OpenCoreDataTests", dependencies: ["OpenCoreData"],
+            // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
+            resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
         // Also runs `coredata demo`, the README's first command, as a process.
         .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "coredata"]),

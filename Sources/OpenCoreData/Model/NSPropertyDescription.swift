@@ -104,6 +104,14 @@ open class NSPropertyDescription: NSObject, NSCopying, ModelPart {
         self.validationWarnings = validationWarnings ?? []
     }
 
+    /// Sets validation predicates with warnings of any kind: the model file loader stores Apple's
+    /// error codes as `NSNumber`s (`NSValidationNumberTooSmallError`, …), as Xcode's compiler does.
+    func setValidationPredicates(_ validationPredicates: [NSPredicate], warningValues: [Any]) {
+        ensureEditable()
+        self.validationPredicates = validationPredicates
+        self.validationWarnings = warningValues
+    }
+
     /// Whether this property (through its entity's model) may still change: true until the
     /// model is used by a persistent store coordinator.
     ///
