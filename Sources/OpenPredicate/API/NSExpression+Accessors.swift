@@ -1,9 +1,8 @@
 import Foundation
 
 extension NSExpression {
-    /// The kind of expression. Arithmetic, indexes and `CAST` are `.function` (as on Apple);
-    /// a key path applied to another expression (`$x.name`) is `.keyPath` with that `operand`.
-    public var expressionType: ExpressionType {
+    /// The kind of expression its tree gives (`expressionType`, which subclasses override).
+    var nodeExpressionType: ExpressionType {
         switch node {
         case .constant, .symbol: return .constantValue
         case .evaluatedObject: return .evaluatedObject

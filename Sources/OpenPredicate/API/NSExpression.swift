@@ -15,7 +15,8 @@ import Foundation
 /// cannot resolve the *type* name `NSExpression` (`let e: NSExpression`), though every initializer
 /// call resolves to this class. Import only CoreData (it re-exports Foundation, as Apple's does).
 /// Accessors that do not apply to the expression's type return an empty value instead of raising.
-public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
+/// The class is open, as Apple's is, for Core Data's `NSFetchRequestExpression`.
+open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     let node: ExpressionNode
 
     /// Compiled on first use (most expressions are parts of predicates, which compile whole).
@@ -33,6 +34,14 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
 
     init(node: ExpressionNode) {
         self.node = node
+        super.init()
+    }
+
+    /// For subclasses in the package's other modules (Core Data's `NSFetchRequestExpression`):
+    /// inside a predicate or another expression the subclass stands as the call
+    /// `name(arguments…)`, which prints that way and evaluates to an "unsupported function" error.
+    package init(subclassFunction name: String, arguments: [NSExpression]) {
+        self.node = .function(name: name, arguments: arguments.map(\.node))
         super.init()
     }
 
@@ -64,7 +73,16 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         case block = 19
         /// `TERNARY(…)`.
         case conditional = 20
+        /// Core Data's fetch request expression (`NSFetchRequestExpression`).
+        ///
+        /// **Differences from Apple:** Apple's enum has no case for 50; Core Data declares the
+        /// constant `NSFetchRequestExpressionType` (OpenCoreData declares it too, equal to this).
+        case fetchRequest = 50
     }
+
+    /// The kind of expression. Arithmetic, indexes and `CAST` are `.function` (as on Apple);
+    /// a key path applied to another expression (`$x.name`) is `.keyPath` with that `operand`.
+    open var expressionType: ExpressionType { nodeExpressionType }
 
     // MARK: - Creating expressions
 
@@ -256,7 +274,7 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// The value of the expression for `object`; `context` holds variable bindings.
     ///
     /// Returns nil where Apple raises (an unbound variable, a function on the wrong type).
-    public func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
+    open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         var evaluation = EvaluationContext(variables: PredicateTree.bindings(from: context))
         return compiled(EvaluationSubject(object), &evaluation)
     }
@@ -264,7 +282,7 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// The throwing twin of `expressionValue(with:context:)`: where Apple raises (a `$VARIABLE`
     /// without a value, a set operation on something that is not a collection), this throws an
     /// `NSError` in `NSCocoaErrorDomain` naming the problem instead of answering nil.
-    public func expressionValue(validating object: Any?, context: NSMutableDictionary?) throws -> Any? {
+    open func expressionValue(validating object: Any?, context: NSMutableDictionary?) throws -> Any? {
         var evaluation = EvaluationContext(variables: PredicateTree.bindings(from: context))
         let value = compiled(EvaluationSubject(object), &evaluation)
         if let error = evaluation.error { throw error.nsError }
@@ -278,23 +296,72 @@ public final class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     // MARK: - NSObject
 
     /// The expression in format-string syntax.
-    public override var description: String {
+    open override var description: String {
         PredicatePrinter.format(node)
     }
 
     /// Expressions are equal when they have the same type and parts.
-    public override func isEqual(_ object: Any?) -> Bool {
+    open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSExpression else { return false }
         return other === self || other.node.isEqualOnAnyStack(to: node)
     }
 
     /// A hash consistent with `isEqual(_:)`.
-    public override var hash: Int {
+    open override var hash: Int {
         node.hashValueOnAnyStack
     }
 
     /// Expressions are immutable; the copy is the same object.
     public func copy(with zone: NSZone? = nil) -> Any {
         self
+    }
+
+    // MARK: - Archiving
+
+    // These are in the class body, not in NSExpression+Coding.swift with the conformance, because
+    // the class is open: `init?(coder:)` must be `required`, and subclasses may override the rest.
+
+    /// True: expressions can be archived with `NSKeyedArchiver` and read back by a secure
+    /// `NSKeyedUnarchiver`.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Archives the expression and its operands under Apple's keys (`NSExpressionType`,
+    /// `NSConstantValue`, `NSOperand`, `NSArguments`, …), each operand as an object of its own.
+    ///
+    /// ```swift
+    /// let data = try NSKeyedArchiver.archivedData(
+    ///     withRootObject: NSExpression(format: "salary * 1.1"), requiringSecureCoding: true)
+    /// ```
+    ///
+    /// Block expressions, and constants that are not strings, numbers, dates, data, UUIDs, URLs,
+    /// `NSNull` or collections of those, cannot be archived: the archiver's `error` is set, so
+    /// `archivedData(withRootObject:requiringSecureCoding:)` throws (`NSCoderInvalidValueError`).
+    ///
+    /// **Differences from Apple:** Apple raises an exception for a block expression. The archive
+    /// names this class `OpenPredicate.NSExpression` for every kind of expression (Apple writes
+    /// `NSKeyPathExpression`, `NSConstantValueExpression`, …), so archives are not interchangeable
+    /// with Apple's; `ArchiveKey` lists the keys that are ours.
+    open func encode(with coder: NSCoder) {
+        PredicateArchiver.encode(node, to: coder)
+    }
+
+    /// Reads an expression archived by `encode(with:)`.
+    ///
+    /// Every key is validated, and constants are decoded against an allow-list of classes. A
+    /// malformed archive makes this initializer fail and the unarchiver report an error
+    /// (`NSCoderReadCorruptError`) — or, if its `decodingFailurePolicy` is `.raiseException`
+    /// (corelibs' default for `NSKeyedUnarchiver(forReadingFrom:)`; Apple's default is
+    /// `.setErrorAndReturn`), stop the process, as corelibs does for every decoding failure.
+    ///
+    /// ```swift
+    /// let expression = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSExpression.self, from: data)
+    /// ```
+    ///
+    /// **Differences from Apple:** decoded expressions can be evaluated at once;
+    /// `allowEvaluation()` does nothing.
+    public required init?(coder: NSCoder) {
+        guard let node = PredicateUnarchiver.expression(from: coder) else { return nil }
+        self.node = node
+        super.init()
     }
 }

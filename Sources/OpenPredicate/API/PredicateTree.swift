@@ -2,15 +2,19 @@ import Foundation
 
 /// Moves between predicate objects (ours, corelibs', anyone's) and the internal trees.
 enum PredicateTree {
-    /// The tree of any `NSPredicate`: ours are read directly, corelibs' compound and constant
-    /// predicates are looked into, anything else (block predicates, foreign subclasses) becomes
-    /// an opaque node evaluated through its own `evaluate(with:substitutionVariables:)`.
+    /// The tree of any `NSPredicate`: ours (`TRUEPREDICATE` included) are read directly,
+    /// corelibs' compound and constant predicates are looked into, anything else (block
+    /// predicates, foreign subclasses) becomes an opaque node evaluated through its own
+    /// `evaluate(with:substitutionVariables:)`.
     static func node(_ predicate: Foundation.NSPredicate) -> PredicateNode {
         if let comparison = predicate as? NSComparisonPredicate {
             return .comparison(comparison.comparison)
         }
         if let compound = predicate as? CompoundPredicate {
             return compound.node
+        }
+        if let constant = predicate as? ConstantPredicate {
+            return .constant(constant.evaluate(with: nil))
         }
         if let compound = predicate as? Foundation.NSCompoundPredicate {
             let children = compound.subpredicates.map(node)
@@ -91,10 +95,17 @@ enum PredicateTree {
 }
 
 /// `TRUEPREDICATE` / `FALSEPREDICATE` from a format string: corelibs' `NSPredicate(value:)`
-/// (which evaluates, compares and copies correctly) with Apple's `description`; corelibs' own
-/// prints `<NSPredicate: 0x…>`.
+/// (which evaluates and copies correctly) with Apple's `description` (corelibs' own prints
+/// `<NSPredicate: 0x…>`) and a hash consistent with equality (corelibs' hashes the identity).
 final class ConstantPredicate: Foundation.NSPredicate {
     override var description: String {
         evaluate(with: nil) ? "TRUEPREDICATE" : "FALSEPREDICATE"
     }
+
+    override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? Foundation.NSPredicate else { return false }
+        return other === self || PredicateTree.node(other) == .constant(evaluate(with: nil))
+    }
+
+    override var hash: Int { PredicateNode.constant(evaluate(with: nil)).hashValue }
 }

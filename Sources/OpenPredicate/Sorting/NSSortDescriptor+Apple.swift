@@ -96,6 +96,8 @@ extension Foundation.NSSortDescriptor {
     /// Apple refuses to evaluate securely decoded descriptors until this is called. Descriptors
     /// here are always ready to evaluate, so this does nothing.
     ///
-    /// **Differences from Apple:** a no-op; sort descriptors are not archived on Linux.
+    /// **Differences from Apple:** a no-op. Descriptors made with `init(key:ascending:)` and
+    /// `init(key:ascending:selector:)` archive with `NSKeyedArchiver`; corelibs' own
+    /// `init(keyPath:ascending:)` descriptors and comparator descriptors do not.
     public func allowEvaluation() {}
 }

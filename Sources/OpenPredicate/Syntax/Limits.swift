@@ -33,3 +33,25 @@ enum ParserLimits {
     /// Each element becomes a tree node; this keeps one literal from allocating without bound.
     static let maxAggregateElements = 1_000_000
 }
+
+/// The limits keyed archiving enforces, each with the reason it exists.
+enum ArchiveLimits {
+    /// Deepest nesting of predicate, expression and operator objects in an archive, counted
+    /// together (a comparison, its left expression and that expression's argument are three).
+    ///
+    /// Unarchiving is recursive (corelibs' `NSKeyedUnarchiver` decodes an object's children inside
+    /// its `init?(coder:)`), and an archive can be made to refer to itself, so without a limit a
+    /// hostile archive recurses until the stack overflows. Every tree the parser accepts fits:
+    /// a level of `ParserLimits.maxNestingDepth` makes at most five objects (in
+    /// `SUBQUERY(…, $x, … OR … AND X.@count > 0)`: the subquery, the OR, the AND, the comparison
+    /// and the key path; `AND`, `OR`, comparisons and key paths are not counted by the parser).
+    /// Archiving a deeper tree, which only the API can build, fails the same way, so every
+    /// archive written can be read.
+    static let maxDepth = 6 * ParserLimits.maxNestingDepth
+
+    /// Levels of objects archived or unarchived on one `LargeStack` thread before the work moves
+    /// to a fresh one. Measured in a debug build, a level costs up to ~13 KiB of stack when
+    /// unarchiving (~6 KiB archiving), so 1 000 levels use well under half of
+    /// `LargeStack.stackSize`.
+    static let levelsPerStack = 1_000
+}
