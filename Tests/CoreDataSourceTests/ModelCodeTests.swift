@@ -70,7 +70,10 @@ private func makeModel() -> NSManagedObjectModel {
         #expect(predicate.map { "\($0)" } == "salary > 40000")
         #expect(request.entityName == "Employee")
         #expect(request.resultType.rawValue == 2)
-        #expect(request.includesSubentities && request.includesPendingChanges && request.fetchLimit == 0)
+        #expect(request.includesSubentities && request.fetchLimit == 0)
+        #expect(!request.includesPendingChanges)  // dictionary results never include pending changes
+        request.resultType = .managedObjectResultType
+        #expect(request.includesPendingChanges)
 
         let typed = NSFetchRequest<NSDictionary>(entityName: "Employee")
         typed.fetchLimit = 3

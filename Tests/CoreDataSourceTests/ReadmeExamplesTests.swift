@@ -51,6 +51,18 @@ private final class Readme {
         print(staff.filtered(using: wellPaid).map(\.name))   // ["Jo"]
     }
 
+    // README: Models and fetch requests
+    func models(modelURL: URL) throws {
+        let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
+        if let manager = model.entitiesByName["Manager"] {
+            print(manager.superentity?.name ?? "none")              // Employee
+            print(manager.properties.map(\.name))                   // ["name", "salary", "reports"]
+        }
+        let request = model.fetchRequestFromTemplate(withName: "EarnsMoreThan",
+                                                     substitutionVariables: ["MINIMUM": 40_000])
+        print(request?.predicate ?? "none")                         // salary > 40000
+    }
+
     // README: Input from users: the throwing twins
     func throwingTwins() throws {
         do {
@@ -134,7 +146,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 3)
+        #expect(blocks.count == 4)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -173,5 +185,35 @@ struct ReadmeExamplesTests {
         try readme.throwingTwins()
         #expect(readme.printed == ["true", "salary > 50000"])
         #expect(readme.printed == (try swiftBlock(containing: "validatingFormat")).expectedOutput)
+    }
+
+    /// The model file the README's model example loads: the file Xcode would write for it.
+    private static let modelFile = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
+            <entity name="Employee" representedClassName="Employee" parentEntity="Person" syncable="YES">
+                <attribute name="salary" optional="YES" attributeType="Decimal" defaultValueString="0.0"/>
+            </entity>
+            <entity name="Manager" representedClassName="Manager" parentEntity="Employee" syncable="YES">
+                <relationship name="reports" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Employee"/>
+            </entity>
+            <entity name="Person" representedClassName="Person" isAbstract="YES" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+            </entity>
+            <fetchRequest name="EarnsMoreThan" entity="Employee" predicateString="salary &gt; $MINIMUM"/>
+        </model>
+        """
+
+    @Test func models() throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("readme-\(UUID().uuidString)/Company.xcdatamodeld/Company.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
+        try Self.modelFile.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+
+        let readme = Readme()
+        try readme.models(modelURL: folder.deletingLastPathComponent())
+        #expect(readme.printed == ["Employee", #"["name", "salary", "reports"]"#, "salary > 40000"])
+        #expect(readme.printed == (try swiftBlock(containing: "validatingContentsOf")).expectedOutput)
     }
 }

@@ -209,6 +209,12 @@ open class NSManagedObjectModel: NSObject, NSCopying {
     /// Makes the model (and its entities and properties) immutable; a coordinator calls it.
     package func markInUse() {
         inUse = true
+        for template in templates.values { template.markInUse() }
+        for entity in entityList {
+            for case let fetched as NSFetchedPropertyDescription in entity.declaredProperties {
+                fetched.fetchRequest?.markInUse()
+            }
+        }
     }
 
     func ensureEditable() {

@@ -98,7 +98,8 @@ extension ModelFileBuilder {
         request.fetchBatchSize = try element.count("fetchBatchSize") ?? 0
         request.includesSubentities = try element.bool("includeSubentities") ?? request.includesSubentities
         request.includesPropertyValues = try element.bool("includePropertyValues") ?? request.includesPropertyValues
-        request.includesPendingChanges = try element.bool("includesPendingChanges") ?? request.includesPendingChanges
+        // Only when the file says so: the getter answers false for dictionary results (as Apple's does).
+        if let pending = try element.bool("includesPendingChanges") { request.includesPendingChanges = pending }
         request.returnsObjectsAsFaults = try element.bool("returnObjectsAsFaults") ?? request.returnsObjectsAsFaults
         request.returnsDistinctResults = try element.bool("returnDistinctResults") ?? request.returnsDistinctResults
         return request

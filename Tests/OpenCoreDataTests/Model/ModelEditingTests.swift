@@ -51,3 +51,31 @@ import Testing
         #expect(stderr.contains("Can't modify an immutable model."), "\(Self.mutations[index].0)")
     }
 }
+
+/// Templates and fetched properties' requests of a model in use are frozen with their own reason;
+/// the requests made from them are ordinary, editable copies.
+@Suite struct TemplateEditingTests {
+    @Test func templatesFreezeWithTheModel() throws {
+        let model = CompanyModel.make()
+        let template = try #require(model.fetchRequestTemplate(forName: "HighEarners"))
+        let seniors = try #require(model[entity: "Department"].propertiesByName["seniors"] as? NSFetchedPropertyDescription)
+        #expect(template.isEditable && seniors.fetchRequest?.isEditable == true)
+        _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+        #expect(!template.isEditable)
+        #expect(seniors.fetchRequest?.isEditable == false)
+        let request = try #require(model.fetchRequestFromTemplate(withName: "HighEarners", substitutionVariables: ["MIN": 1]))
+        #expect(request.isEditable)
+        request.fetchLimit = 1
+        #expect(request.fetchLimit == 1)
+    }
+
+    @Test func changingAFrozenTemplateTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = CompanyModel.make()
+            _ = NSPersistentStoreCoordinator(managedObjectModel: model)
+            model.fetchRequestTemplate(forName: "HighEarners")?.fetchLimit = 1
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("Can't modify a named fetch request in an immutable model."))
+    }
+}
