@@ -18,10 +18,12 @@ import OpenPredicate
 /// **Differences from Apple:** `ResultType` is unconstrained, because a Swift protocol does not
 /// conform to itself and `NSFetchRequest<NSFetchRequestResult>` must compile (see
 /// `NSFetchRequestResult`). Apple's `entity` raises for a request made with
-/// `init(entityName:)` until a context has used it; ours answers `nil`. Keyed archiving
-/// (`NSCoding`) is not available yet.
+/// `init(entityName:)` until a context has used it; ours answers `nil`. Requests archive with
+/// `NSKeyedArchiver` under Apple's keys, but read back through
+/// `NSKeyedUnarchiver.unarchivedFetchRequest(from:)` (corelibs cannot name a generic class in an
+/// archive), with the entity by name.
 /// See [NSFetchRequest](https://developer.apple.com/documentation/coredata/nsfetchrequest).
-open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest {
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest, NSSecureCoding {
     /// Every setting but the affected stores; see `FetchRequestSettings`.
     var settings = FetchRequestSettings()
 
@@ -43,6 +45,34 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest
     public convenience init(entityName: String) {
         self.init()
         settings.initialEntityName = entityName
+    }
+
+    // MARK: - Archiving
+
+    /// Fetch requests decode securely. **Default:** `true`.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Archives every setting under Apple's keys (the entity by name); see
+    /// `NSFetchRequest+Coding.swift`.
+    open func encode(with coder: NSCoder) {
+        settings.encode(to: coder)
+    }
+
+    /// Reads a request archived by `encode(with:)`; nil (and the coder's error set) for a
+    /// malformed archive. Archives written by `NSKeyedArchiver` are read back with
+    /// `NSKeyedUnarchiver.unarchivedFetchRequest(from:)`.
+    public required init?(coder: NSCoder) {
+        guard let decoded = FetchRequestSettings(coder: coder) else { return nil }
+        settings = decoded
+        super.init()
+    }
+
+    /// The class an `NSKeyedArchiver` records: a plain one, as corelibs cannot name a generic class.
+    open override var classForKeyedArchiver: AnyClass? { ArchivedFetchRequest.self }
+
+    /// What an `NSKeyedArchiver` writes in place of the request: the same settings in a plain class.
+    open override func replacementObject(for archiver: NSKeyedArchiver) -> Any? {
+        ArchivedFetchRequest(settings: settings)
     }
 
     // MARK: - Entity
