@@ -73,17 +73,6 @@ enum PropertyListText {
             && text.unicodeScalars.allSatisfy { scalar in
                 scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "_$./:-".unicodeScalars.contains(scalar))
             }
-        if bare { return text }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        return bare ? text : PredicatePrinter.quote(text)
     }
 }

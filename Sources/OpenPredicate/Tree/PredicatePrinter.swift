@@ -6,7 +6,7 @@ import Foundation
 /// produces, except for parts that have no format syntax: blocks, opaque predicates, custom
 /// selectors, and constants of collection or object types (arrays print as `{…}` and re-parse
 /// as aggregates, dates as `CAST(…)`).
-enum PredicatePrinter {
+package enum PredicatePrinter {
     // MARK: Predicates
 
     static func format(_ predicate: PredicateNode) -> String {
@@ -352,7 +352,7 @@ enum PredicatePrinter {
 
     /// `"…"` with `"`, `\`, newline, tab and carriage return escaped.
     @inline(never)
-    static func quote(_ string: String) -> String {
+    package static func quote(_ string: String) -> String {
         var out = "\""
         out.reserveCapacity(string.utf8.count + 2)
         for scalar in string.unicodeScalars {
