@@ -14,10 +14,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "OpenPredicate"),
-        .target(name: "OpenCoreData", dependencies: ["OpenPredicate"]),
+        // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
+        .target(name: "OpenStoreCore", dependencies: ["OpenPredicate"]),
+        .target(name: "OpenInMemoryStore", dependencies: ["OpenStoreCore"]),
+        .target(name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
+        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         .testTarget(
             name: "OpenCoreDataTests", dependencies: ["OpenCoreData"],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.

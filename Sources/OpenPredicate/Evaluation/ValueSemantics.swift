@@ -8,6 +8,7 @@ import Foundation
 /// - Numbers compare by value across types (`2 == 2.0`, `true == 1`), as `NSNumber` does.
 /// - A number and a string are never equal, and have no order (Apple raises; we answer false).
 /// - `nil` and `NSNull` are equal to each other; an ordering comparison with either is false.
+/// - A `PredicateIdentity` value (a store's row view) is equal to what it stands for (its key).
 enum ValueSemantics {
     /// A number reduced to the widest exact representation we need to compare it.
     enum Number {
@@ -171,6 +172,8 @@ enum ValueSemantics {
         if let a = lhs as? UUID, let b = rhs as? UUID { return a == b }
         if let a = lhs as? URL, let b = rhs as? URL { return a == b }
         if let a = lhs as? Data, let b = rhs as? Data { return a == b }
+        if let a = lhs as? PredicateIdentity { return isEqual(a.predicateIdentity, rhs) }
+        if let b = rhs as? PredicateIdentity { return isEqual(lhs, b.predicateIdentity) }
         if let a = lhs as? PredicateCollection, let b = rhs as? PredicateCollection {
             return collectionsEqual(a, b)
         }
@@ -207,6 +210,8 @@ enum ValueSemantics {
             hasher.combine(double)
         } else if let collection = value as? PredicateCollection {
             hasher.combine(collection.predicateElements.count)
+        } else if let standIn = value as? PredicateIdentity {
+            hasher.combine(standIn.predicateIdentity)
         } else if let hashable = value as? AnyHashable {
             hasher.combine(hashable)
         } else if type(of: value) is AnyClass {

@@ -1,0 +1,120 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// The reference back end: every row in memory, plans run with compiled closures.
+///
+/// The store keeps one table per inheritance hierarchy (as Apple's SQLite store does), rows in
+/// insertion order, and hands out primary keys per hierarchy root, increasing from 1 (Apple's
+/// `Z_PRIMARYKEY.Z_MAX`). A fetch:
+///
+/// 1. takes the rows whose entity is in `plan.entityIDs` (abstract entities never have rows of
+///    their own: inserting one is refused);
+/// 2. keeps those the predicate matches, compiled once per fetch and evaluated against a
+///    `RowView` of each row;
+/// 3. orders them by the sort descriptors, in array order, with OpenPredicate's rules
+///    (`compare:` and the string selectors, nil first when ascending); with no sort descriptors
+///    the order is insertion order within the hierarchy;
+/// 4. skips `offset` results, then keeps at most `limit` (0 for no limit);
+/// 5. returns rows, keys, their number, or dictionaries (see `DictionaryFetch`).
+///
+/// ```swift
+/// let store = InMemoryRowStore(schema: schema)
+/// let keys = try store.newPrimaryKeys(forEntity: employeeID, count: 1)
+/// try store.apply(inserted: [RowSnapshot(key: ObjectKey(entityID: employeeID, primaryKey: keys[0]),
+///                                        version: 1, values: values)], updated: [], deleted: [])
+/// let plan = FetchPlan(entityID: employeeID, entityIDs: [employeeID],
+///                      predicate: NSPredicate(format: "salary > 10"), output: .count)
+/// let output = try store.execute(plan)  // .count(1)
+/// ```
+///
+/// Thread safety: every method may be called from any thread. State changes under a lock; a
+/// fetch takes the tables under the lock (a copy-on-write copy) and runs without holding it, so
+/// it sees the store as it was when it began and does not block saves (a save during a fetch
+/// copies the tables it changes once).
+///
+/// Relationships: the store keeps each row's slots as given. A to-one slot holds `.object(key)`;
+/// a to-many slot holds `.objects(keys)` (in order for an ordered one), and `.null` reads as
+/// empty — the coordinator keeps both sides of a relationship, as the context does for objects.
+///
+/// **Differences from Apple:** Apple's in-memory store is an atomic store of whole objects; this
+/// one keeps rows and runs the same fetch plans the SQLite store runs (so both can be held to
+/// the same answers), and refuses a bad save (unknown keys, duplicate inserts, wrong value
+/// counts or value types) before changing anything.
+package final class InMemoryRowStore: RowStore, @unchecked Sendable {
+    package let schema: StoreSchema
+    let layouts: [EntityLayout]
+    private let lock = NSLock()
+    /// One table per hierarchy root, at the root's number minus one; other entries stay empty.
+    private var tables: [RowTable]
+    /// Test hook: sort only through OpenPredicate's `sorted(using:)` when false (see `+Testing`).
+    private var usesNativeSort = true
+
+    package init(schema: StoreSchema) {
+        self.schema = schema
+        layouts = EntityLayout.layouts(for: schema)
+        tables = Array(repeating: RowTable(), count: schema.entities.count)
+    }
+
+    // MARK: - RowStore
+
+    package func execute(_ plan: FetchPlan) throws -> FetchOutput {
+        let (graph, native) = withLock { (RowGraph(tables: tables, layouts: layouts), usesNativeSort) }
+        return try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run()
+    }
+
+    package func row(for key: ObjectKey) throws -> RowSnapshot? {
+        withLock {
+            guard layouts.indices.contains(key.entityID - 1) else { return nil }
+            guard let row = tables[layouts[key.entityID - 1].table].row(primaryKey: key.primaryKey),
+                row.key.entityID == key.entityID
+            else { return nil }
+            return row
+        }
+    }
+
+    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
+        try withLock {
+            try SaveValidator(layouts: layouts, tables: tables).validate(inserted: inserted, updated: updated, deleted: deleted)
+            for key in deleted {
+                tables[layouts[key.entityID - 1].table].remove(primaryKey: key.primaryKey)
+            }
+            for row in updated {
+                tables[layouts[row.key.entityID - 1].table].replace(row)
+            }
+            for row in inserted {
+                tables[layouts[row.key.entityID - 1].table].insert(row)
+            }
+            for index in tables.indices { tables[index].compactIfSparse() }
+        }
+    }
+
+    /// Reserves `count` primary keys for rows of the hierarchy `entityID` belongs to: the next
+    /// ones after the highest handed out or used, so keys are never reused, even after deletes.
+    /// A `count` of 0 or less reserves nothing.
+    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
+        try withLock {
+            guard layouts.indices.contains(entityID - 1) else {
+                throw InMemoryStoreError.operation("No entity numbered \(entityID) in the store's schema")
+            }
+            guard count > 0 else { return [] }
+            let table = layouts[entityID - 1].table
+            let first = tables[table].maxPrimaryKey + 1
+            tables[table].maxPrimaryKey += Int64(count)
+            return Array(first...tables[table].maxPrimaryKey)
+        }
+    }
+
+    /// The sort switch, under the lock.
+    var usesNativeSortSetting: Bool {
+        get { withLock { usesNativeSort } }
+        set { withLock { usesNativeSort = newValue } }
+    }
+
+    // MARK: - Locking
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,102 @@
+import OpenPredicate
+
+/// A fetch request resolved against the schema once, by the coordinator, and handed to each
+/// affected store. Key paths in the predicate and sort descriptors have been checked against the
+/// schema; substitution variables are gone.
+package struct FetchPlan {
+    /// What a store returns for the plan.
+    package enum Output {
+        /// Whole rows (the context makes objects or faults of them).
+        case rows
+        /// Only the keys (object IDs, or faults without data).
+        case keys
+        /// The number of matching rows.
+        case count
+        /// One dictionary per result: named columns, optionally grouped.
+        case dictionaries(DictionaryShape)
+    }
+
+    /// The entity fetched.
+    package var entityID: Int
+    /// The entities whose rows match: the entity alone, or with every sub-entity.
+    package var entityIDs: Set<Int>
+    /// The filter; nil matches every row.
+    package var predicate: NSPredicate?
+    /// The order, applied in array order.
+    package var sortDescriptors: [NSSortDescriptor]
+    /// At most this many results after the offset; 0 for no limit.
+    package var limit: Int
+    /// Results skipped before the first one returned.
+    package var offset: Int
+    package var output: Output
+
+    package init(
+        entityID: Int, entityIDs: Set<Int>, predicate: NSPredicate? = nil, sortDescriptors: [NSSortDescriptor] = [],
+        limit: Int = 0, offset: Int = 0, output: Output = .rows
+    ) {
+        self.entityID = entityID
+        self.entityIDs = entityIDs
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.limit = limit
+        self.offset = offset
+        self.output = output
+    }
+}
+
+/// The columns of a dictionary fetch.
+package struct DictionaryShape {
+    /// One output column: its name in the result dictionaries and how to compute it.
+    package struct Column {
+        package let name: String
+        /// A key path from the fetched object (an attribute, a to-one relationship giving its
+        /// key, or a path through to-one relationships), or an expression (aggregates such as
+        /// `sum:(salary)` are computed over each group).
+        package let expression: NSExpression
+        /// The attribute kind the value is converted to (`expressionResultType`); nil keeps it.
+        package let resultKind: AttributeKind?
+
+        package init(name: String, expression: NSExpression, resultKind: AttributeKind?) {
+            self.name = name
+            self.expression = expression
+            self.resultKind = resultKind
+        }
+    }
+
+    package var columns: [Column]
+    /// Group-by columns; empty without grouping.
+    package var groupBy: [Column]
+    /// Filters groups (evaluated against each result dictionary).
+    package var having: NSPredicate?
+    package var distinct: Bool
+
+    package init(columns: [Column], groupBy: [Column] = [], having: NSPredicate? = nil, distinct: Bool = false) {
+        self.columns = columns
+        self.groupBy = groupBy
+        self.having = having
+        self.distinct = distinct
+    }
+}
+
+/// What a store returns for a plan.
+package enum FetchOutput {
+    case rows([RowSnapshot])
+    case keys([ObjectKey])
+    case count(Int)
+    case dictionaries([[String: StoreValue]])
+}
+
+/// The store side of the coordinator: a back end that keeps rows and runs plans.
+package protocol RowStore: AnyObject {
+    /// The schema the store was opened with.
+    var schema: StoreSchema { get }
+    /// Runs a plan.
+    func execute(_ plan: FetchPlan) throws -> FetchOutput
+    /// The current row of an object, for faults and relationship traversal; nil if it does not
+    /// exist (any more).
+    func row(for key: ObjectKey) throws -> RowSnapshot?
+    /// Applies a save: new rows, changed rows, deleted keys, all or nothing.
+    func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws
+    /// Reserves `count` new primary keys for rows of an entity's hierarchy.
+    func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
+}

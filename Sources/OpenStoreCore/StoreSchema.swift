@@ -1,0 +1,86 @@
+import OpenPredicate
+
+/// The model as stores see it: entities by number, each with every property it has (inherited
+/// ones first) in slot order. OpenCoreData lowers an `NSManagedObjectModel` into this once per
+/// coordinator; stores never see model classes.
+package struct StoreSchema: Sendable {
+    /// The entities, `entities[i].id == i + 1` (entity numbers start at 1, as Apple's `Z_ENT`).
+    package let entities: [EntitySchema]
+    /// Entity numbers by entity name.
+    package let entityIDsByName: [String: Int]
+
+    package init(entities: [EntitySchema]) {
+        self.entities = entities
+        var byName: [String: Int] = [:]
+        for entity in entities { byName[entity.name] = entity.id }
+        entityIDsByName = byName
+    }
+
+    /// The entity with this number.
+    package func entity(_ id: Int) -> EntitySchema { entities[id - 1] }
+
+    /// The entity with this name, if the schema has one.
+    package func entity(named name: String) -> EntitySchema? { entityIDsByName[name].map(entity) }
+}
+
+/// One entity: its number, name, place in the hierarchy and properties.
+package struct EntitySchema: Sendable {
+    package let id: Int
+    package let name: String
+    package let isAbstract: Bool
+    /// The super-entity's number, if any.
+    package let superID: Int?
+    /// This entity and every entity below it, by number (so a fetch with sub-entities matches
+    /// rows whose entity is in this set).
+    package let familyIDs: Set<Int>
+    /// Every property, inherited ones first, in slot order; a row's `values[i]` belongs to
+    /// `properties[i]`.
+    package let properties: [PropertySchema]
+    /// Slots by property name.
+    package let slotsByName: [String: Int]
+
+    package init(id: Int, name: String, isAbstract: Bool, superID: Int?, familyIDs: Set<Int>, properties: [PropertySchema]) {
+        self.id = id
+        self.name = name
+        self.isAbstract = isAbstract
+        self.superID = superID
+        self.familyIDs = familyIDs
+        self.properties = properties
+        var slots: [String: Int] = [:]
+        for (slot, property) in properties.enumerated() { slots[property.name] = slot }
+        slotsByName = slots
+    }
+
+    /// The property with this name, if the entity has one.
+    package func property(named name: String) -> PropertySchema? { slotsByName[name].map { properties[$0] } }
+}
+
+/// One property of an entity, as stores see it.
+package struct PropertySchema: Sendable {
+    package enum Kind: Sendable, Equatable {
+        case attribute(AttributeKind)
+        /// A to-one relationship to the entity with this number.
+        case toOne(destination: Int, inverse: String?)
+        /// A to-many relationship to the entity with this number.
+        case toMany(destination: Int, inverse: String?, ordered: Bool)
+    }
+
+    package let name: String
+    package let kind: Kind
+    package let isOptional: Bool
+    /// Transient properties live only in objects: stores neither keep nor fetch by them.
+    package let isTransient: Bool
+
+    package init(name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+    }
+}
+
+/// The attribute types, as stores keep their values.
+package enum AttributeKind: Sendable, Equatable {
+    case integer16, integer32, integer64, decimal, double, float, string, boolean, date, binary, uuid, uri
+    case transformable, objectID, undefined
+}

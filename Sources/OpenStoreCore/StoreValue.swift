@@ -1,0 +1,48 @@
+import OpenPredicate
+
+/// The number of a row in its entity's table: the entity's number and the primary key (Apple's
+/// `Z_ENT` and `Z_PK`). Object IDs of saved objects wrap one.
+package struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
+    package let entityID: Int
+    package let primaryKey: Int64
+
+    package init(entityID: Int, primaryKey: Int64) {
+        self.entityID = entityID
+        self.primaryKey = primaryKey
+    }
+
+    package var description: String { "\(entityID)/p\(primaryKey)" }
+}
+
+/// A stored value: one case per kind of value a store keeps, so that comparison, sorting and
+/// SQL binding never go through `Any`.
+package enum StoreValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    /// A to-one relationship's destination.
+    case object(ObjectKey)
+    /// A to-many relationship's destinations (in order for an ordered one).
+    case objects([ObjectKey])
+}
+
+/// A row as a store hands it out: the object's key, its optimistic-locking version (`Z_OPT`) and
+/// one value per slot of its entity (`EntitySchema.properties`).
+package struct RowSnapshot: Sendable {
+    package let key: ObjectKey
+    package var version: Int64
+    package var values: [StoreValue]
+
+    package init(key: ObjectKey, version: Int64, values: [StoreValue]) {
+        self.key = key
+        self.version = version
+        self.values = values
+    }
+}
