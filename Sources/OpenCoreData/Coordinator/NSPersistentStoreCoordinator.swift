@@ -1,20 +1,106 @@
 import OpenPredicate
+import OpenStoreCore
 
 /// The object that connects contexts to persistent stores through one managed object model.
 ///
 /// Creating a coordinator makes its model immutable: from then on, changing the model or any of
 /// its entities and properties stops the process with "Can't modify an immutable model.", as on
-/// Apple. Stores and fetching come with the coordinator's next parts.
+/// Apple. Add stores with `addPersistentStore(ofType:configurationName:at:options:)`; each holds
+/// the entities of its configuration.
 ///
 /// See [NSPersistentStoreCoordinator](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator).
 open class NSPersistentStoreCoordinator: NSObject {
     /// The model the coordinator's stores and contexts use.
     public let managedObjectModel: NSManagedObjectModel
 
+    /// The model lowered for stores, once.
+    let schema: StoreSchema
+
+    private let lock = NSRecursiveLock()
+    private var stores: [NSPersistentStore] = []
+
     /// Creates a coordinator for a model, which becomes immutable.
     public init(managedObjectModel model: NSManagedObjectModel) {
         managedObjectModel = model
         model.markInUse()
+        schema = SchemaLowering.schema(for: model)
         super.init()
+    }
+
+    /// The stores added so far, in the order they were added.
+    open var persistentStores: [NSPersistentStore] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stores
+    }
+
+    /// Adds a store of the given type holding the entities of a configuration.
+    ///
+    /// - Parameters:
+    ///   - storeType: `NSInMemoryStoreType` (`NSSQLiteStoreType` arrives with the SQLite store).
+    ///   - configuration: A configuration of the model; `nil` for every entity.
+    ///   - storeURL: Where the store lives; ignored by the in-memory store (its `url` is then
+    ///     `/dev/null`).
+    ///   - options: Store options, e.g. `NSReadOnlyPersistentStoreOption`.
+    /// - Returns: The new store.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for a type this build cannot open, and
+    ///   `NSCoreDataError` for a configuration the model does not have.
+    @discardableResult
+    open func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        if let configuration, managedObjectModel.entities(forConfigurationName: configuration) == nil {
+            throw CoreDataError.make(
+                code: NSCoreDataError, reason: "The model has no configuration named '\(configuration)'",
+                userInfo: [NSStoreTypeKey: storeType])
+        }
+        let store: NSPersistentStore
+        switch storeType {
+        case NSInMemoryStoreType:
+            store = InMemoryPersistentStore(
+                coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
+        default:
+            throw CoreDataError.make(
+                code: NSPersistentStoreInvalidTypeError, reason: "Unsupported store type '\(storeType)'",
+                userInfo: [NSStoreTypeKey: storeType])
+        }
+        lock.lock()
+        stores.append(store)
+        lock.unlock()
+        return store
+    }
+
+    /// Detaches a store from the coordinator.
+    ///
+    /// - Throws: `NSCoreDataError` when the store is not one of the coordinator's.
+    open func remove(_ store: NSPersistentStore) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = stores.firstIndex(where: { $0 === store }) else {
+            throw CoreDataError.make(
+                code: NSCoreDataError, reason: "The store \(store.identifier ?? "") is not in this coordinator")
+        }
+        stores.remove(at: index)
+    }
+
+    /// The store at a URL, if the coordinator has one there.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The ID named by a URI from `NSManagedObjectID.uriRepresentation()`, if it names a row of
+    /// one of the coordinator's stores (`x-coredata://<store UUID>/<Entity>/p<n>`).
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let storeIdentifier = url.host else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, parts[1].hasPrefix("p"), let primaryKey = Int64(parts[1].dropFirst()), primaryKey > 0,
+            let store = persistentStores.first(where: { $0.identifier == storeIdentifier }),
+            let entity = managedObjectModel.entitiesByName[parts[0]], let entityID = schema.entityIDsByName[parts[0]]
+        else { return nil }
+        return NSManagedObjectID(
+            entity: entity,
+            identity: .permanent(storeIdentifier: storeIdentifier, key: ObjectKey(entityID: entityID, primaryKey: primaryKey)),
+            store: store)
     }
 }

@@ -1,0 +1,229 @@
+import OpenPredicate
+import OpenStoreCore
+
+extension NSManagedObjectContext {
+    /// Runs a fetch request and returns its results as `ResultType`: managed objects, object
+    /// IDs, dictionaries (`NSDictionary`) or one count (`NSNumber`), per the request's
+    /// `resultType`.
+    ///
+    /// With `includesPendingChanges` (the default), unsaved inserted objects that match are
+    /// included, changed objects match on their current values, and deleted objects are left
+    /// out; dictionary results reflect the stores only, as on Apple. Objects already in the
+    /// context are returned as they are (with unsaved changes) unless
+    /// `shouldRefreshRefetchedObjects` is set.
+    ///
+    /// - Throws: An `NSError` naming the culprit: an unknown entity or key path, a rule of the
+    ///   request broken, no coordinator or no store, or results that are not `ResultType`.
+    public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
+        let results = try execute(request)
+        var typed: [ResultType] = []
+        typed.reserveCapacity(results.count)
+        for result in results {
+            guard let value = result as? ResultType else {
+                throw CoreDataError.make(
+                    code: NSCoreDataError,
+                    reason:
+                        "The fetch returned \(Swift.type(of: result)), which is not the request's result type \(ResultType.self)")
+            }
+            typed.append(value)
+        }
+        return typed
+    }
+
+    /// Runs an untyped fetch request (see `fetch(_:)`), returning its results as `Any`.
+    public func fetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
+        try execute(request)
+    }
+
+    /// The number of objects a fetch request would return (its offset and limit included).
+    public func count<ResultType>(for request: NSFetchRequest<ResultType>) throws -> Int {
+        let counting = request.copyRequest()
+        counting.resultType = .countResultType
+        return (try execute(counting).first as? NSNumber)?.intValue ?? 0
+    }
+
+    // MARK: - Running a request
+
+    func execute<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [Any] {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
+        }
+        let plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
+        let stores = try affectedStores(of: request, plan: plan, in: coordinator)
+        let usesPendingChanges =
+            request.includesPendingChanges && request.resultType != .dictionaryResultType && hasPendingChanges(in: plan)
+        if case .dictionaries = plan.output {
+            return try dictionaries(plan, stores: stores, coordinator: coordinator)
+        }
+        // One store and nothing pending: the store's window is the answer.
+        if stores.count == 1 && !usesPendingChanges, let store = stores.first {
+            return try results(of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
+        }
+        // Otherwise: every candidate from every store, merged with pending changes, then ordered
+        // and windowed here.
+        var wide = plan
+        wide.limit = 0
+        wide.offset = 0
+        wide.output = .keys
+        var objects: [NSManagedObject] = []
+        for store in stores {
+            guard case .keys(let keys) = try store.rows.execute(wide) else { continue }
+            objects += keys.map { object(with: id(for: $0, in: store, coordinator: coordinator)) }
+        }
+        if usesPendingChanges { objects = try merged(objects, plan: plan) }
+        if stores.count > 1 || usesPendingChanges, !plan.sortDescriptors.isEmpty {
+            objects = objects.sorted(using: plan.sortDescriptors)
+        }
+        let window = Array(objects.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
+        switch plan.output {
+        case .count: return [NSNumber(value: window.count)]
+        case .keys where request.resultType == .managedObjectIDResultType: return window.map(\.objectID)
+        default:
+            if !request.returnsObjectsAsFaults && request.includesPropertyValues { window.forEach { $0.fireFault() } }
+            return window
+        }
+    }
+
+    /// Stores asked: the request's `affectedStores`, or every store of the coordinator whose
+    /// configuration holds the entity.
+    private func affectedStores<ResultType>(
+        of request: NSFetchRequest<ResultType>, plan: FetchPlan,
+        in coordinator: NSPersistentStoreCoordinator
+    ) throws -> [InMemoryPersistentStore] {
+        let model = coordinator.managedObjectModel
+        let entityName = coordinator.schema.entity(plan.entityID).name
+        let candidates = (request.affectedStores ?? coordinator.persistentStores).filter { store in
+            guard let entities = model.entities(forConfigurationName: store.configurationName) else { return false }
+            return entities.contains { $0.name == entityName }
+        }
+        let stores = candidates.compactMap { $0 as? InMemoryPersistentStore }
+        if stores.isEmpty && coordinator.persistentStores.isEmpty {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "This NSPersistentStoreCoordinator has no persistent stores")
+        }
+        return stores
+    }
+
+    /// Whether an object of the fetched entities is inserted, changed or deleted.
+    private func hasPendingChanges(in plan: FetchPlan) -> Bool {
+        guard let schema = persistentStoreCoordinator?.schema else { return false }
+        let names = Set(plan.entityIDs.map { schema.entity($0).name })
+        return (insertedObjects.union(deletedObjects).union(changedList)).contains { names.contains($0.entity.name ?? "") }
+    }
+
+    /// Store candidates with the context's changes: deleted ones out, changed ones matched on
+    /// their current values, inserted ones that match added.
+    private func merged(_ fromStores: [NSManagedObject], plan: FetchPlan) throws -> [NSManagedObject] {
+        guard let schema = persistentStoreCoordinator?.schema else { return fromStores }
+        let names = Set(plan.entityIDs.map { schema.entity($0).name })
+        func matches(_ object: NSManagedObject) throws -> Bool {
+            guard let predicate = plan.predicate else { return true }
+            return try predicate.evaluate(validating: object)
+        }
+        var result: [NSManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for object in fromStores where !object.isDeleted {
+            if object.hasChanges, !(try matches(object)) { continue }
+            if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        for object in changedList + insertedList where !object.isDeleted && names.contains(object.entity.name ?? "") {
+            if seen.contains(ObjectIdentifier(object)) { continue }
+            if try matches(object), seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        return result
+    }
+
+    /// A store's answer as the request's results: objects (faults filled from the row cache),
+    /// IDs, or a count.
+    private func results<ResultType>(
+        of output: FetchOutput, plan: FetchPlan, request: NSFetchRequest<ResultType>,
+        store: InMemoryPersistentStore, coordinator: NSPersistentStoreCoordinator
+    ) throws -> [Any] {
+        switch output {
+        case .count(let count):
+            return [NSNumber(value: count)]
+        case .keys(let keys):
+            let ids = keys.map { id(for: $0, in: store, coordinator: coordinator) }
+            if request.resultType == .managedObjectIDResultType { return ids }
+            return ids.map { object(with: $0) }
+        case .rows(let rows):
+            return rows.map { row in
+                let id = id(for: row.key, in: store, coordinator: coordinator)
+                let registered = registry[id]
+                if registered == nil || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
+                let object = object(with: id)
+                if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
+                    registered.refault(keepChanges: false)
+                }
+                if !request.returnsObjectsAsFaults { object.fireFault() }
+                return object
+            }
+        case .dictionaries(let rows):
+            return rows.map { NSDictionary(dictionary: $0.mapValues { export($0, store: store, coordinator: coordinator) }) }
+        }
+    }
+
+    private func dictionaries(_ plan: FetchPlan, stores: [InMemoryPersistentStore], coordinator: NSPersistentStoreCoordinator)
+        throws -> [Any]
+    {
+        var results: [Any] = []
+        for store in stores {
+            guard case .dictionaries(let rows) = try store.rows.execute(plan) else { continue }
+            results += rows.map { row -> NSDictionary in
+                var dictionary: [String: Any] = [:]
+                for (name, value) in row where value != .null {
+                    dictionary[name] = export(value, store: store, coordinator: coordinator)
+                }
+                return NSDictionary(dictionary: dictionary)
+            }
+        }
+        return results
+    }
+
+    /// A stored value as dictionary results show it: Swift values, IDs for relationships.
+    private func export(_ value: StoreValue, store: InMemoryPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
+        switch value {
+        case .object(let key): return id(for: key, in: store, coordinator: coordinator)
+        case .objects(let keys): return keys.map { id(for: $0, in: store, coordinator: coordinator) }
+        default: return value.naturalValue ?? NSNull()
+        }
+    }
+
+    /// The permanent ID of a row of a store.
+    func id(for key: ObjectKey, in store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectID {
+        let name = coordinator.schema.entity(key.entityID).name
+        let entity = coordinator.managedObjectModel.entitiesByName[name] ?? NSEntityDescription()
+        return NSManagedObjectID(
+            entity: entity, identity: .permanent(storeIdentifier: store.identifier ?? "", key: key), store: store)
+    }
+
+    // MARK: - Faults
+
+    /// The row of a saved object, from the store that holds it.
+    func storeRow(for objectID: NSManagedObjectID, key: ObjectKey) throws -> RowSnapshot? {
+        guard let store = objectID.persistentStore as? InMemoryPersistentStore else { return nil }
+        return try store.rows.row(for: key)
+    }
+
+    /// The values of a fault, decoded from the row cache or its store; nil if the row is gone.
+    func loadValues(for object: NSManagedObject) -> (values: [String: Any], version: Int64)? {
+        guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,
+            let store = object.objectID.persistentStore
+        else { return nil }
+        let cached = rowCache.removeValue(forKey: key)
+        guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
+        let entity = coordinator.schema.entity(row.key.entityID)
+        var values: [String: Any] = [:]
+        for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
+            switch (property.kind, row.values[slot]) {
+            case (_, .null): continue
+            case (.attribute(let kind), let value): values[property.name] = value.swiftValue(kind: kind)
+            case (.toOne, .object(let destination)):
+                values[property.name] = self.object(with: id(for: destination, in: store, coordinator: coordinator))
+            case (.toMany, .objects(let destinations)):
+                values[property.name] = destinations.map { self.object(with: id(for: $0, in: store, coordinator: coordinator)) }
+            default: continue
+            }
+        }
+        return (values, row.version)
+    }
+}

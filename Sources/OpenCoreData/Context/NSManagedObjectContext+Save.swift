@@ -1,0 +1,166 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Keys of the `userInfo` of `NSManagedObjectContextDidSave` and `ObjectsDidChange`
+/// notifications: sets of the objects inserted, updated and deleted.
+public let NSInsertedObjectsKey = "inserted"
+/// See `NSInsertedObjectsKey`.
+public let NSUpdatedObjectsKey = "updated"
+/// See `NSInsertedObjectsKey`.
+public let NSDeletedObjectsKey = "deleted"
+
+extension Notification.Name {
+    /// Posted by a context after it saved, with the saved objects under `NSInsertedObjectsKey`,
+    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+}
+
+extension NSManagedObjectContext {
+    /// Saves every insertion, change and deletion to the coordinator's stores, all or nothing.
+    ///
+    /// Before writing, delete rules run (cascade, nullify, deny), every changed object is
+    /// validated (`validateForInsert/Update/Delete`: non-optional properties must have values),
+    /// and inserted objects get permanent IDs. A failed save leaves the stores as they were and
+    /// the context's changes in place.
+    ///
+    /// - Throws: The first validation error (`NSValidationMissingMandatoryPropertyError`,
+    ///   `NSValidationRelationshipDeniedDeleteError`, …) or the store's error.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
+        }
+        try applyDeleteRules()
+        let inserted = insertedList, deleted = deletedList
+        let updated = changedList.filter { $0.isUpdated }
+        for object in inserted { try object.validateForInsert() }
+        for object in updated { try object.validateForUpdate() }
+        for object in deleted { try object.validateForDelete() }
+        try obtainPermanentIDs(for: inserted)
+
+        var batches:
+            [ObjectIdentifier: (
+                store: InMemoryPersistentStore, inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]
+            )] = [:]
+        func add(
+            _ object: NSManagedObject,
+            _ change: (
+                inout (store: InMemoryPersistentStore, inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey])
+            ) throws -> Void
+        ) throws {
+            guard let store = object.objectID.persistentStore as? InMemoryPersistentStore else {
+                throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
+            }
+            var batch = batches[ObjectIdentifier(store)] ?? (store, [], [], [])
+            try change(&batch)
+            batches[ObjectIdentifier(store)] = batch
+        }
+        for object in inserted {
+            try add(object) { $0.inserted.append(try snapshot(of: object, version: 1, coordinator: coordinator)) }
+        }
+        for object in updated {
+            try add(object) { $0.updated.append(try snapshot(of: object, version: object.version + 1, coordinator: coordinator)) }
+        }
+        for object in deleted { if let key = object.objectID.key { try add(object) { $0.deleted.append(key) } } }
+        for batch in batches.values {
+            try batch.store.rows.apply(inserted: batch.inserted, updated: batch.updated, deleted: batch.deleted)
+        }
+        for object in inserted { object.version = 1 }
+        for object in updated { object.version += 1 }
+        didSave(inserted: inserted, updated: updated, deleted: deleted)
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
+    }
+
+    /// Gives inserted objects permanent IDs now (a save does it too).
+    ///
+    /// - Throws: When no store of the coordinator holds an object's entity.
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
+        }
+        for object in objects where object.objectID.isTemporaryID {
+            let entityName = object.entity.name ?? ""
+            guard let entityID = coordinator.schema.entityIDsByName[entityName],
+                let store = coordinator.persistentStores.compactMap({ $0 as? InMemoryPersistentStore }).first(where: { store in
+                    coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
+                        .contains { $0.name == entityName } ?? false
+                })
+            else {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
+            }
+            let primaryKey = try store.rows.newPrimaryKeys(forEntity: entityID, count: 1).first ?? 0
+            let id = NSManagedObjectID(
+                entity: object.entity,
+                identity: .permanent(
+                    storeIdentifier: store.identifier ?? "", key: ObjectKey(entityID: entityID, primaryKey: primaryKey)),
+                store: store)
+            registry[object.objectID] = nil
+            object.objectID = id
+            registry[id] = object
+        }
+    }
+
+    /// Cascade deletes destinations, nullify removes the deleted object from inverses, deny
+    /// refuses while destinations remain.
+    private func applyDeleteRules() throws {
+        var index = 0
+        while index < deletedList.count {
+            let object = deletedList[index]
+            index += 1
+            for case let relationship as NSRelationshipDescription in object.entity.properties {
+                let destinations =
+                    relationship.isToMany
+                    ? object.members(relationship)
+                    : (object.primitiveValue(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
+                guard !destinations.isEmpty else { continue }
+                switch relationship.deleteRule {
+                case .denyDeleteRule:
+                    throw CoreDataError.make(
+                        code: NSValidationRelationshipDeniedDeleteError,
+                        reason:
+                            "The relationship \(relationship.name) of \(object.objectID) denies deletion while it has objects",
+                        userInfo: ["NSValidationErrorKey": relationship.name, "NSValidationErrorObject": object])
+                case .cascadeDeleteRule:
+                    for destination in destinations { delete(destination) }
+                case .nullifyDeleteRule:
+                    guard let inverse = relationship.inverseRelationship else { continue }
+                    for destination in destinations where !destination.isDeleted {
+                        destination.removeInverse(inverse, object)
+                    }
+                case .noActionDeleteRule:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// The row of an object for its store: a value per slot of its entity.
+    private func snapshot(of object: NSManagedObject, version: Int64, coordinator: NSPersistentStoreCoordinator) throws
+        -> RowSnapshot
+    {
+        guard let key = object.objectID.key else {
+            throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
+        }
+        let entity = coordinator.schema.entity(key.entityID)
+        object.fireFault()
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.properties.count)
+        for property in entity.properties {
+            let value = object.values[property.name]
+            switch property.kind {
+            case _ where property.isTransient || value == nil:
+                values.append(.null)
+            case .attribute(let kind):
+                values.append(try StoreValue(value, kind: kind, property: property.name))
+            case .toOne:
+                values.append((value as? NSManagedObject)?.objectID.key.map(StoreValue.object) ?? .null)
+            case .toMany:
+                values.append(.objects((value as? [NSManagedObject] ?? []).compactMap { $0.isDeleted ? nil : $0.objectID.key }))
+            }
+        }
+        return RowSnapshot(key: key, version: version, values: values)
+    }
+}

@@ -1,0 +1,244 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// A scratch pad of managed objects: objects are fetched into it, changed, inserted and deleted
+/// there, and saved to the coordinator's stores together.
+///
+/// ```swift
+/// let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+/// context.persistentStoreCoordinator = coordinator
+/// try context.performAndWait {
+///     let employee = NSManagedObject(entity: employeeEntity, insertInto: context)
+///     employee.setValue("Ada", forKey: "name")
+///     try context.save()
+/// }
+/// ```
+///
+/// Each context has a queue: use it through `perform(_:)` / `performAndWait(_:)`. A context
+/// keeps one object per object ID (uniquing): fetching an object again gives the same instance,
+/// with its unsaved changes.
+///
+/// See [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
+open class NSManagedObjectContext: NSObject {
+    /// How a context's work is scheduled, with Apple's raw values.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated by Apple; treated as private-queue.
+        case confinementConcurrencyType = 0
+        /// The context has its own serial queue.
+        case privateQueueConcurrencyType = 1
+        /// The context works on the main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    /// How the context schedules its work.
+    public let concurrencyType: ConcurrencyType
+    private let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// The coordinator whose stores the context fetches from and saves to. **Default:** `nil`.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    /// A name for the context, shown in logs. **Default:** `nil`.
+    open var name: String?
+
+    /// Objects by ID: every object the context knows.
+    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// Changed objects, in the order they changed.
+    private(set) var insertedList: [NSManagedObject] = []
+    private(set) var changedList: [NSManagedObject] = []
+    private(set) var deletedList: [NSManagedObject] = []
+    /// Rows fetched but not yet loaded into objects: faults fill from here.
+    var rowCache: [ObjectKey: RowSnapshot] = [:]
+
+    /// Creates a context with its own queue (or the main queue).
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        queue = concurrencyType == .mainQueueConcurrencyType ? .main : DispatchQueue(label: "NSManagedObjectContext")
+        super.init()
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    // MARK: - Queue
+
+    /// Runs `block` on the context's queue, later.
+    open func perform(_ block: @escaping () -> Void) {
+        queue.async(execute: block)
+    }
+
+    /// Runs `block` on the context's queue and waits for it (directly, if already on it).
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) { return try block() }
+        return try queue.sync(execute: block)
+    }
+
+    /// Runs `block` on the context's queue and returns its result.
+    public func perform<T>(_ block: @escaping () -> T) async -> T {
+        let box = UncheckedBox(block)
+        return await withUnsafeContinuation { continuation in
+            queue.async { continuation.resume(returning: UncheckedBox(box.value())) }
+        }.value
+    }
+
+    /// Runs a throwing `block` on the context's queue and returns its result.
+    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
+        let box = UncheckedBox(block)
+        return try await withUnsafeThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    continuation.resume(returning: UncheckedBox(try box.value()))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }.value
+    }
+
+    // MARK: - Registered and changed objects
+
+    /// Every object the context knows.
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+    /// Objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { Set(insertedList) }
+    /// Saved objects changed since the last save (not deleted).
+    open var updatedObjects: Set<NSManagedObject> { Set(changedList.filter { $0.isUpdated }) }
+    /// Objects marked for deletion at the next save.
+    open var deletedObjects: Set<NSManagedObject> { Set(deletedList) }
+    /// Whether anything was inserted, changed or deleted since the last save.
+    open var hasChanges: Bool { !insertedList.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated } }
+
+    /// The object with an ID, if the context has it already.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registry[objectID] }
+
+    /// The object with an ID: the registered one, or a fault for it (which fails when fired if
+    /// the row does not exist).
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID] { return object }
+        let object = managedObjectClass(for: objectID.entity).fault(entity: objectID.entity, id: objectID, context: self)
+        registry[objectID] = object
+        return object
+    }
+
+    /// The object with an ID, loaded; throws when the store has no such object.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let object = registry[objectID], !object.isFault { return object }
+        guard !objectID.isTemporaryID, let key = objectID.key, let row = try storeRow(for: objectID, key: key) else {
+            throw CoreDataError.make(
+                code: NSManagedObjectReferentialIntegrityError, reason: "No object exists for the ID \(objectID)",
+                userInfo: ["objectID": objectID])
+        }
+        rowCache[key] = row
+        let object = object(with: objectID)
+        object.fireFault()
+        return object
+    }
+
+    /// Adds a new object to the context; it is saved at the next `save()`.
+    open func insert(_ object: NSManagedObject) {
+        if object.context === self, registry[object.objectID] != nil { return }
+        ManagedClassRegistry.register(type(of: object))
+        object.context = self
+        object.inserted = true
+        registry[object.objectID] = object
+        insertedList.append(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks an object for deletion at the next save (an unsaved inserted object is simply
+    /// forgotten); relationships follow their delete rules when the context saves.
+    open func delete(_ object: NSManagedObject) {
+        guard object.context === self, !object.deleted else { return }
+        if object.inserted {
+            insertedList.removeAll { $0 === object }
+            registry[object.objectID] = nil
+            object.inserted = false
+            object.deleted = true
+            return
+        }
+        object.deleted = true
+        deletedList.append(object)
+    }
+
+    /// Records that an object changed (called by the object).
+    func objectDidChange(_ object: NSManagedObject) {
+        guard !object.inserted, !changedList.contains(where: { $0 === object }) else { return }
+        changedList.append(object)
+    }
+
+    /// Accepted for source compatibility: changes are processed as they happen.
+    open func processPendingChanges() {}
+
+    /// Forgets every unsaved change: inserted objects leave, deleted ones come back, changed ones
+    /// return to their saved values.
+    open func rollback() {
+        for object in insertedList {
+            registry[object.objectID] = nil
+            object.inserted = false
+            object.context = nil
+        }
+        for object in changedList + deletedList {
+            object.deleted = false
+            object.refault(keepChanges: false)
+        }
+        insertedList = []
+        changedList = []
+        deletedList = []
+    }
+
+    /// Forgets every object and change; objects fetched before are no longer valid.
+    open func reset() {
+        for object in registry.values { object.context = nil }
+        registry = [:]
+        insertedList = []
+        changedList = []
+        deletedList = []
+        rowCache = [:]
+    }
+
+    /// Turns an object back into a fault (its values reload when next read), keeping its
+    /// unsaved changes when `flag` is true.
+    open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.context === self else { return }
+        if let key = object.objectID.key { rowCache[key] = nil }
+        if !flag { changedList.removeAll { $0 === object } }
+        object.refault(keepChanges: flag)
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    open func refreshAllObjects() {
+        for object in registry.values { refresh(object, mergeChanges: true) }
+    }
+
+    /// Called after a save: the saved objects' changes become their committed values.
+    func didSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        for object in inserted + updated {
+            object.inserted = false
+            object.changedKeys = []
+            object.committed = object.values
+        }
+        for object in deleted {
+            registry[object.objectID] = nil
+            object.context = nil
+        }
+        insertedList = []
+        changedList = []
+        deletedList = []
+    }
+
+    func forgetChange(_ object: NSManagedObject) {
+        changedList.removeAll { $0 === object }
+    }
+
+    // MARK: - Classes
+
+    /// The class of an entity's objects (see `ManagedClassRegistry`).
+    func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        ManagedClassRegistry.managedClass(named: entity.managedObjectClassName ?? "NSManagedObject")
+    }
+}
+
+/// Carries a non-Sendable value across the queue hop of `perform(_:) async`; the context's queue
+/// serializes every access.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

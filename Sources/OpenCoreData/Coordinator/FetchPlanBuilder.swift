@@ -1,0 +1,146 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Turns a fetch request into the plan stores run: the request is validated against the model
+/// (Apple's rules, see `NSFetchRequest.validated(in:operation:)`), every key path of its
+/// predicate and sort descriptors is checked against the entity, and the result shape is
+/// resolved into columns. Done once per fetch, before any store is asked.
+///
+/// Key path rules (the context reports them as `NSError`s naming the key path and entity):
+/// - each step must be a property of the entity reached so far ("keypath X not found in entity
+///   Y", Apple's wording without the SQL entity's address);
+/// - transient and fetched properties cannot be used: stores do not keep them;
+/// - a sort key may not cross a to-many relationship ("to-many key not allowed here", Apple's
+///   wording); predicates may (`ANY employees.salary > 5`, `employees.@count`);
+/// - after an attribute or a collection operator (`@count`, `@sum.salary`) the rest of the path
+///   is the value's own business and is not checked;
+/// - paths that start at a variable (`$FETCH_SOURCE.name`, a `SUBQUERY`'s `$x`) are checked
+///   when the variable is bound, not here.
+struct FetchPlanBuilder {
+    let model: NSManagedObjectModel
+    let schema: StoreSchema
+
+    func plan<ResultType>(for request: NSFetchRequest<ResultType>) throws -> FetchPlan {
+        let validated = try request.validated(in: model)
+        let entity = validated.entity
+        guard let entitySchema = schema.entity(named: entity.name ?? "") else {
+            throw FetchRequestError("The entity \(entity.name ?? "") is not in the store's schema", culprit: entity.name).nsError
+        }
+        do {
+            if let predicate = request.predicate { try check(predicate, in: entity) }
+            for descriptor in request.sortDescriptors ?? [] {
+                if let key = descriptor.key { try check(keyPath: key, in: entity, allowsToMany: false) }
+            }
+        } catch let error as FetchRequestError {
+            throw error.nsError
+        }
+        let output: FetchPlan.Output
+        switch request.resultType {
+        case .managedObjectIDResultType: output = .keys
+        case .dictionaryResultType: output = .dictionaries(dictionaryShape(request, validated))
+        case .countResultType: output = .count
+        default: output = request.includesPropertyValues ? .rows : .keys
+        }
+        return FetchPlan(
+            entityID: entitySchema.id, entityIDs: request.includesSubentities ? entitySchema.familyIDs : [entitySchema.id],
+            predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [], limit: request.fetchLimit,
+            offset: request.fetchOffset, output: output)
+    }
+
+    // MARK: - Key paths
+
+    private func check(_ predicate: NSPredicate, in entity: NSEntityDescription) throws {
+        switch predicate {
+        case let comparison as NSComparisonPredicate:
+            try check(comparison.leftExpression, in: entity)
+            try check(comparison.rightExpression, in: entity)
+        case let compound as NSCompoundPredicate:
+            for case let subpredicate as NSPredicate in compound.subpredicates { try check(subpredicate, in: entity) }
+        default:
+            break  // TRUEPREDICATE, FALSEPREDICATE, blocks
+        }
+    }
+
+    private func check(_ expression: NSExpression, in entity: NSEntityDescription) throws {
+        switch expression.expressionType {
+        case .keyPath:
+            try check(keyPath: expression.keyPath, in: entity, allowsToMany: true)
+        case .function:
+            for argument in expression.arguments ?? [] { try check(argument, in: entity) }
+        case .subquery:
+            if let collection = expression.collection as? NSExpression { try check(collection, in: entity) }
+        case .aggregate:
+            for case let element as NSExpression in expression.collection as? [Any] ?? [] { try check(element, in: entity) }
+        case .unionSet, .intersectSet, .minusSet:
+            try check(expression.left, in: entity)
+            try check(expression.right, in: entity)
+        case .conditional:
+            try check(expression.predicate, in: entity)
+            try check(expression.true, in: entity)
+            try check(expression.false, in: entity)
+        default:
+            break
+        }
+    }
+
+    /// Checks a key path step by step from `entity`.
+    func check(keyPath: String, in entity: NSEntityDescription, allowsToMany: Bool) throws {
+        guard !keyPath.isEmpty, !keyPath.hasPrefix("$") else { return }
+        var current = entity
+        for step in keyPath.split(separator: ".").map(String.init) {
+            if step.hasPrefix("@") || step.uppercased() == "SELF" { return }
+            guard let property = current.propertiesByName[step] else {
+                throw FetchRequestError("keypath \(keyPath) not found in entity \(current.name ?? "")", culprit: keyPath)
+            }
+            if property.isTransient {
+                throw FetchRequestError(
+                    "keypath \(keyPath) uses the transient property \(step) of entity \(current.name ?? ""): stores do not "
+                        + "keep transient values, so a fetch cannot filter or sort by them", culprit: keyPath)
+            }
+            switch property {
+            case let relationship as NSRelationshipDescription:
+                if relationship.isToMany && !allowsToMany {
+                    throw FetchRequestError("to-many key not allowed here (\(keyPath))", culprit: keyPath)
+                }
+                guard let destination = relationship.destinationEntity else { return }
+                current = destination
+            case is NSFetchedPropertyDescription:
+                throw FetchRequestError(
+                    "keypath \(keyPath) uses the fetched property \(step) of entity \(current.name ?? ""), which a store "
+                        + "cannot fetch by", culprit: keyPath)
+            default:
+                return  // an attribute: the rest is the value's own
+            }
+        }
+    }
+
+    // MARK: - Dictionary results
+
+    private func dictionaryShape<ResultType>(_ request: NSFetchRequest<ResultType>, _ validated: ValidatedFetchRequest)
+        -> DictionaryShape
+    {
+        let fetched =
+            validated.propertiesToFetch
+            ?? validated.entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient }
+        return DictionaryShape(
+            columns: fetched.map(column), groupBy: (validated.propertiesToGroupBy ?? []).map(column),
+            having: request.havingPredicate, distinct: request.returnsDistinctResults)
+    }
+
+    private func column(_ property: NSPropertyDescription) -> DictionaryShape.Column {
+        switch property {
+        case let description as NSExpressionDescription:
+            let type = description.expressionResultType
+            return DictionaryShape.Column(
+                name: description.name, expression: description.expression ?? NSExpression.expressionForEvaluatedObject(),
+                resultKind: type == .undefinedAttributeType ? nil : SchemaLowering.attributeKind(type))
+        case let attribute as NSAttributeDescription:
+            return DictionaryShape.Column(
+                name: attribute.name, expression: NSExpression(forKeyPath: attribute.name),
+                resultKind: SchemaLowering.attributeKind(attribute.attributeType))
+        default:
+            return DictionaryShape.Column(
+                name: property.name, expression: NSExpression(forKeyPath: property.name), resultKind: nil)
+        }
+    }
+}

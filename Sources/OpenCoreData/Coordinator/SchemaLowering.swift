@@ -1,0 +1,87 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Lowers a managed object model into the schema stores work with.
+///
+/// Entities are numbered as Apple's SQLite store numbers them in `Z_PRIMARYKEY` (observed in
+/// every real store): hierarchy roots in name order, each followed by its sub-entities, depth
+/// first, siblings in name order. A store that already has numbers (an existing SQLite file)
+/// keeps its own. Each entity's slots are its persistent properties in `properties` order
+/// (inherited first); fetched properties and expression descriptions have no slot, transient
+/// ones do (marked) so that objects can keep them, but stores neither save nor fetch by them.
+enum SchemaLowering {
+    static func schema(for model: NSManagedObjectModel) -> StoreSchema {
+        let ordered = numberedEntities(model)
+        var ids: [ObjectIdentifier: Int] = [:]
+        for (index, entity) in ordered.enumerated() { ids[ObjectIdentifier(entity)] = index + 1 }
+        func id(of entity: NSEntityDescription?) -> Int? { entity.flatMap { ids[ObjectIdentifier($0)] } }
+
+        let entities = ordered.enumerated().map { index, entity in
+            var family: Set<Int> = []
+            var pending = [entity]
+            while let next = pending.popLast() {
+                if let nextID = id(of: next) { family.insert(nextID) }
+                pending += next.subentities
+            }
+            let properties = entity.properties.compactMap { property in lower(property, id: id) }
+            return EntitySchema(
+                id: index + 1, name: entity.name ?? "", isAbstract: entity.isAbstract, superID: id(of: entity.superentity),
+                familyIDs: family, properties: properties)
+        }
+        return StoreSchema(entities: entities)
+    }
+
+    /// The model's entities in Apple's numbering order.
+    static func numberedEntities(_ model: NSManagedObjectModel) -> [NSEntityDescription] {
+        func byName(_ entities: [NSEntityDescription]) -> [NSEntityDescription] {
+            entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        }
+        var ordered: [NSEntityDescription] = []
+        func visit(_ entity: NSEntityDescription) {
+            ordered.append(entity)
+            for sub in byName(entity.subentities) { visit(sub) }
+        }
+        for root in byName(model.entities.filter { $0.superentity == nil }) { visit(root) }
+        return ordered
+    }
+
+    private static func lower(_ property: NSPropertyDescription, id: (NSEntityDescription?) -> Int?) -> PropertySchema? {
+        let kind: PropertySchema.Kind
+        switch property {
+        case is NSFetchedPropertyDescription, is NSExpressionDescription:
+            return nil
+        case let attribute as NSAttributeDescription:
+            kind = .attribute(attributeKind(attribute.attributeType))
+        case let relationship as NSRelationshipDescription:
+            guard let destination = id(relationship.destinationEntity) else { return nil }
+            let inverse = relationship.inverseRelationship?.name
+            kind =
+                relationship.isToMany
+                ? .toMany(destination: destination, inverse: inverse, ordered: relationship.isOrdered)
+                : .toOne(destination: destination, inverse: inverse)
+        default:
+            return nil
+        }
+        return PropertySchema(name: property.name, kind: kind, isOptional: property.isOptional, isTransient: property.isTransient)
+    }
+
+    static func attributeKind(_ type: NSAttributeType) -> AttributeKind {
+        switch type {
+        case .integer16AttributeType: return .integer16
+        case .integer32AttributeType: return .integer32
+        case .integer64AttributeType: return .integer64
+        case .decimalAttributeType: return .decimal
+        case .doubleAttributeType: return .double
+        case .floatAttributeType: return .float
+        case .stringAttributeType: return .string
+        case .booleanAttributeType: return .boolean
+        case .dateAttributeType: return .date
+        case .binaryDataAttributeType: return .binary
+        case .UUIDAttributeType: return .uuid
+        case .URIAttributeType: return .uri
+        case .transformableAttributeType: return .transformable
+        case .objectIDAttributeType: return .objectID
+        case .undefinedAttributeType, .compositeAttributeType: return .undefined
+        }
+    }
+}

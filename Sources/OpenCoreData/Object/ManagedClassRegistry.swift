@@ -1,0 +1,39 @@
+import OpenPredicate
+
+/// The `NSManagedObject` subclasses seen so far, by class name with and without module, so that
+/// an entity whose `managedObjectClassName` is a bare name ("Employee", as Xcode writes it with
+/// "Current Product Module") finds its class. Swift on Linux can look up a class only by its
+/// module-qualified name, so a subclass is registered when an instance is created or its
+/// `fetchRequest()` is called.
+enum ManagedClassRegistry {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var classes: [String: NSManagedObject.Type] = [:]
+    nonisolated(unsafe) private static var known: Set<ObjectIdentifier> = []
+
+    static func register(_ type: NSManagedObject.Type) {
+        guard type != NSManagedObject.self else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard known.insert(ObjectIdentifier(type)).inserted else { return }
+        let qualified = NSStringFromClass(type)
+        let bare = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        if classes[qualified] == nil {
+            classes[qualified] = type
+            classes[bare] = type
+        }
+    }
+
+    /// The class a `managedObjectClassName` names: a registered subclass, one Swift finds by its
+    /// qualified name, or `NSManagedObject`.
+    static func managedClass(named name: String) -> NSManagedObject.Type {
+        lock.lock()
+        let registered = classes[name]
+        lock.unlock()
+        if let registered { return registered }
+        if let found = NSClassFromString(name) as? NSManagedObject.Type {
+            register(found)
+            return found
+        }
+        return NSManagedObject.self
+    }
+}

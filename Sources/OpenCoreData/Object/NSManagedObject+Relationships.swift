@@ -1,0 +1,154 @@
+import OpenPredicate
+import OpenStoreCore
+
+extension NSManagedObjectID: PredicateIdentity {
+    /// Inside predicates an ID compares as its row key once saved (so it matches the rows a store
+    /// holds), and as itself before.
+    package var predicateIdentity: AnyHashable { key.map { AnyHashable($0) } ?? AnyHashable(self) }
+}
+
+extension NSManagedObject {
+    /// To-many relationships are kept as arrays of distinct objects (in order for an ordered one).
+    func members(_ relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        fireFault()
+        return values[relationship.name] as? [NSManagedObject] ?? []
+    }
+
+    func toManyValue(_ relationship: NSRelationshipDescription) -> Any {
+        let objects = members(relationship)
+        return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
+    }
+
+    /// A property's value as users see it (sets for to-many relationships).
+    func exportedValue(forKey key: String) -> Any? {
+        if let relationship = entity.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany {
+            return toManyValue(relationship)
+        }
+        return values[key]
+    }
+
+    func committedExportedValue(forKey key: String) -> Any? {
+        let value = committed[key]
+        if let relationship = entity.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany {
+            let objects = value as? [NSManagedObject] ?? []
+            return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)
+        }
+        return value
+    }
+
+    /// Sets a relationship from a user's value and updates the inverse of every object that
+    /// joins or leaves it.
+    func setRelationship(_ relationship: NSRelationshipDescription, to value: Any?) throws {
+        fireFault()
+        let newMembers = try destinationObjects(of: value, for: relationship)
+        if relationship.isToMany {
+            let old = members(relationship)
+            let oldIDs = Set(old.map(ObjectIdentifier.init)), newIDs = Set(newMembers.map(ObjectIdentifier.init))
+            store(newMembers, forKey: relationship.name)
+            guard let inverse = relationship.inverseRelationship else { return }
+            for object in old where !newIDs.contains(ObjectIdentifier(object)) { object.removeInverse(inverse, self) }
+            for object in newMembers where !oldIDs.contains(ObjectIdentifier(object)) { object.addInverse(inverse, self) }
+        } else {
+            let old = values[relationship.name] as? NSManagedObject
+            let new = newMembers.first
+            if old === new { return }
+            store(new, forKey: relationship.name)
+            guard let inverse = relationship.inverseRelationship else { return }
+            old?.removeInverse(inverse, self)
+            new?.addInverse(inverse, self)
+        }
+    }
+
+    /// `object` joins this object's `relationship` (the inverse of a change on `object`).
+    func addInverse(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        fireFault()
+        if relationship.isToMany {
+            var current = members(relationship)
+            guard !current.contains(where: { $0 === object }) else { return }
+            current.append(object)
+            store(current, forKey: relationship.name)
+        } else {
+            let old = values[relationship.name] as? NSManagedObject
+            guard old !== object else { return }
+            if let old, let back = relationship.inverseRelationship { old.removeInverse(back, self) }
+            store(object, forKey: relationship.name)
+        }
+    }
+
+    /// `object` leaves this object's `relationship`.
+    func removeInverse(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        fireFault()
+        if relationship.isToMany {
+            let current = members(relationship)
+            guard current.contains(where: { $0 === object }) else { return }
+            store(current.filter { $0 !== object }, forKey: relationship.name)
+        } else if values[relationship.name] as? NSManagedObject === object {
+            store(nil, forKey: relationship.name)
+        }
+    }
+
+    private func destinationObjects(of value: Any?, for relationship: NSRelationshipDescription) throws -> [NSManagedObject] {
+        let objects: [Any]
+        switch value {
+        case nil, is NSNull: objects = []
+        case let set as Set<NSManagedObject>: objects = Array(set)
+        case let set as NSOrderedSet: objects = set.array
+        case let set as NSSet: objects = set.allObjects
+        case let array as [Any]: objects = array
+        case let object?: objects = [object]
+        }
+        var result: [NSManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for element in objects {
+            guard let object = element as? NSManagedObject,
+                relationship.destinationEntity.map({ object.entity.isKindOf(entity: $0) }) ?? true
+            else {
+                throw CoreDataError.make(
+                    code: NSManagedObjectValidationError,
+                    reason: "Unacceptable type of value for \(relationship.isToMany ? "to-many" : "to-one") relationship: "
+                        + "property = \"\(relationship.name)\"; desired type = \(relationship.destinationEntity?.name ?? "?"); "
+                        + "given type = \(Swift.type(of: element)); value = \(element).")
+            }
+            if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        if !relationship.isToMany && result.count > 1 {
+            throw CoreDataError.make(
+                code: NSManagedObjectValidationError, reason: "A to-one relationship (\(relationship.name)) takes one object")
+        }
+        return result
+    }
+
+    // MARK: - Faulting
+
+    /// Loads the values of a fault from its context's row cache or store. A row that no longer
+    /// exists stops the process with Apple's reason.
+    func fireFault() {
+        guard faulted else { return }
+        faulted = false
+        guard let context, let loaded = context.loadValues(for: self) else {
+            AppleException.raise(
+                "NSObjectInaccessibleException", reason: "CoreData could not fulfill a fault for '\(objectID)'")
+        }
+        values = loaded.values
+        committed = loaded.values
+        version = loaded.version
+        awakeFromFetch()
+    }
+
+    /// Turns the object back into a fault (its values reload when next read); unsaved changes
+    /// are dropped unless `keepChanges`.
+    func refault(keepChanges: Bool) {
+        guard !inserted else { return }
+        if keepChanges && !changedKeys.isEmpty {
+            let pending = changedKeys.map { ($0, values[$0]) }
+            faulted = true
+            fireFault()
+            for (key, value) in pending { values[key] = value }
+        } else {
+            values = [:]
+            committed = [:]
+            changedKeys = []
+            faulted = true
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// An object of a managed object context: the values of one instance of an entity, with change
+/// tracking, faulting and relationship maintenance.
+///
+/// ```swift
+/// let employee = NSManagedObject(entity: employeeEntity, insertInto: context)
+/// employee.setValue("Ada", forKey: "name")
+/// try context.save()
+/// ```
+///
+/// Values are read and written by property name (`value(forKey:)`, `setValue(_:forKey:)`), and
+/// predicates read objects the same way. Attributes come back as the Swift types Core Data users
+/// read (`String`, `Int16`/`Int32`/`Int64`, `Double`, `Float`, `Decimal`, `Bool`, `Date`, `Data`,
+/// `UUID`, `URL`); a to-one relationship as the destination object, a to-many one as
+/// `Set<NSManagedObject>` (an `NSOrderedSet` when ordered). Setting one side of a relationship
+/// updates its inverse.
+///
+/// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; typed subclasses read
+/// and write through `value(forKey:)`/`setValue(_:forKey:)` for now. A value of the wrong type
+/// stops the process with Apple's reason ("Unacceptable type of value for attribute: …");
+/// `setValue(validating:forKey:)` throws instead.
+/// See [NSManagedObject](https://developer.apple.com/documentation/coredata/nsmanagedobject).
+open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, PredicateIdentity {
+    private let entityDescription: NSEntityDescription
+    /// The object's ID: temporary until its first save.
+    public internal(set) var objectID: NSManagedObjectID
+    weak var context: NSManagedObjectContext?
+
+    /// Current values by property name, once the object is not a fault.
+    var values: [String: Any] = [:]
+    /// The values last saved or fetched, by property name (relationships as object IDs).
+    var committed: [String: Any] = [:]
+    /// Whether the values have not been loaded yet.
+    var faulted = false
+    /// Names of the properties changed since the last save (or fetch).
+    var changedKeys: Set<String> = []
+    /// The row version the committed values come from.
+    var version: Int64 = 0
+    var inserted = false
+    var deleted = false
+
+    /// Creates an object of an entity, and inserts it into `context` if one is given.
+    ///
+    /// Attributes start at their default values; the object has a temporary ID until it is saved.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        entityDescription = entity
+        objectID = NSManagedObjectID.temporary(for: entity)
+        super.init()
+        for case let attribute as NSAttributeDescription in entity.properties {
+            if let value = attribute.defaultValue { values[attribute.name] = value }
+        }
+        context?.insert(self)
+    }
+
+    /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
+    /// context whose coordinator's model has it.
+    ///
+    /// Stops the process with Apple's reason when no entity of the model names the class.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = Self.entity(in: context) else {
+            AppleException.internalInconsistency(
+                "An NSManagedObject of class '\(NSStringFromClass(Self.self))' must have a valid NSEntityDescription.")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// A fetch request for this class's entity, named like the class (as Xcode's generated
+    /// `fetchRequest()` names it); calling it also lets contexts find the class by its bare name.
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        ManagedClassRegistry.register(self)
+        let qualified = NSStringFromClass(self)
+        return NSFetchRequest(entityName: qualified.split(separator: ".").last.map(String.init) ?? qualified)
+    }
+
+    /// The entity of this class in the context's model: the one whose `managedObjectClassName`
+    /// is the class's name, with or without its module.
+    static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        let qualified = NSStringFromClass(self)
+        let bare = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        let entities = context.persistentStoreCoordinator?.managedObjectModel.entities ?? []
+        return entities.first { $0.managedObjectClassName == qualified } ?? entities.first { $0.managedObjectClassName == bare }
+    }
+
+    /// A fault for a stored object: its values load when first read.
+    static func fault(entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
+        let object = Self(entity: entity, insertInto: nil)
+        object.values = [:]
+        object.objectID = id
+        object.context = context
+        object.faulted = true
+        return object
+    }
+
+    // MARK: - Identity and state
+
+    /// The object's entity.
+    public var entity: NSEntityDescription { entityDescription }
+
+    /// The context the object belongs to; nil once deleted and saved, or never inserted.
+    public var managedObjectContext: NSManagedObjectContext? { context }
+
+    /// Whether the object's values have not been loaded yet.
+    open var isFault: Bool { faulted }
+
+    /// Whether the object was inserted and not saved yet.
+    open var isInserted: Bool { inserted }
+
+    /// Whether a saved object has unsaved changes.
+    open var isUpdated: Bool { !inserted && !deleted && !changedKeys.isEmpty }
+
+    /// Whether the object is marked for deletion at the next save.
+    open var isDeleted: Bool { deleted }
+
+    /// Whether the object is inserted, updated or deleted.
+    open var hasChanges: Bool { inserted || deleted || !changedKeys.isEmpty }
+
+    /// Whether a property that is saved (not transient) has changed.
+    open var hasPersistentChangedValues: Bool {
+        changedKeys.contains { !(entityDescription.propertiesByName[$0]?.isTransient ?? true) }
+    }
+
+    /// What the object compares as inside predicates: its row key once saved, its ID before.
+    package var predicateIdentity: AnyHashable { objectID.predicateIdentity }
+
+    // MARK: - Values
+
+    /// The value of a property: an attribute's value, a to-one relationship's object, a to-many
+    /// relationship's `Set<NSManagedObject>` (or `NSOrderedSet`). Reading fires a fault.
+    ///
+    /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
+    open func value(forKey key: String) -> Any? {
+        guard let property = entityDescription.propertiesByName[key] else {
+            AppleException.raise(
+                "NSUnknownKeyException",
+                reason: "[<\(Swift.type(of: self))> valueForUndefinedKey:]: the entity \(entityDescription.name ?? "") is not "
+                    + "key value coding-compliant for the key \"\(key)\".")
+        }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
+            return toManyValue(relationship)
+        }
+        return primitiveValue(forKey: key)
+    }
+
+    /// Sets a property's value, records the change, and keeps the inverse relationship in step.
+    ///
+    /// A value of the wrong type or an unknown key stops the process with Apple's reason;
+    /// `setValue(validating:forKey:)` throws instead.
+    open func setValue(_ value: Any?, forKey key: String) {
+        do {
+            try setValue(validating: value, forKey: key)
+        } catch {
+            AppleException.invalidArgument(error.localizedDescription)
+        }
+    }
+
+    /// The throwing twin of `setValue(_:forKey:)`.
+    ///
+    /// **Differences from Apple:** an OpenCoreData addition.
+    public func setValue(validating value: Any?, forKey key: String) throws {
+        guard let property = entityDescription.propertiesByName[key] else {
+            throw CoreDataError.make(
+                code: NSManagedObjectValidationError,
+                reason: "[<\(Swift.type(of: self))> setValue:forUndefinedKey:]: the entity \(entityDescription.name ?? "") is "
+                    + "not key value coding-compliant for the key \"\(key)\".")
+        }
+        willChangeValue(forKey: key)
+        defer { didChangeValue(forKey: key) }
+        switch property {
+        case let relationship as NSRelationshipDescription:
+            try setRelationship(relationship, to: value)
+        case let attribute as NSAttributeDescription:
+            try setPrimitiveValue(validating: value, for: attribute)
+        default:
+            throw CoreDataError.make(code: NSManagedObjectValidationError, reason: "The property \(key) cannot be set")
+        }
+    }
+
+    /// The stored value of a property without change notifications: for a relationship, the
+    /// destination object (to-one) or the set of objects (to-many).
+    open func primitiveValue(forKey key: String) -> Any? {
+        fireFault()
+        guard let value = values[key] else { return nil }
+        return value
+    }
+
+    /// Sets the stored value of a property without maintaining inverse relationships; the
+    /// change is recorded.
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        fireFault()
+        store(value, forKey: key)
+    }
+
+    private func setPrimitiveValue(validating value: Any?, for attribute: NSAttributeDescription) throws {
+        fireFault()
+        let kind = SchemaLowering.attributeKind(attribute.attributeType)
+        var checked = value
+        if let value, !(value is NSNull), kind != .transformable, kind != .undefined {
+            do {
+                checked = try StoreValue(value, kind: kind, property: attribute.name).swiftValue(kind: kind)
+            } catch {
+                throw CoreDataError.make(
+                    code: NSManagedObjectValidationError,
+                    reason: "Unacceptable type of value for attribute: property = \"\(attribute.name)\"; desired type = "
+                        + "\(attribute.attributeValueClassName ?? "?"); given type = \(Swift.type(of: value)); value = \(value).")
+            }
+        }
+        store(value is NSNull ? nil : checked, forKey: attribute.name)
+    }
+
+    /// Writes a value and records the change with the context.
+    func store(_ value: Any?, forKey key: String) {
+        values[key] = value
+        changedKeys.insert(key)
+        context?.objectDidChange(self)
+    }
+
+    // MARK: - Change tracking
+
+    /// The changed properties and their new values (`NSNull` for nil), since the last save.
+    open func changedValues() -> [String: Any] {
+        var changes: [String: Any] = [:]
+        for key in changedKeys { changes[key] = exportedValue(forKey: key) ?? NSNull() }
+        return changes
+    }
+
+    /// The changes since the last `processPendingChanges` (the same as `changedValues()` here).
+    open func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
+
+    /// The values last saved or fetched, for the given keys (every property for nil); `NSNull`
+    /// for nil, relationships as objects.
+    open func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        fireFault()
+        var result: [String: Any] = [:]
+        for key in keys ?? entityDescription.properties.map(\.name) {
+            guard entityDescription.propertiesByName[key] != nil, !inserted else { continue }
+            result[key] = committedExportedValue(forKey: key) ?? NSNull()
+        }
+        return result
+    }
+
+    // MARK: - Hooks (subclasses override)
+
+    /// Called before a property is read.
+    open func willAccessValue(forKey key: String?) {}
+    /// Called after a property is read.
+    open func didAccessValue(forKey key: String?) {}
+    /// Called before a property changes.
+    open func willChangeValue(forKey key: String) {}
+    /// Called after a property changed.
+    open func didChangeValue(forKey key: String) {}
+    /// Called when the object is inserted into a context.
+    open func awakeFromInsert() {}
+    /// Called after the object's values were loaded from a store.
+    open func awakeFromFetch() {}
+    /// Checks the object before it is inserted by a save; throw to refuse.
+    open func validateForInsert() throws { try validateRequiredProperties() }
+    /// Checks the object before its changes are saved; throw to refuse.
+    open func validateForUpdate() throws { try validateRequiredProperties() }
+    /// Checks the object before its deletion is saved; throw to refuse.
+    open func validateForDelete() throws {}
+
+    /// Non-optional properties must have a value (Apple's `NSValidationMissingMandatoryPropertyError`).
+    func validateRequiredProperties() throws {
+        for property in entityDescription.properties where !property.isOptional && !property.isTransient {
+            if property is NSFetchedPropertyDescription { continue }
+            let value = primitiveValue(forKey: property.name)
+            let missing: Bool
+            if let set = value as? Set<NSManagedObject> { missing = set.isEmpty } else { missing = value == nil }
+            if missing {
+                throw CoreDataError.make(
+                    code: NSValidationMissingMandatoryPropertyError,
+                    reason: "\(property.name) is a required value.",
+                    userInfo: ["NSValidationErrorKey": property.name, "NSValidationErrorObject": self])
+            }
+        }
+    }
+
+    /// The object's entity, ID and (if loaded) values.
+    open override var description: String {
+        let state =
+            faulted
+            ? "<fault>" : "{" + values.keys.sorted().map { "\($0) = \(describe(values[$0]))" }.joined(separator: "; ") + "}"
+        return "<\(Swift.type(of: self))> (entity: \(entityDescription.name ?? ""); id: \(objectID); data: \(state))"
+    }
+
+    private func describe(_ value: Any?) -> String {
+        switch value {
+        case nil: return "nil"
+        case let object as NSManagedObject: return object.objectID.description
+        case let set as Set<NSManagedObject>: return "<relationship fault: \(set.count) objects>"
+        case let set as NSOrderedSet: return "<relationship fault: \(set.count) objects>"
+        case let value?: return "\(value)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import OpenCoreData
+
+/// A context on an in-memory store of `CompanyModel`, with a few saved objects:
+/// departments Sales and Labs; employees Ann (Sales, 50k), Bob (Sales, 70k), Cy (Labs, 90k) and a
+/// manager Dee (Labs, 120k, reports: Cy).
+struct ContextFixture {
+    let model = CompanyModel.make()
+    let coordinator: NSPersistentStoreCoordinator
+    let context: NSManagedObjectContext
+    let store: NSPersistentStore
+
+    init(saved: Bool = true) throws {
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let sales = insert("Department", ["title": "Sales"])
+        let labs = insert("Department", ["title": "Labs"])
+        insert("Employee", ["name": "Ann", "salary": Decimal(50_000), "department": sales])
+        insert("Employee", ["name": "Bob", "salary": Decimal(70_000), "department": sales])
+        let cy = insert("Employee", ["name": "Cy", "salary": Decimal(90_000), "department": labs])
+        let dee = insert("Manager", ["name": "Dee", "salary": Decimal(120_000), "department": labs])
+        dee.setValue(NSOrderedSet(array: [cy]), forKey: "reports")
+        if saved { try context.save() }
+    }
+
+    @discardableResult
+    func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+        let object = NSManagedObject(entity: model[entity: entity], insertInto: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+
+    func request(_ entity: String, _ format: String? = nil, sort: [(String, Bool)] = []) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.predicate = format.map { NSPredicate(format: $0) }
+        request.sortDescriptors = sort.map { NSSortDescriptor(key: $0.0, ascending: $0.1) }
+        return request
+    }
+
+    func names(_ entity: String, _ format: String? = nil, sort: [(String, Bool)] = [("name", true)],
+        configure: (NSFetchRequest<NSManagedObject>) -> Void = { _ in }) throws -> [String]
+    {
+        let request = request(entity, format, sort: sort)
+        configure(request)
+        return try context.fetch(request).map { $0.value(forKey: entity == "Department" ? "title" : "name") as? String ?? "?" }
+    }
+}
