@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Figures, not tests: `swift run -c release PredicateBenchmarks [results.json]`.
+// Figures, not tests: `swift run -c release PredicateBenchmarks [results.json]` and
+// `swift run -c release FetchBenchmarks [results.json]`.
 // A separate package so the main package's `swift test` never builds or times it.
 let package = Package(
     name: "PredicateBenchmarks",
@@ -15,6 +16,12 @@ let package = Package(
         .executableTarget(
             name: "PredicateBenchmarks",
             dependencies: [.product(name: "OpenPredicate", package: "OpenCoreData")]
+        ),
+        // The raw SQLite C API, the baseline fetches are measured against.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .executableTarget(
+            name: "FetchBenchmarks",
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "CSQLite"]
         ),
     ],
     swiftLanguageModes: [.v5]

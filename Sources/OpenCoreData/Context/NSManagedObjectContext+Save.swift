@@ -38,30 +38,26 @@ extension NSManagedObjectContext {
         for object in deleted { try object.validateForDelete() }
         try obtainPermanentIDs(for: inserted)
 
-        var batches:
-            [ObjectIdentifier: (
-                store: InMemoryPersistentStore, inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]
-            )] = [:]
-        func add(
-            _ object: NSManagedObject,
-            _ change: (
-                inout (store: InMemoryPersistentStore, inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey])
-            ) throws -> Void
-        ) throws {
+        // One batch per store, built in place (a reference type, so appending never copies).
+        var batches: [ObjectIdentifier: SaveBatch] = [:]
+        func batch(for object: NSManagedObject) throws -> SaveBatch {
             guard let store = object.objectID.persistentStore as? InMemoryPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
             }
-            var batch = batches[ObjectIdentifier(store)] ?? (store, [], [], [])
-            try change(&batch)
+            if let batch = batches[ObjectIdentifier(store)] { return batch }
+            let batch = SaveBatch(store: store)
             batches[ObjectIdentifier(store)] = batch
+            return batch
         }
         for object in inserted {
-            try add(object) { $0.inserted.append(try snapshot(of: object, version: 1, coordinator: coordinator)) }
+            try batch(for: object).inserted.append(try snapshot(of: object, version: 1, coordinator: coordinator))
         }
         for object in updated {
-            try add(object) { $0.updated.append(try snapshot(of: object, version: object.version + 1, coordinator: coordinator)) }
+            try batch(for: object).updated.append(try snapshot(of: object, version: object.version + 1, coordinator: coordinator))
         }
-        for object in deleted { if let key = object.objectID.key { try add(object) { $0.deleted.append(key) } } }
+        for object in deleted {
+            if let key = object.objectID.key { try batch(for: object).deleted.append(key) }
+        }
         for batch in batches.values {
             try batch.store.rows.apply(inserted: batch.inserted, updated: batch.updated, deleted: batch.deleted)
         }
@@ -162,5 +158,17 @@ extension NSManagedObjectContext {
             }
         }
         return RowSnapshot(key: key, version: version, values: values)
+    }
+}
+
+/// The rows one save writes to one store.
+private final class SaveBatch {
+    let store: InMemoryPersistentStore
+    var inserted: [RowSnapshot] = []
+    var updated: [RowSnapshot] = []
+    var deleted: [ObjectKey] = []
+
+    init(store: InMemoryPersistentStore) {
+        self.store = store
     }
 }

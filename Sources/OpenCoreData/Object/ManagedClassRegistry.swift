@@ -26,14 +26,15 @@ enum ManagedClassRegistry {
     /// The class a `managedObjectClassName` names: a registered subclass, one Swift finds by its
     /// qualified name, or `NSManagedObject`.
     static func managedClass(named name: String) -> NSManagedObject.Type {
+        if name == "NSManagedObject" { return NSManagedObject.self }
         lock.lock()
         let registered = classes[name]
         lock.unlock()
         if let registered { return registered }
-        if let found = NSClassFromString(name) as? NSManagedObject.Type {
-            register(found)
-            return found
-        }
-        return NSManagedObject.self
+        let found = NSClassFromString(name) as? NSManagedObject.Type ?? NSManagedObject.self
+        lock.lock()
+        classes[name] = found  // remembered, found or not: the lookup is slow
+        lock.unlock()
+        return found
     }
 }

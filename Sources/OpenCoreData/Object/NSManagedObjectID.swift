@@ -14,24 +14,36 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     enum Identity: Hashable {
         /// A row of the store with this identifier.
         case permanent(storeIdentifier: String, key: ObjectKey)
-        /// An object not saved yet.
-        case temporary(UUID)
+        /// An object not saved yet: a number unique in this process.
+        case temporary(UInt64)
     }
 
     let identity: Identity
     private let entityDescription: NSEntityDescription
     private weak var store: NSPersistentStore?
+    /// Computed once: IDs are dictionary keys on every fetch.
+    private let identityHash: Int
 
     init(entity: NSEntityDescription, identity: Identity, store: NSPersistentStore?) {
         entityDescription = entity
         self.identity = identity
         self.store = store
+        identityHash = identity.hashValue
         super.init()
     }
 
+    private static let counterLock = NSLock()
+    nonisolated(unsafe) private static var counter: UInt64 = 0
+    /// Makes temporary IDs unique across processes too, as their URIs may be shown or logged.
+    private static let processToken = UUID().uuidString
+
     /// A new temporary ID for an object inserted into a context.
     static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, identity: .temporary(UUID()), store: nil)
+        counterLock.lock()
+        counter += 1
+        let number = counter
+        counterLock.unlock()
+        return NSManagedObjectID(entity: entity, identity: .temporary(number), store: nil)
     }
 
     /// The entity of the object.
@@ -54,15 +66,15 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 
     /// A URL that names the object across launches, as Apple spells it:
     /// `x-coredata://<store UUID>/<Entity>/p<primary key>` for a saved object, and
-    /// `x-coredata:///<Entity>/t<UUID>` for a temporary ID.
+    /// `x-coredata:///<Entity>/t<UUID><n>` for a temporary ID.
     open func uriRepresentation() -> URL {
         let entityName = entityDescription.name ?? ""
         let text: String
         switch identity {
         case .permanent(let storeIdentifier, let key):
             text = "x-coredata://\(storeIdentifier)/\(entityName)/p\(key.primaryKey)"
-        case .temporary(let token):
-            text = "x-coredata:///\(entityName)/t\(token.uuidString)"
+        case .temporary(let number):
+            text = "x-coredata:///\(entityName)/t\(Self.processToken)\(number)"
         }
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
@@ -77,7 +89,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// Agrees with `isEqual(_:)`.
-    open override var hash: Int { identity.hashValue }
+    open override var hash: Int { identityHash }
 
     /// The URI representation, as Apple's description shows it.
     open override var description: String { "\(uriRepresentation().absoluteString)" }
