@@ -63,6 +63,32 @@ private final class Readme {
         print(request?.predicate ?? "none")                         // salary > 40000
     }
 
+    // README: Contexts, objects and the in-memory store
+    func contexts(model: NSManagedObjectModel) throws {
+        final class Employee: NSManagedObject {
+            @Managed var name: String?
+            @Managed var salary: Decimal?
+        }
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+
+        for (name, salary) in [("Ann", 52_000), ("Bob", 38_000), ("Cy", 61_000)] {
+            let employee = Employee(context: context)
+            employee.name = name
+            employee.salary = Decimal(salary)
+        }
+        try context.save()
+
+        let request = NSFetchRequest<Employee>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary > %@", 40_000 as NSNumber)
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        print(try context.fetch(request).map { $0.name ?? "" })     // ["Cy", "Ann"]
+        print(try context.count(for: request))                      // 2
+    }
+
     // README: Input from users: the throwing twins
     func throwingTwins() throws {
         do {
@@ -146,7 +172,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 4)
+        #expect(blocks.count == 5)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -204,16 +230,31 @@ struct ReadmeExamplesTests {
         </model>
         """
 
-    @Test func models() throws {
+    /// The README's model file, written to a temporary folder; `body` gets the `.xcdatamodeld`.
+    private func withModelFile(_ body: (URL) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("readme-\(UUID().uuidString)/Company.xcdatamodeld/Company.xcdatamodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
         try Self.modelFile.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        try body(folder.deletingLastPathComponent())
+    }
 
-        let readme = Readme()
-        try readme.models(modelURL: folder.deletingLastPathComponent())
-        #expect(readme.printed == ["Employee", #"["name", "salary", "reports"]"#, "salary > 40000"])
-        #expect(readme.printed == (try swiftBlock(containing: "validatingContentsOf")).expectedOutput)
+    @Test func contexts() throws {
+        try withModelFile { url in
+            let readme = Readme()
+            try readme.contexts(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(readme.printed == [#"["Cy", "Ann"]"#, "2"])
+            #expect(readme.printed == (try swiftBlock(containing: "NSInMemoryStoreType")).expectedOutput)
+        }
+    }
+
+    @Test func models() throws {
+        try withModelFile { url in
+            let readme = Readme()
+            try readme.models(modelURL: url)
+            #expect(readme.printed == ["Employee", #"["name", "salary", "reports"]"#, "salary > 40000"])
+            #expect(readme.printed == (try swiftBlock(containing: "validatingContentsOf")).expectedOutput)
+        }
     }
 }

@@ -15,8 +15,8 @@ enum ManagedClassRegistry {
         lock.lock()
         defer { lock.unlock() }
         guard known.insert(ObjectIdentifier(type)).inserted else { return }
-        let qualified = NSStringFromClass(type)
-        let bare = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        let qualified = qualifiedName(of: type)
+        let bare = bareName(of: type)
         if classes[qualified] == nil {
             classes[qualified] = type
             classes[bare] = type
@@ -36,5 +36,15 @@ enum ManagedClassRegistry {
         classes[name] = found  // remembered, found or not: the lookup is slow
         lock.unlock()
         return found
+    }
+
+    /// `Module.Class`; unlike `NSStringFromClass`, never stops the process (for a private or
+    /// local class Swift spells the context out instead).
+    static func qualifiedName(of type: AnyClass) -> String { String(reflecting: type) }
+
+    /// The class's own name, without module or context.
+    static func bareName(of type: AnyClass) -> String {
+        let qualified = qualifiedName(of: type)
+        return qualified.split(separator: ".").last.map(String.init) ?? qualified
     }
 }

@@ -61,7 +61,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     public convenience init(context: NSManagedObjectContext) {
         guard let entity = Self.entity(in: context) else {
             AppleException.internalInconsistency(
-                "An NSManagedObject of class '\(NSStringFromClass(Self.self))' must have a valid NSEntityDescription.")
+                "An NSManagedObject of class '\(ManagedClassRegistry.qualifiedName(of: Self.self))' must have a valid NSEntityDescription."
+            )
         }
         self.init(entity: entity, insertInto: context)
     }
@@ -70,15 +71,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// `fetchRequest()` names it); calling it also lets contexts find the class by its bare name.
     open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
         ManagedClassRegistry.register(self)
-        let qualified = NSStringFromClass(self)
-        return NSFetchRequest(entityName: qualified.split(separator: ".").last.map(String.init) ?? qualified)
+        return NSFetchRequest(entityName: ManagedClassRegistry.bareName(of: self))
     }
 
     /// The entity of this class in the context's model: the one whose `managedObjectClassName`
     /// is the class's name, with or without its module.
     static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
-        let qualified = NSStringFromClass(self)
-        let bare = qualified.split(separator: ".").last.map(String.init) ?? qualified
+        let qualified = ManagedClassRegistry.qualifiedName(of: self)
+        let bare = ManagedClassRegistry.bareName(of: self)
         let entities = context.persistentStoreCoordinator?.managedObjectModel.entities ?? []
         return entities.first { $0.managedObjectClassName == qualified } ?? entities.first { $0.managedObjectClassName == bare }
     }
