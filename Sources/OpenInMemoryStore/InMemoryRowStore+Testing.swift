@@ -10,3 +10,30 @@ extension InMemoryRowStore {
         set { usesNativeSortSetting = newValue }
     }
 }
+
+extension InMemoryRowStore {
+    /// Test hook: how many times the store was asked for something, by entry point.
+    package struct CallCounts: Equatable, Sendable {
+        /// `execute(_:)` calls.
+        package var fetches = 0
+        /// `row(for:)` calls.
+        package var rowLoads = 0
+        /// `rows(for:)` calls (one per batch, whatever its size).
+        package var rowBatches = 0
+
+        package init(fetches: Int = 0, rowLoads: Int = 0, rowBatches: Int = 0) {
+            self.fetches = fetches
+            self.rowLoads = rowLoads
+            self.rowBatches = rowBatches
+        }
+
+        /// Every call, whatever its kind.
+        package var total: Int { fetches + rowLoads + rowBatches }
+    }
+
+    /// Test hook: the calls counted since the store was made or the counts were last set.
+    package var callCounts: CallCounts {
+        get { callCountsSetting }
+        set { callCountsSetting = newValue }
+    }
+}

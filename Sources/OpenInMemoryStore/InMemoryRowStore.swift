@@ -48,6 +48,8 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     private var tables: [RowTable]
     /// Test hook: sort only through OpenPredicate's `sorted(using:)` when false (see `+Testing`).
     private var usesNativeSort = true
+    /// Test hook: how many times each entry point ran (see `+Testing`).
+    private var calls = CallCounts()
 
     package init(schema: StoreSchema) {
         self.schema = schema
@@ -58,18 +60,35 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
-        let (graph, native) = withLock { (RowGraph(tables: tables, layouts: layouts), usesNativeSort) }
+        let (graph, native) = withLock {
+            calls.fetches += 1
+            return (RowGraph(tables: tables, layouts: layouts), usesNativeSort)
+        }
         return try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run()
     }
 
     package func row(for key: ObjectKey) throws -> RowSnapshot? {
         withLock {
-            guard layouts.indices.contains(key.entityID - 1) else { return nil }
-            guard let row = tables[layouts[key.entityID - 1].table].row(primaryKey: key.primaryKey),
-                row.key.entityID == key.entityID
-            else { return nil }
-            return row
+            calls.rowLoads += 1
+            return lockedRow(for: key)
         }
+    }
+
+    /// Every row asked for under one lock: one call however many keys.
+    package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
+        withLock {
+            calls.rowBatches += 1
+            return keys.compactMap(lockedRow)
+        }
+    }
+
+    /// The row of a key; the caller holds the lock.
+    private func lockedRow(for key: ObjectKey) -> RowSnapshot? {
+        guard layouts.indices.contains(key.entityID - 1) else { return nil }
+        guard let row = tables[layouts[key.entityID - 1].table].row(primaryKey: key.primaryKey),
+            row.key.entityID == key.entityID
+        else { return nil }
+        return row
     }
 
     package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
@@ -108,6 +127,12 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     var usesNativeSortSetting: Bool {
         get { withLock { usesNativeSort } }
         set { withLock { usesNativeSort = newValue } }
+    }
+
+    /// The call counters, under the lock.
+    var callCountsSetting: CallCounts {
+        get { withLock { calls } }
+        set { withLock { calls = newValue } }
     }
 
     // MARK: - Locking

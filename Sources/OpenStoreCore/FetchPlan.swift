@@ -95,8 +95,18 @@ package protocol RowStore: AnyObject {
     /// The current row of an object, for faults and relationship traversal; nil if it does not
     /// exist (any more).
     func row(for key: ObjectKey) throws -> RowSnapshot?
+    /// The current rows of several objects in one call (for batched faulting and prefetching),
+    /// in the order of `keys`; keys whose row does not exist are left out.
+    func rows(for keys: [ObjectKey]) throws -> [RowSnapshot]
     /// Applies a save: new rows, changed rows, deleted keys, all or nothing.
     func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws
     /// Reserves `count` new primary keys for rows of an entity's hierarchy.
     func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
+}
+
+extension RowStore {
+    /// One `row(for:)` per key: a back end that can load many rows at once overrides this.
+    package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
+        try keys.compactMap { try row(for: $0) }
+    }
 }

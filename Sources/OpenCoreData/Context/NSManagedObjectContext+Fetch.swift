@@ -10,7 +10,10 @@ extension NSManagedObjectContext {
     /// included, changed objects match on their current values, and deleted objects are left
     /// out; dictionary results reflect the stores only, as on Apple. Objects already in the
     /// context are returned as they are (with unsaved changes) unless
-    /// `shouldRefreshRefetchedObjects` is set.
+    /// `shouldRefreshRefetchedObjects` is set. With a `fetchBatchSize`, objects load a batch at
+    /// a time as their faults fire; `relationshipKeyPathsForPrefetching` loads destinations in
+    /// one store call per key path step. A child context fetches through its parent (see
+    /// `NSManagedObjectContext+Parent`).
     ///
     /// - Throws: An `NSError` naming the culprit: an unknown entity or key path, a rule of the
     ///   request broken, no coordinator or no store, or results that are not `ResultType`.
@@ -48,30 +51,42 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        let plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
+        var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
         let stores = try affectedStores(of: request, plan: plan, in: coordinator)
-        let usesPendingChanges =
-            request.includesPendingChanges && request.resultType != .dictionaryResultType && hasPendingChanges(in: plan)
         if case .dictionaries = plan.output {
             return try dictionaries(plan, stores: stores, coordinator: coordinator)
         }
+        let prefetching = try prefetchPaths(of: request, coordinator: coordinator)
+        // Batched: only the IDs now, rows a batch at a time as faults fire.
+        let batchSize = parent == nil && request.resultType == .managedObjectResultType ? max(request.fetchBatchSize, 0) : 0
+        if batchSize > 0, case .rows = plan.output { plan.output = .keys }
+        let usesPendingChanges =
+            request.includesPendingChanges && request.resultType != .dictionaryResultType && hasPendingChanges(in: plan)
         // One store and nothing pending: the store's window is the answer.
-        if stores.count == 1 && !usesPendingChanges, let store = stores.first {
-            return try results(of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
+        if parent == nil && stores.count == 1 && !usesPendingChanges, let store = stores.first {
+            let results = try results(
+                of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
+            if case .count = plan.output { return results }
+            if request.resultType == .managedObjectResultType {
+                try prepare(results.compactMap { $0 as? NSManagedObject }, batchSize: batchSize, prefetching: prefetching)
+            }
+            return results
         }
-        // Otherwise: every candidate from every store, merged with pending changes, then ordered
-        // and windowed here.
+        // Otherwise: every candidate from every store (through the parent context, if any),
+        // merged with pending changes, then ordered and windowed here.
         var wide = plan
         wide.limit = 0
         wide.offset = 0
         wide.output = .keys
-        var objects: [NSManagedObject] = []
-        for store in stores {
-            guard case .keys(let keys) = try store.rows.execute(wide) else { continue }
-            objects += keys.map { object(with: id(for: $0, in: store, coordinator: coordinator)) }
-        }
-        if usesPendingChanges { objects = try merged(objects, plan: plan) }
-        if stores.count > 1 || usesPendingChanges, !plan.sortDescriptors.isEmpty {
+        let ids = try candidateIDs(
+            for: wide, stores: stores, coordinator: coordinator, includesPendingChanges: usesPendingChanges)
+        var objects = ids.map { object(with: $0) }
+        var counting = false
+        if case .count = plan.output { counting = true }
+        if !plan.sortDescriptors.isEmpty && !counting {
+            // Sorting reads every candidate: load the rows of faults in one call per store
+            // instead of one per fault.
+            if parent == nil { loadRows(of: uncachedFaults(objects)) }
             objects = objects.sorted(using: plan.sortDescriptors)
         }
         let window = Array(objects.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
@@ -79,9 +94,33 @@ extension NSManagedObjectContext {
         case .count: return [NSNumber(value: window.count)]
         case .keys where request.resultType == .managedObjectIDResultType: return window.map(\.objectID)
         default:
-            if !request.returnsObjectsAsFaults && request.includesPropertyValues { window.forEach { $0.fireFault() } }
+            if batchSize == 0 && !request.returnsObjectsAsFaults && request.includesPropertyValues {
+                window.forEach { $0.fireFault() }
+            }
+            try prepare(window, batchSize: batchSize, prefetching: prefetching)
             return window
         }
+    }
+
+    /// The IDs of the objects that match a plan (keys output, no window) as this context sees
+    /// them: the stores' answer (or the parent context's, which counts as this context's store),
+    /// then, when `includesPendingChanges`, this context's own changes merged on top.
+    func candidateIDs(
+        for plan: FetchPlan, stores: [InMemoryPersistentStore], coordinator: NSPersistentStoreCoordinator,
+        includesPendingChanges: Bool
+    ) throws -> [NSManagedObjectID] {
+        var ids: [NSManagedObjectID] = []
+        if let parent {
+            ids = try parent.candidateIDs(
+                for: plan, stores: stores, coordinator: coordinator,
+                includesPendingChanges: parent.hasPendingChanges(in: plan))
+        } else {
+            for store in stores {
+                guard case .keys(let keys) = try store.rows.execute(plan) else { continue }
+                ids += keys.map { id(for: $0, in: store, coordinator: coordinator) }
+            }
+        }
+        return includesPendingChanges ? try merged(ids, plan: plan) : ids
     }
 
     /// Stores asked: the request's `affectedStores`, or every store of the coordinator whose
@@ -104,7 +143,7 @@ extension NSManagedObjectContext {
     }
 
     /// Whether an object of the fetched entities is inserted, changed or deleted.
-    private func hasPendingChanges(in plan: FetchPlan) -> Bool {
+    func hasPendingChanges(in plan: FetchPlan) -> Bool {
         guard let schema = persistentStoreCoordinator?.schema else { return false }
         let names = Set(plan.entityIDs.map { schema.entity($0).name })
         return (insertedObjects.union(deletedObjects).union(changedList)).contains { names.contains($0.entity.name ?? "") }
@@ -112,22 +151,25 @@ extension NSManagedObjectContext {
 
     /// Store candidates with the context's changes: deleted ones out, changed ones matched on
     /// their current values, inserted ones that match added.
-    private func merged(_ fromStores: [NSManagedObject], plan: FetchPlan) throws -> [NSManagedObject] {
+    private func merged(_ fromStores: [NSManagedObjectID], plan: FetchPlan) throws -> [NSManagedObjectID] {
         guard let schema = persistentStoreCoordinator?.schema else { return fromStores }
         let names = Set(plan.entityIDs.map { schema.entity($0).name })
         func matches(_ object: NSManagedObject) throws -> Bool {
             guard let predicate = plan.predicate else { return true }
             return try predicate.evaluate(validating: object)
         }
-        var result: [NSManagedObject] = []
-        var seen = Set<ObjectIdentifier>()
-        for object in fromStores where !object.isDeleted {
-            if object.hasChanges, !(try matches(object)) { continue }
-            if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        var result: [NSManagedObjectID] = []
+        var seen = Set<NSManagedObjectID>()
+        for id in fromStores {
+            if let object = registry[id] {
+                if object.isDeleted { continue }
+                if object.hasChanges, !(try matches(object)) { continue }
+            }
+            if seen.insert(id).inserted { result.append(id) }
         }
         for object in changedList + insertedList where !object.isDeleted && names.contains(object.entity.name ?? "") {
-            if seen.contains(ObjectIdentifier(object)) { continue }
-            if try matches(object), seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+            if seen.contains(object.objectID) { continue }
+            if try matches(object), seen.insert(object.objectID).inserted { result.append(object.objectID) }
         }
         return result
     }
@@ -204,13 +246,31 @@ extension NSManagedObjectContext {
         return try store.rows.row(for: key)
     }
 
-    /// The values of a fault, decoded from the row cache or its store; nil if the row is gone.
+    /// The values of a fault, decoded from the row cache or its store (or, in a child context,
+    /// from the parent context); nil if the row is gone.
     func loadValues(for object: NSManagedObject) -> (values: [String: Any], version: Int64)? {
+        if let parent {
+            guard let loaded = parent.valuesForChild(of: object.objectID) else { return nil }
+            return (importing(loaded.values, of: object.entity), loaded.version)
+        }
         guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,
             let store = object.objectID.persistentStore
         else { return nil }
-        let cached = rowCache.removeValue(forKey: key)
+        var cached = rowCache.removeValue(forKey: key)
+        if cached == nil, let member = faultBatches[key] {
+            loadBatch(member.batch, around: member.index)
+            cached = rowCache.removeValue(forKey: key)
+        }
         guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
+        return (decode(row, store: store, coordinator: coordinator) { self.object(with: $0) }, row.version)
+    }
+
+    /// A row's values by property name: attributes as Swift values, relationships through
+    /// `reference` (objects of this context, or bare IDs for a child context).
+    func decode(
+        _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator,
+        reference: (NSManagedObjectID) -> Any
+    ) -> [String: Any] {
         let entity = coordinator.schema.entity(row.key.entityID)
         var values: [String: Any] = [:]
         for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
@@ -218,12 +278,12 @@ extension NSManagedObjectContext {
             case (_, .null): continue
             case (.attribute(let kind), let value): values[property.name] = value.swiftValue(kind: kind)
             case (.toOne, .object(let destination)):
-                values[property.name] = self.object(with: id(for: destination, in: store, coordinator: coordinator))
+                values[property.name] = reference(id(for: destination, in: store, coordinator: coordinator))
             case (.toMany, .objects(let destinations)):
-                values[property.name] = destinations.map { self.object(with: id(for: $0, in: store, coordinator: coordinator)) }
+                values[property.name] = destinations.map { reference(id(for: $0, in: store, coordinator: coordinator)) }
             default: continue
             }
         }
-        return (values, row.version)
+        return values
     }
 }

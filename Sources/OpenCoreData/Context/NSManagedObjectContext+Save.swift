@@ -11,8 +11,9 @@ public let NSDeletedObjectsKey = "deleted"
 
 extension Notification.Name {
     /// Posted by a context after it saved, with the saved objects under `NSInsertedObjectsKey`,
-    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`.
-    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`. The name is Apple's
+    /// (`"NSManagingContextDidSaveChangesNotification"`).
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagingContextDidSaveChangesNotification")
 }
 
 extension NSManagedObjectContext {
@@ -26,6 +27,7 @@ extension NSManagedObjectContext {
     /// - Throws: The first validation error (`NSValidationMissingMandatoryPropertyError`,
     ///   `NSValidationRelationshipDeniedDeleteError`, …) or the store's error.
     public func save() throws {
+        processPendingChanges()
         guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
@@ -36,6 +38,11 @@ extension NSManagedObjectContext {
         for object in inserted { try object.validateForInsert() }
         for object in updated { try object.validateForUpdate() }
         for object in deleted { try object.validateForDelete() }
+        // A child context saves into its parent, not to the stores.
+        if let parent {
+            saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
+            return
+        }
         try obtainPermanentIDs(for: inserted)
 
         // One batch per store, built in place (a reference type, so appending never copies).
@@ -93,9 +100,11 @@ extension NSManagedObjectContext {
                 identity: .permanent(
                     storeIdentifier: store.identifier ?? "", key: ObjectKey(entityID: entityID, primaryKey: primaryKey)),
                 store: store)
-            registry[object.objectID] = nil
+            let temporary = object.objectID
+            registry[temporary] = nil
             object.objectID = id
             registry[id] = object
+            parent?.adoptPermanentID(id, replacing: temporary)
         }
     }
 

@@ -35,8 +35,12 @@ open class NSManagedObjectContext: NSObject {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// The coordinator whose stores the context fetches from and saves to. **Default:** `nil`.
-    open var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+    /// The coordinator whose stores the context fetches from and saves to; for a child context,
+    /// its root context's coordinator. **Default:** `nil`.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { parent?.persistentStoreCoordinator ?? ownCoordinator }
+        set { ownCoordinator = newValue }
+    }
 
     /// A name for the context, shown in logs. **Default:** `nil`.
     open var name: String?
@@ -50,6 +54,33 @@ open class NSManagedObjectContext: NSObject {
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     var rowCache: [ObjectKey: RowSnapshot] = [:]
 
+    // MARK: - Parent contexts and fetching
+
+    /// The context this one fetches from and saves into, instead of a coordinator's stores
+    /// (see `NSManagedObjectContext+Parent`). **Default:** `nil` (the context is a root).
+    ///
+    /// A context has either a coordinator or a parent: a child's `persistentStoreCoordinator`
+    /// is its root's. Set the parent before using the context.
+    /// See [parent](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/parent).
+    open var parent: NSManagedObjectContext?
+    /// The coordinator set on this context itself.
+    private var ownCoordinator: NSPersistentStoreCoordinator?
+    /// Faults of fetches with a `fetchBatchSize`, by row key (see `FaultBatch`).
+    var faultBatches: [ObjectKey: FaultBatch.Member] = [:]
+
+    // MARK: - Container and merging
+
+    /// Merge settings and the changes not announced yet (see `NSManagedObjectContext+Merging`).
+    let changeState = ContextChangeState()
+
+    /// Forgets an object that another context deleted and saved (see
+    /// `mergeChanges(fromContextDidSave:)`): it leaves the registry and every change list.
+    func forgetDeletedElsewhere(_ object: NSManagedObject) {
+        registry[object.objectID] = nil
+        changedList.removeAll { $0 === object }
+        deletedList.removeAll { $0 === object }
+    }
+
     /// Creates a context with its own queue (or the main queue).
     public init(concurrencyType: ConcurrencyType) {
         self.concurrencyType = concurrencyType
@@ -62,20 +93,30 @@ open class NSManagedObjectContext: NSObject {
 
     /// Runs `block` on the context's queue, later.
     open func perform(_ block: @escaping () -> Void) {
-        queue.async(execute: block)
+        queue.async {
+            block()
+            self.processPendingChanges()
+        }
     }
 
     /// Runs `block` on the context's queue and waits for it (directly, if already on it).
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) { return try block() }
-        return try queue.sync(execute: block)
+        return try queue.sync {
+            defer { processPendingChanges() }
+            return try block()
+        }
     }
 
     /// Runs `block` on the context's queue and returns its result.
     public func perform<T>(_ block: @escaping () -> T) async -> T {
         let box = UncheckedBox(block)
         return await withUnsafeContinuation { continuation in
-            queue.async { continuation.resume(returning: UncheckedBox(box.value())) }
+            queue.async {
+                let value = box.value()
+                self.processPendingChanges()
+                continuation.resume(returning: UncheckedBox(value))
+            }
         }.value
     }
 
@@ -84,11 +125,9 @@ open class NSManagedObjectContext: NSObject {
         let box = UncheckedBox(block)
         return try await withUnsafeThrowingContinuation { continuation in
             queue.async {
-                do {
-                    continuation.resume(returning: UncheckedBox(try box.value()))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                let result = Result { try box.value() }
+                self.processPendingChanges()
+                continuation.resume(with: result.map(UncheckedBox.init))
             }
         }.value
     }
@@ -121,7 +160,13 @@ open class NSManagedObjectContext: NSObject {
     /// The object with an ID, loaded; throws when the store has no such object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         if let object = registry[objectID], !object.isFault { return object }
-        guard !objectID.isTemporaryID, let key = objectID.key, let row = try storeRow(for: objectID, key: key) else {
+        if parent?.canLoad(objectID) ?? false {
+            let object = object(with: objectID)
+            object.fireFault()
+            return object
+        }
+        guard parent == nil, !objectID.isTemporaryID, let key = objectID.key, let row = try storeRow(for: objectID, key: key)
+        else {
             throw CoreDataError.make(
                 code: NSManagedObjectReferentialIntegrityError, reason: "No object exists for the ID \(objectID)",
                 userInfo: ["objectID": objectID])
@@ -140,6 +185,7 @@ open class NSManagedObjectContext: NSObject {
         object.inserted = true
         registry[object.objectID] = object
         insertedList.append(object)
+        changeState.noteInserted(object)
         object.awakeFromInsert()
     }
 
@@ -147,6 +193,7 @@ open class NSManagedObjectContext: NSObject {
     /// forgotten); relationships follow their delete rules when the context saves.
     open func delete(_ object: NSManagedObject) {
         guard object.context === self, !object.deleted else { return }
+        changeState.noteDeleted(object)
         if object.inserted {
             insertedList.removeAll { $0 === object }
             registry[object.objectID] = nil
@@ -160,12 +207,22 @@ open class NSManagedObjectContext: NSObject {
 
     /// Records that an object changed (called by the object).
     func objectDidChange(_ object: NSManagedObject) {
+        changeState.noteChanged(object)
         guard !object.inserted, !changedList.contains(where: { $0 === object }) else { return }
         changedList.append(object)
     }
 
-    /// Accepted for source compatibility: changes are processed as they happen.
-    open func processPendingChanges() {}
+    /// Announces the changes made since the last announcement: posts
+    /// `NSManagedObjectContextObjectsDidChange` with the objects inserted, updated and deleted
+    /// since then (see `NSManagedObjectContext+Merging`).
+    ///
+    /// Called at the end of every `perform(_:)` / `performAndWait(_:)` block and by `save()`.
+    ///
+    /// **Differences from Apple:** delete rules run at save, not here.
+    /// See [processPendingChanges()](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/processpendingchanges()).
+    open func processPendingChanges() {
+        postObjectsDidChange()
+    }
 
     /// Forgets every unsaved change: inserted objects leave, deleted ones come back, changed ones
     /// return to their saved values.
@@ -192,6 +249,7 @@ open class NSManagedObjectContext: NSObject {
         changedList = []
         deletedList = []
         rowCache = [:]
+        faultBatches = [:]
     }
 
     /// Turns an object back into a fault (its values reload when next read), keeping its
@@ -210,6 +268,7 @@ open class NSManagedObjectContext: NSObject {
 
     /// Called after a save: the saved objects' changes become their committed values.
     func didSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        processPendingChanges()
         for object in inserted + updated {
             object.inserted = false
             object.changedKeys = []

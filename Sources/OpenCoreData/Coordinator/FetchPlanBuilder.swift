@@ -15,7 +15,8 @@ import OpenStoreCore
 /// - after an attribute or a collection operator (`@count`, `@sum.salary`) the rest of the path
 ///   is the value's own business and is not checked;
 /// - paths that start at a variable (`$FETCH_SOURCE.name`, a `SUBQUERY`'s `$x`) are checked
-///   when the variable is bound, not here.
+///   when the variable is bound, not here; paths from a constant (a bound variable such as a
+///   fetched property's `$FETCHED_PROPERTY.userInfo.key`) are the constant's own business.
 struct FetchPlanBuilder {
     let model: NSManagedObjectModel
     let schema: StoreSchema
@@ -64,6 +65,9 @@ struct FetchPlanBuilder {
     private func check(_ expression: NSExpression, in entity: NSEntityDescription) throws {
         switch expression.expressionType {
         case .keyPath:
+            // `$x.key` or `FUNCTION(…).key`: the path belongs to the operand's value, not the entity.
+            let operand = expression.operand
+            guard operand.expressionType == .evaluatedObject else { return try check(operand, in: entity) }
             try check(keyPath: expression.keyPath, in: entity, allowsToMany: true)
         case .function:
             for argument in expression.arguments ?? [] { try check(argument, in: entity) }

@@ -138,6 +138,7 @@ extension NSManagedObject {
     /// Turns the object back into a fault (its values reload when next read); unsaved changes
     /// are dropped unless `keepChanges`.
     func refault(keepChanges: Bool) {
+        fetchedValues = [:]
         guard !inserted else { return }
         if keepChanges && !changedKeys.isEmpty {
             let pending = changedKeys.map { ($0, values[$0]) }

@@ -40,6 +40,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     var version: Int64 = 0
     var inserted = false
     var deleted = false
+    /// Results of fetched properties read since the object was last a fault, by name.
+    var fetchedValues: [String: [Any]] = [:]
 
     /// Creates an object of an entity, and inserts it into `context` if one is given.
     ///
@@ -139,6 +141,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
+        if let fetched = property as? NSFetchedPropertyDescription { return fetchedValue(fetched) }
         if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
             return toManyValue(relationship)
         }

@@ -40,4 +40,7 @@ struct FetchRequestSettings {
 /// requests whatever their `ResultType`, as Objective-C sees one class.
 protocol AnyFetchRequest: NSPersistentStoreRequest {
     var settings: FetchRequestSettings { get }
+    /// Runs the request in a context: its results as `[Any]`, or their number as an
+    /// `NSNumber` when `countOnly`.
+    func results(in context: NSManagedObjectContext, countOnly: Bool) throws -> Any
 }

@@ -160,6 +160,17 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest
     }
 
     /// How many objects' data to load at a time; `0` loads all at once. **Default:** `0`.
+    ///
+    /// With a batch size, the whole request is evaluated and every matching object's ID
+    /// recorded, but no data is loaded: the results are faults, and the first fault of each
+    /// window of `fetchBatchSize` results (`0..<n`, `n..<2n`, …) to fire loads the data of the
+    /// whole window from the store in one call (relationship key paths to prefetch are then
+    /// fetched for that window).
+    ///
+    /// **Differences from Apple:** Apple returns an `NSArray` proxy that fetches batches as
+    /// elements are touched; a Swift array cannot be a proxy, so the array here holds faults
+    /// that load a batch at a time when one of them fires, which costs the same store calls.
+    /// Ignored in a child context (whose data comes from its parent).
     /// See [fetchBatchSize](https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize).
     open var fetchBatchSize: Int {
         get { settings.fetchBatchSize }
@@ -213,6 +224,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest
 
     /// Whether property values are loaded with the objects (`false` loads only what identifies
     /// them). **Default:** `true`; `false` after `resultType` is set to object IDs or a count.
+    ///
+    /// With `false`, managed object results are faults whose data is fetched from the store
+    /// when each fires (`returnsObjectsAsFaults` is then moot).
     /// See [includesPropertyValues](https://developer.apple.com/documentation/coredata/nsfetchrequest/includespropertyvalues).
     open var includesPropertyValues: Bool {
         get { settings.includesPropertyValues }
@@ -247,8 +261,15 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, AnyFetchRequest
     /// Relationship key paths (`"department"`, `"department.manager"`) whose destination
     /// objects are fetched along with the results.
     ///
+    /// After the fetch, the destinations of each step of each key path are loaded in one store
+    /// call per step, so firing their faults asks the store for nothing more. To-many steps
+    /// work as to-one steps do. Each step must be a relationship; otherwise the fetch throws an
+    /// error naming the key path.
+    ///
     /// **Default:** `nil` (no prefetching). Apple's documentation says "an empty array"; Apple's
     /// framework answers `nil`, and so does this.
+    ///
+    /// **Differences from Apple:** ignored in a child context, whose data comes from its parent.
     /// See [relationshipKeyPathsForPrefetching](https://developer.apple.com/documentation/coredata/nsfetchrequest/relationshipkeypathsforprefetching).
     open var relationshipKeyPathsForPrefetching: [String]? {
         get { settings.relationshipKeyPathsForPrefetching }

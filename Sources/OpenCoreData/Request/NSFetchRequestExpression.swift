@@ -20,11 +20,24 @@ public let NSFetchRequestExpressionType = NSExpression.ExpressionType.fetchReque
 /// an `NSManagedObjectContext`; both are evaluated against the same object and variables as the
 /// fetch expression.
 ///
-/// **Differences from Apple:** evaluating one needs `NSManagedObjectContext`, which OpenCoreData
-/// does not provide yet: `expressionValue(with:context:)` stops the process with an
-/// `NSInternalInconsistencyException` saying so, and `expressionValue(validating:context:)`
-/// throws. Inside a predicate or another expression it stands as the call
-/// `FETCH(request, context, 1)` (Apple keeps the object itself there). The class is final.
+/// Evaluating runs the request in the context: `count(for:)` as an `NSNumber` when count-only,
+/// `fetch(_:)` as an array otherwise. Inside a predicate it works the same way:
+///
+/// ```swift
+/// let big = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+/// big.predicate = NSPredicate(format: "salary > 100000")
+/// let count = NSFetchRequestExpression.expression(
+///     forFetch: NSExpression(forConstantValue: big),
+///     context: NSExpression(forConstantValue: context), countOnly: true)
+/// let predicate = NSComparisonPredicate(
+///     leftExpression: count, rightExpression: NSExpression(forConstantValue: 0),
+///     modifier: .direct, type: .greaterThan)
+/// ```
+///
+/// **Differences from Apple:** inside a predicate or another expression it stands as the call
+/// `FETCH(request, context, 1)` (Apple keeps the object itself there), and the in-memory store
+/// runs the fetch again for each row it tests (Apple's SQLite store makes it a subquery). The
+/// class is final.
 /// See [NSFetchRequestExpression](https://developer.apple.com/documentation/coredata/nsfetchrequestexpression).
 public final class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
     private let request: NSExpression
@@ -107,12 +120,13 @@ public final class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
 
     // MARK: - Evaluating
 
-    /// The result of the fetch: not available yet (see the class's differences from Apple).
+    /// The result of the fetch: the request's results (an array), or their number (an
+    /// `NSNumber`) for a count-only expression.
     ///
-    /// Stops the process with `NSInternalInconsistencyException`: with Apple's reason
-    /// "NSFetchRequestExpression could not evaluate its request or context." when either
-    /// evaluates to nil, otherwise with a reason saying that a managed object context is needed.
-    /// `expressionValue(validating:context:)` throws instead.
+    /// Stops the process with `NSInternalInconsistencyException` when the request or context
+    /// cannot be evaluated (Apple's reason "NSFetchRequestExpression could not evaluate its
+    /// request or context.") or the fetch fails; `expressionValue(validating:context:)` throws
+    /// instead.
     public override func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
         do {
             return try expressionValue(validating: object, context: context)
@@ -122,22 +136,26 @@ public final class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
     }
 
     /// The throwing twin of `expressionValue(with:context:)`: evaluates the request and context
-    /// expressions, then throws an `NSError` (`NSCocoaErrorDomain`, `NSCoreDataError`) naming
-    /// what is missing; it never stops the process.
+    /// expressions and runs the fetch, throwing an `NSError` (`NSCocoaErrorDomain`,
+    /// `NSCoreDataError`, or the fetch's own error) instead of stopping the process.
     public override func expressionValue(validating object: Any?, context: NSMutableDictionary?) throws -> Any? {
         let requestValue = try request.expressionValue(validating: object, context: context)
         let contextValue = try managedObjectContext.expressionValue(validating: object, context: context)
         let hasContext = contextValue.map { !($0 is NSNull) } ?? false
-        guard let requestValue, !(requestValue is NSNull), hasContext else {
+        guard let requestValue, !(requestValue is NSNull), let contextValue, hasContext else {
             throw FetchRequestError("NSFetchRequestExpression could not evaluate its request or context.").nsError
         }
-        guard requestValue is AnyFetchRequest else {
+        guard let fetchRequest = requestValue as? AnyFetchRequest else {
             let found = PropertyListText.text(of: requestValue)
             throw FetchRequestError("\(self) needs an NSFetchRequest; its request expression gave \(found)").nsError
         }
-        throw FetchRequestError(
-            "\(self) needs a managed object context to run its fetch request, and OpenCoreData has no NSManagedObjectContext yet"
-        ).nsError
+        guard let managedObjectContext = contextValue as? NSManagedObjectContext else {
+            let found = PropertyListText.text(of: contextValue)
+            throw FetchRequestError(
+                "\(self) needs a managed object context to run its fetch request; its context expression gave \(found)"
+            ).nsError
+        }
+        return try fetchRequest.results(in: managedObjectContext, countOnly: countOnly)
     }
 
     // MARK: - NSObject

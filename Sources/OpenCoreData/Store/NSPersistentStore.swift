@@ -50,4 +50,51 @@ open class NSPersistentStore: NSObject {
 
     /// The name of the store type this class implements.
     class var storeTypeName: String { "" }
+
+    /// Metadata set with `metadata` or the coordinator's `setMetadata(_:for:)`.
+    private var storedMetadata: [String: Any] = [:]
+    private let metadataLock = NSLock()
+
+    /// The store's metadata: what the store records about itself, plus keys set by the app.
+    ///
+    /// ```swift
+    /// var metadata = store.metadata ?? [:]
+    /// metadata["lastImport"] = Date()
+    /// coordinator.setMetadata(metadata, for: store)
+    /// ```
+    ///
+    /// Always holds `NSStoreTypeKey` (the store's `type`), `NSStoreUUIDKey` (its `identifier`)
+    /// and, for a store of a coordinator, `NSStoreModelVersionHashesKey` (the model's
+    /// `entityVersionHashesByName`); setting the metadata replaces every other key, and values
+    /// given for those three are ignored.
+    ///
+    /// **Default:** those keys only.
+    ///
+    /// **Differences from Apple:** the in-memory store keeps metadata in memory only; the store's
+    /// UUID cannot be changed through its metadata (object IDs carry it).
+    /// See [metadata](https://developer.apple.com/documentation/coredata/nspersistentstore/metadata).
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+    // Apple's type, so that `if let` and plain uses both compile as they do on Apple.
+    open var metadata: [String: Any]! {
+        get {
+            metadataLock.lock()
+            var metadata = storedMetadata
+            metadataLock.unlock()
+            metadata[NSStoreTypeKey] = type
+            metadata[NSStoreUUIDKey] = identifier ?? ""
+            if let model = persistentStoreCoordinator?.managedObjectModel {
+                metadata[NSStoreModelVersionHashesKey] = model.entityVersionHashesByName
+            }
+            return metadata
+        }
+        set {
+            var metadata = newValue ?? [:]
+            metadata[NSStoreTypeKey] = nil
+            metadata[NSStoreUUIDKey] = nil
+            metadata[NSStoreModelVersionHashesKey] = nil
+            metadataLock.lock()
+            storedMetadata = metadata
+            metadataLock.unlock()
+        }
+    }
 }

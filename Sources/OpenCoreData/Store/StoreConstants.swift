@@ -14,3 +14,18 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let NSStoreTypeKey = "NSStoreType"
 /// Metadata key: the store's UUID, which is also its `identifier`.
 public let NSStoreUUIDKey = "NSStoreUUID"
+
+/// Option: how long, in seconds, to wait for the store's lock (an `NSNumber`). Set by
+/// `NSPersistentStoreDescription.timeout`.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// Option: SQLite pragmas, a dictionary of pragma names to values. Set by
+/// `NSPersistentStoreDescription.setValue(_:forPragmaNamed:)`.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: migrate a store of an older model version when adding it (an `NSNumber`/`Bool`).
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option: infer the mapping model of such a migration (an `NSNumber`/`Bool`).
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+
+/// Metadata key: the version hash of each entity of the model the store was made with
+/// (`[String: Data]`, as `NSManagedObjectModel.entityVersionHashesByName`).
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"

@@ -28,6 +28,23 @@ enum FunctionCompiler {
             return { _, _ in Date() }
         case "random":
             return { _, _ in Int.random(in: 0..<Int(Int32.max)) }
+        case "FETCH" where closures.count == 3:
+            // Core Data's NSFetchRequestExpression: run the request in the context.
+            return { object, context in
+                let request = closures[0](object, &context)
+                let fetchContext = ValueSemantics.unwrapOptional(closures[1](object, &context)) as? PredicateFetchContext
+                let countOnly = ValueSemantics.unwrapOptional(closures[2](object, &context)) as? Bool ?? false
+                guard let request = ValueSemantics.unwrapOptional(request), let fetchContext else {
+                    context.fail(EvaluationError(message: "NSFetchRequestExpression could not evaluate its request or context."))
+                    return nil
+                }
+                do {
+                    return try fetchContext.predicateFetch(request, countOnly: countOnly)
+                } catch {
+                    context.fail(EvaluationError(message: error.localizedDescription))
+                    return nil
+                }
+            }
         case let statistic where BuiltinFunctions.statistics.contains(statistic):
             return { object, context in
                 var values: [Any] = []

@@ -53,3 +53,12 @@ package protocol PredicateIdentity {
     /// What the value compares and hashes as.
     var predicateIdentity: AnyHashable { get }
 }
+
+/// A context that can run fetch requests: what Core Data's `NSFetchRequestExpression` (which
+/// stands in a predicate as `FETCH(request, context, countOnly)`) needs from its context
+/// expression's value. OpenCoreData's `NSManagedObjectContext` conforms.
+package protocol PredicateFetchContext: AnyObject {
+    /// The results of `request` (an `NSFetchRequest`), or their number as an `NSNumber` when
+    /// `countOnly`; throws when the value is not a request or the fetch fails.
+    func predicateFetch(_ request: Any, countOnly: Bool) throws -> Any
+}

@@ -1,8 +1,8 @@
 @testable import OpenCoreData
 import Testing
 
-/// `NSFetchRequestExpression`: Apple's accessors, type, format and equality; evaluation waits for
-/// the managed object context.
+/// `NSFetchRequestExpression`: Apple's accessors, type, format, equality and evaluation errors
+/// (running the fetch is in `Context/FetchedPropertyTests`).
 @Suite struct NSFetchRequestExpressionTests {
     static func fetchExpression(countOnly: Bool, request: NSExpression? = nil) -> NSExpression {
         let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")

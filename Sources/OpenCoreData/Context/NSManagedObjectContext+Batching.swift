@@ -1,0 +1,172 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// The results of one fetch with a `fetchBatchSize`: every matching object's ID, in result
+/// order, and which windows of `size` results have had their rows loaded.
+///
+/// Apple returns an `NSArray` proxy that records the IDs and fetches the data of `batchSize`
+/// objects at a time as elements are touched. A Swift `[ResultType]` cannot be a proxy, so the
+/// closest honest form is used: the array holds faults, and the first fault of a window
+/// `[n * size, (n + 1) * size)` to fire loads the rows of the whole window from the store in one
+/// call (`RowStore.rows(for:)`), so touching the objects of a window costs one store call. The
+/// array itself (its count, its identities) is complete from the start, as Apple's is.
+final class FaultBatch {
+    /// The fetched objects' IDs, in result order.
+    let ids: [NSManagedObjectID]
+    /// The batch size (more than 0).
+    let size: Int
+    /// Relationship key paths to prefetch for each window when it loads.
+    let prefetching: [[String]]
+
+    init(ids: [NSManagedObjectID], size: Int, prefetching: [[String]]) {
+        self.ids = ids
+        self.size = size
+        self.prefetching = prefetching
+    }
+
+    /// Where a fault of a batched fetch sits: its batch and its index in the results.
+    struct Member {
+        let batch: FaultBatch
+        let index: Int
+    }
+}
+
+extension NSManagedObjectContext {
+    // MARK: - After a fetch
+
+    /// Gets fetched objects ready: with a batch size, records the faults among them so that
+    /// they load a window at a time; otherwise prefetches the relationship key paths now.
+    func prepare(_ objects: [NSManagedObject], batchSize: Int, prefetching: [[String]]) throws {
+        guard batchSize > 0 else {
+            if !prefetching.isEmpty { try prefetch(prefetching, from: objects) }
+            return
+        }
+        let batch = FaultBatch(ids: objects.map(\.objectID), size: batchSize, prefetching: prefetching)
+        for (index, object) in objects.enumerated() where object.isFault {
+            guard let key = object.objectID.key, rowCache[key] == nil else { continue }
+            faultBatches[key] = FaultBatch.Member(batch: batch, index: index)
+        }
+    }
+
+    /// Loads the rows of the window of `batch` that holds `index`, in one store call per store,
+    /// into the row cache, then prefetches the batch's relationship key paths for the window.
+    func loadBatch(_ batch: FaultBatch, around index: Int) {
+        let start = index / batch.size * batch.size
+        let window = batch.ids[start..<min(batch.ids.count, start + batch.size)]
+        for id in window {
+            if let key = id.key, faultBatches[key]?.batch === batch { faultBatches[key] = nil }
+        }
+        // The object at `index` is firing (no longer marked a fault): its row is wanted too.
+        let firing = batch.ids[index]
+        let wanted = window.filter { id in
+            guard let key = id.key, rowCache[key] == nil else { return false }
+            return id == firing || (registry[id]?.isFault ?? true)
+        }
+        loadRows(of: wanted)
+        if !batch.prefetching.isEmpty {
+            try? prefetch(batch.prefetching, from: window.map { object(with: $0) })
+        }
+    }
+
+    /// Puts the rows of saved objects into the row cache: one `rows(for:)` call per store.
+    func loadRows<IDs: Sequence<NSManagedObjectID>>(of ids: IDs) {
+        var keysByStore: [ObjectIdentifier: (store: InMemoryPersistentStore, keys: [ObjectKey])] = [:]
+        for id in ids {
+            guard let key = id.key, let store = id.persistentStore as? InMemoryPersistentStore else { continue }
+            keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
+        }
+        for (store, keys) in keysByStore.values {
+            guard let rows = try? store.rows.rows(for: keys) else { continue }
+            for row in rows { rowCache[row.key] = row }
+        }
+    }
+
+    /// The IDs of the saved objects among `objects` that are faults with no row in the cache.
+    func uncachedFaults(_ objects: [NSManagedObject]) -> [NSManagedObjectID] {
+        objects.compactMap { object in
+            guard object.isFault, let key = object.objectID.key, rowCache[key] == nil else { return nil }
+            return object.objectID
+        }
+    }
+
+    // MARK: - Prefetching
+
+    /// The request's `relationshipKeyPathsForPrefetching`, split into steps and checked: each
+    /// step must be a relationship of the entity reached so far.
+    ///
+    /// - Throws: An `NSError` naming the key path and entity when a step is not a relationship.
+    func prefetchPaths<ResultType>(of request: NSFetchRequest<ResultType>, coordinator: NSPersistentStoreCoordinator) throws
+        -> [[String]]
+    {
+        guard request.resultType == .managedObjectResultType, let paths = request.relationshipKeyPathsForPrefetching,
+            !paths.isEmpty, let name = request.entityName, let root = coordinator.managedObjectModel.entitiesByName[name]
+        else { return [] }
+        return try paths.map { path in
+            let steps = path.split(separator: ".").map(String.init)
+            var entity = root
+            for step in steps {
+                guard let relationship = entity.relationshipsByName[step], let destination = relationship.destinationEntity
+                else {
+                    throw FetchRequestError(
+                        "relationshipKeyPathsForPrefetching: keypath \(path) is not a relationship path from entity "
+                            + "\(root.name ?? "") (\(step) is not a relationship of \(entity.name ?? ""))",
+                        culprit: path
+                    ).nsError
+                }
+                entity = destination
+            }
+            return steps
+        }
+    }
+
+    /// Loads the destinations of relationship key paths into the row cache, one store call per
+    /// step (and per store), so that firing their faults later asks the store for nothing.
+    ///
+    /// Sources whose rows are neither loaded nor cached (results fetched without property
+    /// values) have their rows loaded first, in one call.
+    func prefetch(_ paths: [[String]], from objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator, parent == nil else { return }
+        loadRows(of: uncachedFaults(objects))
+        for steps in paths {
+            var sources = objects
+            for step in steps {
+                var destinations: [NSManagedObjectID] = []
+                var seen = Set<NSManagedObjectID>()
+                for source in sources {
+                    for id in destinationIDs(of: source, step, coordinator: coordinator) where seen.insert(id).inserted {
+                        destinations.append(id)
+                    }
+                }
+                loadRows(
+                    of: destinations.filter { id in
+                        guard let key = id.key, rowCache[key] == nil else { return false }
+                        return registry[id]?.isFault ?? true
+                    })
+                sources = destinations.map { object(with: $0) }
+            }
+        }
+    }
+
+    /// The IDs an object's relationship holds, read without firing the object's fault when its
+    /// row is in the row cache.
+    private func destinationIDs(of source: NSManagedObject, _ name: String, coordinator: NSPersistentStoreCoordinator)
+        -> [NSManagedObjectID]
+    {
+        guard source.entity.relationshipsByName[name] != nil else { return [] }
+        if source.isFault, let key = source.objectID.key, let row = rowCache[key], let store = source.objectID.persistentStore {
+            guard let slot = coordinator.schema.entity(key.entityID).slotsByName[name], slot < row.values.count else {
+                return []
+            }
+            switch row.values[slot] {
+            case .object(let destination): return [id(for: destination, in: store, coordinator: coordinator)]
+            case .objects(let destinations): return destinations.map { id(for: $0, in: store, coordinator: coordinator) }
+            default: return []
+            }
+        }
+        switch source.primitiveValue(forKey: name) {
+        case let object as NSManagedObject: return [object.objectID]
+        case let objects as [NSManagedObject]: return objects.map(\.objectID)
+        default: return []
+        }
+    }
+}

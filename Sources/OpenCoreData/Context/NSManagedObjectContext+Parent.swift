@@ -1,0 +1,127 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Parent and child contexts (Apple's "Parent store" section of `NSManagedObjectContext`).
+///
+/// A child context (one whose `parent` is set) sees its parent as its store:
+///
+/// - **Objects** have the same IDs in the child as in the parent, temporary IDs included; a fault
+///   in the child fills from the parent's object when the parent has it (with the parent's
+///   unsaved changes), else from the parent's own store (recursively, up to the root).
+/// - **Fetching** asks the parent: the parent's answer, its own pending changes included, is the
+///   child's store state; the child's pending changes are merged on top; sorting and the window
+///   are applied last.
+/// - **Saving** pushes the child's inserted, updated and deleted objects into the parent, where
+///   they become the parent's unsaved changes; nothing reaches a store until the root context
+///   saves. Objects inserted by the child are inserted into the parent with the same
+///   (temporary) ID.
+/// - **`obtainPermanentIDs(for:)`** asks the root's coordinator, and the new IDs replace the
+///   temporary ones in every ancestor that already has the object.
+///
+/// **Differences from Apple:** `fetchBatchSize` and `relationshipKeyPathsForPrefetching` are
+/// ignored in a child context (its results fill from the parent, which holds the data). Objects
+/// a child saved keep their temporary IDs after the parent saves (as on Apple, where the child
+/// must refetch or call `obtainPermanentIDs(for:)` first).
+/// A child reads its parent directly on the calling thread instead of through the parent's
+/// queue: use a child and its parent from one queue (or call the child inside the parent's
+/// `performAndWait(_:)`).
+extension NSManagedObjectContext {
+    // MARK: - Faults in a child
+
+    /// The values of an object for a child context: relationships as object IDs. From this
+    /// context's object when it is loaded (unsaved changes included), else from its parent or
+    /// its store. Nil when no context or store has the object.
+    func valuesForChild(of id: NSManagedObjectID) -> (values: [String: Any], version: Int64)? {
+        if let object = registry[id], !object.isFault {
+            var values: [String: Any] = [:]
+            for (name, value) in object.values {
+                switch value {
+                case let destination as NSManagedObject: values[name] = destination.objectID
+                case let destinations as [NSManagedObject]: values[name] = destinations.map(\.objectID)
+                default: values[name] = value
+                }
+            }
+            return (values, object.version)
+        }
+        if let parent { return parent.valuesForChild(of: id) }
+        guard let key = id.key, let coordinator = persistentStoreCoordinator, let store = id.persistentStore,
+            let row = rowCache[key] ?? (try? storeRow(for: id, key: key))
+        else { return nil }
+        return (decode(row, store: store, coordinator: coordinator) { $0 }, row.version)
+    }
+
+    /// Values from `valuesForChild(of:)` with relationship IDs turned into this context's objects.
+    func importing(_ values: [String: Any], of entity: NSEntityDescription) -> [String: Any] {
+        var result = values
+        for (name, value) in values where entity.relationshipsByName[name] != nil {
+            switch value {
+            case let id as NSManagedObjectID: result[name] = object(with: id)
+            case let ids as [NSManagedObjectID]: result[name] = ids.map { object(with: $0) }
+            default: continue
+            }
+        }
+        return result
+    }
+
+    /// Whether this context, an ancestor or the store has an object with this ID.
+    func canLoad(_ id: NSManagedObjectID) -> Bool {
+        if let object = registry[id] { return !object.isFault || parent?.canLoad(id) ?? storeHas(id) }
+        if let parent { return parent.canLoad(id) }
+        return storeHas(id)
+    }
+
+    private func storeHas(_ id: NSManagedObjectID) -> Bool {
+        guard let key = id.key else { return false }
+        return rowCache[key] != nil || ((try? storeRow(for: id, key: key)) ?? nil) != nil
+    }
+
+    // MARK: - Saving into the parent
+
+    /// Pushes a save of this child context into its parent: inserted objects are inserted there
+    /// with the same IDs, changed values are set on the parent's objects (relationships as the
+    /// parent's objects; both sides of each relationship changed here, so the parent's inverses
+    /// stay in step), deleted objects are deleted there. Then this context's changes count as
+    /// saved, and `NSManagedObjectContextDidSave` is posted.
+    func saveIntoParent(
+        _ parent: NSManagedObjectContext, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
+    ) {
+        for object in inserted where parent.registry[object.objectID] == nil {
+            let copy = parent.managedObjectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
+            copy.objectID = object.objectID
+            parent.insert(copy)
+            copy.values = [:]
+        }
+        for object in inserted + updated {
+            let target = parent.object(with: object.objectID)
+            target.fireFault()
+            let keys = object.inserted ? Set(object.values.keys) : object.changedKeys
+            for key in keys {
+                let value: Any?
+                switch object.values[key] {
+                case let destination as NSManagedObject: value = parent.object(with: destination.objectID)
+                case let destinations as [NSManagedObject]: value = destinations.map { parent.object(with: $0.objectID) }
+                case let other: value = other
+                }
+                target.store(value, forKey: key)
+            }
+        }
+        for object in deleted {
+            parent.delete(parent.object(with: object.objectID))
+        }
+        didSave(inserted: inserted, updated: updated, deleted: deleted)
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
+    }
+
+    /// After a descendant obtained a permanent ID for an object: the object, if this context
+    /// has it under its temporary ID, takes the new ID; then the same in the parent.
+    func adoptPermanentID(_ id: NSManagedObjectID, replacing temporary: NSManagedObjectID) {
+        if let object = registry[temporary] {
+            registry[temporary] = nil
+            object.objectID = id
+            registry[id] = object
+        }
+        parent?.adoptPermanentID(id, replacing: temporary)
+    }
+}
