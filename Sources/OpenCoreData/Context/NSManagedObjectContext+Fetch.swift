@@ -191,7 +191,7 @@ extension NSManagedObjectContext {
             return rows.map { row in
                 let id = id(for: row.key, in: store, coordinator: coordinator)
                 let registered = registry[id]
-                if registered == nil || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
+                if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
                 let object = object(with: id)
                 if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
                     registered.refault(keepChanges: false)

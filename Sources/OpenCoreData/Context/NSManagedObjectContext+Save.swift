@@ -76,6 +76,18 @@ extension NSManagedObjectContext {
             userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
     }
 
+    /// Chooses the store a newly inserted object is saved to (by default, the first store whose
+    /// configuration holds its entity).
+    ///
+    /// - Parameters:
+    ///   - object: An inserted `NSManagedObject` that has not been saved yet.
+    ///   - store: One of the coordinator's stores; its configuration must hold the entity, or
+    ///     the save fails with an error naming the entity.
+    public func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject, object.objectID.isTemporaryID else { return }
+        object.assignedStore = store
+    }
+
     /// Gives inserted objects permanent IDs now (a save does it too).
     ///
     /// - Throws: When no store of the coordinator holds an object's entity.
@@ -85,11 +97,13 @@ extension NSManagedObjectContext {
         }
         for object in objects where object.objectID.isTemporaryID {
             let entityName = object.entity.name ?? ""
+            func holdsEntity(_ store: NSPersistentStore) -> Bool {
+                coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
+                    .contains { $0.name == entityName } ?? false
+            }
+            let candidates = object.assignedStore.map { [$0] } ?? coordinator.persistentStores
             guard let entityID = coordinator.schema.entityIDsByName[entityName],
-                let store = coordinator.persistentStores.compactMap({ $0 as? InMemoryPersistentStore }).first(where: { store in
-                    coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
-                        .contains { $0.name == entityName } ?? false
-                })
+                let store = candidates.compactMap({ $0 as? InMemoryPersistentStore }).first(where: holdsEntity)
             else {
                 throw CoreDataError.make(
                     code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")

@@ -87,6 +87,7 @@ open class NSManagedObjectContext: NSObject {
         queue = concurrencyType == .mainQueueConcurrencyType ? .main : DispatchQueue(label: "NSManagedObjectContext")
         super.init()
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        queue.setSpecific(key: Self.currentKey, value: CurrentContext(self))
     }
 
     // MARK: - Queue
@@ -300,4 +301,24 @@ open class NSManagedObjectContext: NSObject {
 private struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+// MARK: - The current context
+
+extension NSManagedObjectContext {
+    /// Marks each context's queue with its context, for `NSFetchRequest.execute()`.
+    static let currentKey = DispatchSpecificKey<CurrentContext>()
+
+    /// The context whose queue the caller runs on (inside `perform` or `performAndWait`); for
+    /// the main queue, the main-queue context created last.
+    static var current: NSManagedObjectContext? { DispatchQueue.getSpecific(key: currentKey)?.context }
+}
+
+/// A weak reference to a context, kept on its queue.
+final class CurrentContext: @unchecked Sendable {
+    weak var context: NSManagedObjectContext?
+
+    init(_ context: NSManagedObjectContext) {
+        self.context = context
+    }
 }

@@ -39,6 +39,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The row version the committed values come from.
     var version: Int64 = 0
     var inserted = false
+    /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
+    weak var assignedStore: NSPersistentStore?
     var deleted = false
     /// Results of fetched properties read since the object was last a fault, by name.
     var fetchedValues: [String: [Any]] = [:]
@@ -146,6 +148,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             return toManyValue(relationship)
         }
         return primitiveValue(forKey: key)
+    }
+
+    /// The value at a key path: each step reads a property (`department.title`), through to-many
+    /// relationships as a set of values, with collection operators (`employees.@count`,
+    /// `employees.@avg.salary`) as in predicates.
+    ///
+    /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
+    open func value(forKeyPath keyPath: String) -> Any? {
+        guard keyPath.contains(".") || keyPath.hasPrefix("@") else { return value(forKey: keyPath) }
+        return NSExpression(forKeyPath: keyPath).expressionValue(with: self, context: nil)
     }
 
     /// Sets a property's value, records the change, and keeps the inverse relationship in step.

@@ -1,0 +1,80 @@
+import Foundation
+import OpenCoreData
+import Testing
+
+/// Several stores in one coordinator: objects assigned to each, fetches merged in sort order
+/// before the window applies, `affectedStores` choosing which are searched.
+@Suite struct MultiStoreTests {
+    let model = CompanyModel.make()
+
+    func setUp() throws -> (NSManagedObjectContext, NSPersistentStore, NSPersistentStore) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let first = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: "Work", at: nil)
+        let second = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for (index, name) in ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"].enumerated() {
+            let employee = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
+            employee.setValue(name, forKey: "name")
+            employee.setValue(Decimal(index * 10), forKey: "salary")
+            context.assign(employee, to: index.isMultiple(of: 2) ? first : second)
+        }
+        try context.save()
+        return (context, first, second)
+    }
+
+    func names(_ context: NSManagedObjectContext, _ configure: (NSFetchRequest<NSManagedObject>) -> Void) throws -> [String] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        configure(request)
+        return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" }
+    }
+
+    @Test func objectsGoToTheirAssignedStores() throws {
+        let (context, first, second) = try setUp()
+        let all = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        let byStore = Dictionary(grouping: all) { $0.objectID.persistentStore === first ? "first" : "second" }
+        #expect(byStore["first"]?.count == 3 && byStore["second"]?.count == 3)
+        #expect(all.allSatisfy { $0.objectID.persistentStore === first || $0.objectID.persistentStore === second })
+    }
+
+    @Test func resultsMergeInSortOrderBeforeTheWindow() throws {
+        let (context, first, second) = try setUp()
+        #expect(try names(context) { _ in } == ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"])
+        #expect(try names(context) { $0.fetchOffset = 1; $0.fetchLimit = 3 } == ["Bob", "Cy", "Dee"])
+        #expect(try names(context) { $0.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]; $0.fetchLimit = 2 }
+            == ["Fay", "Eve"])
+        #expect(try names(context) { $0.affectedStores = [first] } == ["Ann", "Cy", "Eve"])
+        #expect(try names(context) { $0.affectedStores = [second]; $0.fetchLimit = 1 } == ["Bob"])
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 6)
+    }
+
+    @Test func anEntityOutsideAStoresConfigurationCannotBeAssignedThere() throws {
+        let (context, first, _) = try setUp()
+        let manager = NSManagedObject(entity: model[entity: "Manager"], insertInto: context)
+        manager.setValue("Gus", forKey: "name")
+        context.assign(manager, to: first)  // "Work" holds Department and Employee, not Manager
+        #expect(throws: (any Error).self) { try context.save() }
+    }
+}
+
+@Suite struct ExecuteAndKeyPathTests {
+    @Test func executeRunsInTheCurrentContext() throws {
+        let fixture = try ContextFixture()
+        let names = try fixture.context.performAndWait {
+            try fixture.request("Employee", "salary > 60000", sort: [("name", true)]).execute().map { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["Bob", "Cy", "Dee"])
+        #expect(throws: (any Error).self) { try fixture.request("Employee").execute() }
+    }
+
+    @Test func valueForKeyPath() throws {
+        let fixture = try ContextFixture()
+        let cy = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Cy'")).first)
+        #expect(cy.value(forKeyPath: "department.title") as? String == "Labs")
+        #expect(cy.value(forKeyPath: "name") as? String == "Cy")
+        let labs = try #require(cy.value(forKey: "department") as? NSManagedObject)
+        #expect((labs.value(forKeyPath: "employees.@count") as? NSNumber)?.intValue == 2)
+        #expect((labs.value(forKeyPath: "employees.@max.salary") as? Decimal) == 120_000)
+    }
+}
