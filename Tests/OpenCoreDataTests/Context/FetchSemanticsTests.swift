@@ -95,6 +95,24 @@ import Testing
         #expect(try context.fetch(dictionaries).count == 4)
     }
 
+    /// Pending objects are placed among the store's sorted rows by their current values: a
+    /// changed sort key moves its object, inserted ones land where they sort, ties keep stored
+    /// rows first, and the window applies after the merge.
+    @Test func pendingChangesMergeInSortOrder() throws {
+        let fixture = try ContextFixture()
+        let bySalary = [("salary", false)]
+        #expect(try fixture.names("Employee", sort: bySalary) == ["Dee", "Cy", "Bob", "Ann"])
+        let ann = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'")).first)
+        ann.setValue(Decimal(100_000), forKey: "salary")
+        fixture.insert("Employee", ["name": "Eve", "salary": Decimal(80_000)])
+        fixture.insert("Employee", ["name": "Fay", "salary": Decimal(70_000)])
+        #expect(try fixture.names("Employee", sort: bySalary) == ["Dee", "Ann", "Cy", "Eve", "Bob", "Fay"])
+        fixture.context.delete(try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Cy'")).first))
+        #expect(try fixture.names("Employee", sort: bySalary) == ["Dee", "Ann", "Eve", "Bob", "Fay"])
+        #expect(try fixture.names("Employee", sort: bySalary, configure: { $0.fetchOffset = 1; $0.fetchLimit = 3 }) == ["Ann", "Eve", "Bob"])
+        #expect(try fixture.names("Employee", "salary < 90000", sort: bySalary) == ["Eve", "Bob", "Fay"])
+    }
+
     @Test func uniquingKeepsUnsavedValues() throws {
         let fixture = try ContextFixture()
         let first = try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'"))
