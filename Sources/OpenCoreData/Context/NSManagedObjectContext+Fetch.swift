@@ -18,7 +18,7 @@ extension NSManagedObjectContext {
     /// - Throws: An `NSError` naming the culprit: an unknown entity or key path, a rule of the
     ///   request broken, no coordinator or no store, or results that are not `ResultType`.
     public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
-        let results = try execute(request)
+        let results = try runFetch(request)
         var typed: [ResultType] = []
         typed.reserveCapacity(results.count)
         for result in results {
@@ -35,19 +35,19 @@ extension NSManagedObjectContext {
 
     /// Runs an untyped fetch request (see `fetch(_:)`), returning its results as `Any`.
     public func fetch(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
-        try execute(request)
+        try runFetch(request)
     }
 
     /// The number of objects a fetch request would return (its offset and limit included).
     public func count<ResultType>(for request: NSFetchRequest<ResultType>) throws -> Int {
         let counting = request.copyRequest()
         counting.resultType = .countResultType
-        return (try execute(counting).first as? NSNumber)?.intValue ?? 0
+        return (try runFetch(counting).first as? NSNumber)?.intValue ?? 0
     }
 
     // MARK: - Running a request
 
-    func execute<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [Any] {
+    func runFetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [Any] {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
@@ -92,6 +92,10 @@ extension NSManagedObjectContext {
             let ids = try candidateIDs(
                 for: wide, stores: stores, coordinator: coordinator, includesPendingChanges: usesPendingChanges)
             objects = ids.map { object(with: $0) }
+        }
+        if request.shouldRefreshRefetchedObjects {
+            // Unchanged objects take the stores' current values (they reload when next read).
+            for object in objects where !object.isFault && !object.hasChanges { object.refault(keepChanges: false) }
         }
         if !plan.sortDescriptors.isEmpty && !counting && !(parent == nil && stores.count == 1 && usesPendingChanges) {
             // Sorting reads every candidate: load the rows of faults in one call per store

@@ -6,7 +6,7 @@ extension NSFetchRequest {
     /// number as an `NSNumber` when `countOnly`.
     func results(in context: NSManagedObjectContext, countOnly: Bool) throws -> Any {
         if countOnly { return NSNumber(value: try context.count(for: self)) }
-        return try context.execute(self)
+        return try context.runFetch(self)
     }
 }
 

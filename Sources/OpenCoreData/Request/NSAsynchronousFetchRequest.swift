@@ -1,0 +1,142 @@
+import OpenPredicate
+
+/// The result of a request a context executed with `execute(_:)`.
+///
+/// See [NSPersistentStoreResult](https://developer.apple.com/documentation/coredata/nspersistentstoreresult).
+open class NSPersistentStoreResult: NSObject {}
+
+/// The result of a request that runs in the background: its context, its error once finished,
+/// and a way to cancel it.
+///
+/// See [NSPersistentStoreAsynchronousResult](https://developer.apple.com/documentation/coredata/nspersistentstoreasynchronousresult).
+open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult {
+    private weak var context: NSManagedObjectContext?
+    let lock = NSLock()
+    var cancelled = false
+    var error: Error?
+
+    init(context: NSManagedObjectContext) {
+        self.context = context
+        super.init()
+    }
+
+    /// The context that executes the request.
+    ///
+    /// **Differences from Apple:** optional, because the result does not keep its context alive.
+    open var managedObjectContext: NSManagedObjectContext? { context }
+
+    /// The error the request finished with, if any. **Default:** `nil`.
+    open var operationError: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return error
+    }
+
+    /// Progress reporting. **Default:** `nil` (not reported on Linux yet).
+    open var progress: Progress? { nil }
+
+    /// Cancels the request if it has not run yet; its completion block is then not called.
+    open func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+    }
+}
+
+/// The result of an `NSAsynchronousFetchRequest`: the fetched objects once the fetch finished.
+///
+/// See [NSAsynchronousFetchResult](https://developer.apple.com/documentation/coredata/nsasynchronousfetchresult).
+open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousResult {
+    /// The request that produced this result.
+    public let fetchRequest: NSAsynchronousFetchRequest<ResultType>
+    private var results: [ResultType]?
+
+    init(fetchRequest: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext) {
+        self.fetchRequest = fetchRequest
+        super.init(context: context)
+    }
+
+    /// The fetched objects; nil until the fetch finished, or if it failed or was cancelled.
+    open var finalResult: [ResultType]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return results
+    }
+
+    func finish(_ outcome: Result<[ResultType], Error>) {
+        lock.lock()
+        switch outcome {
+        case .success(let values): results = values
+        case .failure(let failure): error = failure
+        }
+        lock.unlock()
+    }
+}
+
+/// A fetch request that a context runs on its queue, later, calling a block with the result.
+///
+/// ```swift
+/// let request = NSAsynchronousFetchRequest(fetchRequest: employees) { result in
+///     print(result.finalResult?.count ?? 0)
+/// }
+/// try context.execute(request)
+/// ```
+///
+/// **Differences from Apple:** `ResultType` is unconstrained, as for `NSFetchRequest`.
+/// See [NSAsynchronousFetchRequest](https://developer.apple.com/documentation/coredata/nsasynchronousfetchrequest).
+open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, AsynchronousFetchRunning {
+    /// The fetch to run.
+    public let fetchRequest: NSFetchRequest<ResultType>
+    /// Called on the context's queue when the fetch finished (not when cancelled).
+    public let completionBlock: ((NSAsynchronousFetchResult<ResultType>) -> Void)?
+    /// An estimate of the number of results, for progress reporting. **Default:** `0`.
+    open var estimatedResultCount: Int = 0
+
+    /// Creates an asynchronous request for a fetch request.
+    public init(
+        fetchRequest request: NSFetchRequest<ResultType>,
+        completionBlock block: ((NSAsynchronousFetchResult<ResultType>) -> Void)? = nil
+    ) {
+        fetchRequest = request
+        completionBlock = block
+        super.init()
+    }
+
+    func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult {
+        let result = NSAsynchronousFetchResult(fetchRequest: self, context: context)
+        context.perform { [weak context] in
+            guard let context, !result.isCancelled else { return }
+            result.finish(Result { try context.fetch(self.fetchRequest) })
+            self.completionBlock?(result)
+        }
+        return result
+    }
+}
+
+/// Any specialization of `NSAsynchronousFetchRequest`, for `execute(_:)`.
+protocol AsynchronousFetchRunning {
+    func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult
+}
+
+extension NSPersistentStoreAsynchronousResult {
+    var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Executes a request against the stores: an `NSAsynchronousFetchRequest` runs on the
+    /// context's queue after this returns, and its result (returned at once) fills in when it
+    /// finishes.
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` for other requests (batch
+    ///   insert, update and delete requests are not supported yet).
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let asynchronous = request as? AsynchronousFetchRunning { return asynchronous.start(in: self) }
+        throw CoreDataError.make(
+            code: NSPersistentStoreUnsupportedRequestTypeError,
+            reason: "\(type(of: request)) cannot be executed by execute(_:) yet; fetch requests run with fetch(_:)")
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import OpenCoreData
+import Testing
+
+@Suite struct ExecuteAndRefreshTests {
+    @Test func asynchronousFetchDeliversOnTheContextsQueue() async throws {
+        let fixture = try ContextFixture()
+        let request = fixture.request("Employee", "salary > 60000", sort: [("name", true)])
+        let names: [String] = try await withCheckedThrowingContinuation { continuation in
+            let asynchronous = NSAsynchronousFetchRequest(fetchRequest: request) { result in
+                if let error = result.operationError { continuation.resume(throwing: error); return }
+                continuation.resume(returning: (result.finalResult ?? []).map { $0.value(forKey: "name") as? String ?? "?" })
+            }
+            do {
+                let result = try fixture.context.execute(asynchronous)
+                #expect(result is NSAsynchronousFetchResult<NSManagedObject>)
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        #expect(names == ["Bob", "Cy", "Dee"])
+    }
+
+    @Test func otherRequestsAreRefusedByExecute() throws {
+        let fixture = try ContextFixture()
+        do {
+            _ = try fixture.context.execute(fixture.request("Employee"))
+            Issue.record("a plain fetch request was executed")
+        } catch {
+            #expect((error as NSError).code == NSPersistentStoreUnsupportedRequestTypeError)
+        }
+    }
+
+    /// A refetch keeps what the context holds unless `shouldRefreshRefetchedObjects`; unsaved
+    /// changes survive either way.
+    @Test func shouldRefreshRefetchedObjects() throws {
+        let fixture = try ContextFixture()
+        let mine = fixture.context
+        let ann = try #require(try mine.fetch(fixture.request("Employee", "name == 'Ann'")).first)
+        let bob = try #require(try mine.fetch(fixture.request("Employee", "name == 'Bob'")).first)
+        #expect(ann.value(forKey: "salary") as? Decimal == 50_000)
+        bob.setValue("Robert", forKey: "name")
+
+        let theirs = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        theirs.persistentStoreCoordinator = fixture.coordinator
+        for object in try theirs.fetch(fixture.request("Employee", "name IN {'Ann', 'Bob'}")) {
+            object.setValue(Decimal(1), forKey: "salary")
+        }
+        try theirs.save()
+
+        let plain = try mine.fetch(fixture.request("Employee", "salary < 100000", sort: [("name", true)]))
+        #expect(plain.contains { $0 === ann })
+        #expect(ann.value(forKey: "salary") as? Decimal == 50_000)  // still the value it had
+
+        let refreshing = fixture.request("Employee", "salary < 100000", sort: [("name", true)])
+        refreshing.shouldRefreshRefetchedObjects = true
+        let refreshed = try mine.fetch(refreshing)
+        #expect(refreshed.contains { $0 === ann })
+        #expect(ann.value(forKey: "salary") as? Decimal == 1)  // the store's value now
+        #expect(bob.value(forKey: "name") as? String == "Robert")  // unsaved change kept
+    }
+}
