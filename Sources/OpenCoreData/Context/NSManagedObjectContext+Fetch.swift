@@ -125,9 +125,12 @@ extension NSManagedObjectContext {
     ) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []
         if let parent {
-            ids = try parent.candidateIDs(
-                for: plan, stores: stores, coordinator: coordinator,
-                includesPendingChanges: parent.hasPendingChanges(in: plan))
+            // The parent's objects are touched on the parent's queue, as Apple does.
+            ids = try parent.performAndWait {
+                try parent.candidateIDs(
+                    for: plan, stores: stores, coordinator: coordinator,
+                    includesPendingChanges: parent.hasPendingChanges(in: plan))
+            }
         } else {
             for store in stores {
                 guard case .keys(let keys) = try store.rows.execute(plan) else { continue }
@@ -320,7 +323,7 @@ extension NSManagedObjectContext {
     /// from the parent context); nil if the row is gone.
     func loadValues(for object: NSManagedObject) -> (values: [String: Any], version: Int64)? {
         if let parent {
-            guard let loaded = parent.valuesForChild(of: object.objectID) else { return nil }
+            guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return nil }
             return (importing(loaded.values, of: object.entity), loaded.version)
         }
         guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,

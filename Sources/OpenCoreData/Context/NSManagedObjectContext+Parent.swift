@@ -22,9 +22,8 @@ import OpenStoreCore
 /// ignored in a child context (its results fill from the parent, which holds the data). Objects
 /// a child saved keep their temporary IDs after the parent saves (as on Apple, where the child
 /// must refetch or call `obtainPermanentIDs(for:)` first).
-/// A child reads its parent directly on the calling thread instead of through the parent's
-/// queue: use a child and its parent from one queue (or call the child inside the parent's
-/// `performAndWait(_:)`).
+/// A child reads and changes its parent inside the parent's `performAndWait(_:)`, on the
+/// parent's queue, as Apple's does.
 extension NSManagedObjectContext {
     // MARK: - Faults in a child
 
@@ -43,7 +42,7 @@ extension NSManagedObjectContext {
             }
             return (values, object.version)
         }
-        if let parent { return parent.valuesForChild(of: id) }
+        if let parent { return parent.performAndWait { parent.valuesForChild(of: id) } }
         guard let key = id.key, let coordinator = persistentStoreCoordinator, let store = id.persistentStore,
             let row = rowCache[key] ?? (try? storeRow(for: id, key: key))
         else { return nil }
@@ -65,8 +64,8 @@ extension NSManagedObjectContext {
 
     /// Whether this context, an ancestor or the store has an object with this ID.
     func canLoad(_ id: NSManagedObjectID) -> Bool {
-        if let object = registry[id] { return !object.isFault || parent?.canLoad(id) ?? storeHas(id) }
-        if let parent { return parent.canLoad(id) }
+        if let object = registry[id], !object.isFault { return true }
+        if let parent { return parent.performAndWait { parent.canLoad(id) } }
         return storeHas(id)
     }
 
@@ -84,6 +83,18 @@ extension NSManagedObjectContext {
     /// saved, and `NSManagedObjectContextDidSave` is posted.
     func saveIntoParent(
         _ parent: NSManagedObjectContext, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
+    ) {
+        // The parent's objects change on the parent's queue, as Apple does.
+        parent.performAndWait { push(into: parent, inserted: inserted, updated: updated, deleted: deleted) }
+        didSave(inserted: inserted, updated: updated, deleted: deleted)
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
+    }
+
+    private func push(
+        into parent: NSManagedObjectContext, inserted: [NSManagedObject], updated: [NSManagedObject],
+        deleted: [NSManagedObject]
     ) {
         for object in inserted where parent.registry[object.objectID] == nil {
             let copy = parent.managedObjectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
@@ -108,10 +119,6 @@ extension NSManagedObjectContext {
         for object in deleted {
             parent.delete(parent.object(with: object.objectID))
         }
-        didSave(inserted: inserted, updated: updated, deleted: deleted)
-        NotificationCenter.default.post(
-            name: .NSManagedObjectContextDidSave, object: self,
-            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
     }
 
     /// After a descendant obtained a permanent ID for an object: the object, if this context
@@ -122,6 +129,6 @@ extension NSManagedObjectContext {
             object.objectID = id
             registry[id] = object
         }
-        parent?.adoptPermanentID(id, replacing: temporary)
+        if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
     }
 }

@@ -118,7 +118,7 @@ extension NSManagedObjectContext {
             registry[temporary] = nil
             object.objectID = id
             registry[id] = object
-            parent?.adoptPermanentID(id, replacing: temporary)
+            if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
         }
     }
 
