@@ -184,15 +184,25 @@ open class NSPersistentContainer: NSObject {
     /// }
     /// ```
     ///
-    /// **Differences from Apple:** the calling task's thread waits while `block` runs on the
-    /// context's queue (a `rethrows` function cannot hand the error over a suspension).
+    /// **Differences from Apple:** Apple's is one `rethrows` method; here a non-throwing and a
+    /// throwing overload do the same (a `rethrows` function cannot carry an error across the
+    /// hop to the context's queue).
     /// See [performBackgroundTask(_:)](https://developer.apple.com/documentation/coredata/nspersistentcontainer/performbackgroundtask(_:)-2ttsi).
     ///
     /// - Parameter block: Given the new context, on its queue.
     /// - Returns: What `block` returns.
-    /// - Throws: What `block` throws.
-    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async rethrows -> T {
+    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) -> T) async -> T {
         let context = newBackgroundContext()
-        return try context.performAndWait { try block(context) }
+        return await context.perform { block(context) }
+    }
+
+    /// The throwing form of `performBackgroundTask(_:) async`.
+    ///
+    /// - Parameter block: Given the new context, on its queue.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
+    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
     }
 }
