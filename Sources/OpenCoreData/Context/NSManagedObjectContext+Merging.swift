@@ -273,6 +273,7 @@ extension NSManagedObjectContext {
     /// that still hold: objects still inserted, updated or deleted in this context.
     func postObjectsDidChange() {
         let (insertedCandidates, updatedCandidates, deletedCandidates) = changeState.takePending()
+        for object in insertedCandidates + updatedCandidates + deletedCandidates { object.eventOldValues = [:] }
         let inserted = Set(insertedCandidates.filter { $0.context === self && $0.inserted })
         let updated = Set(updatedCandidates.filter { $0.context === self && $0.isUpdated })
         let deleted = Set(deletedCandidates.filter { $0.context === self && $0.deleted })

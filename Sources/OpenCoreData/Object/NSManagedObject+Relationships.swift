@@ -149,6 +149,7 @@ extension NSManagedObject {
             values = [:]
             committed = [:]
             changedKeys = []
+            eventOldValues = [:]
             faulted = true
         }
     }

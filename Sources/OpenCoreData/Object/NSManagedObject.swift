@@ -36,6 +36,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     var faulted = false
     /// Names of the properties changed since the last save (or fetch).
     var changedKeys: Set<String> = []
+    /// The values properties had before their first change since the context last announced
+    /// its changes (`changedValuesForCurrentEvent()`).
+    var eventOldValues: [String: Any] = [:]
     /// The row version the committed values come from.
     var version: Int64 = 0
     var inserted = false
@@ -228,6 +231,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// Writes a value and records the change with the context.
     func store(_ value: Any?, forKey key: String) {
+        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? NSNull() }
         values[key] = value
         changedKeys.insert(key)
         context?.objectDidChange(self)
@@ -242,8 +246,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         return changes
     }
 
-    /// The changes since the last `processPendingChanges` (the same as `changedValues()` here).
-    open func changedValuesForCurrentEvent() -> [String: Any] { changedValues() }
+    /// The properties changed since the context last announced its changes
+    /// (`processPendingChanges()`, which every `perform` block and save ends with), with the
+    /// values they had before (`NSNull` for nil), as Apple's returns old values.
+    open func changedValuesForCurrentEvent() -> [String: Any] {
+        eventOldValues.filter { !(entity.propertiesByName[$0.key]?.isTransient ?? true) }
+    }
 
     /// The values last saved or fetched, for the given keys (every property for nil); `NSNull`
     /// for nil, relationships as objects.

@@ -60,3 +60,22 @@ import Testing
         #expect(bob.value(forKey: "name") as? String == "Robert")  // unsaved change kept
     }
 }
+
+@Suite struct ChangedValuesTests {
+    /// `changedValues()` gives new values since the last save; `changedValuesForCurrentEvent()`
+    /// the old values since the context last announced its changes.
+    @Test func currentEventHasTheOldValues() throws {
+        let fixture = try ContextFixture()
+        let ann = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'")).first)
+        ann.setValue(Decimal(1), forKey: "salary")
+        ann.setValue(Decimal(2), forKey: "salary")
+        #expect(ann.changedValues()["salary"] as? Decimal == 2)
+        #expect(ann.changedValuesForCurrentEvent()["salary"] as? Decimal == 50_000)
+        fixture.context.processPendingChanges()
+        #expect(ann.changedValuesForCurrentEvent().isEmpty)
+        ann.setValue("Anne", forKey: "name")
+        #expect(ann.changedValuesForCurrentEvent().keys.sorted() == ["name"])
+        #expect(ann.changedValuesForCurrentEvent()["name"] as? String == "Ann")
+        #expect(Set(ann.changedValues().keys) == ["salary", "name"])
+    }
+}
