@@ -17,11 +17,18 @@ let package = Package(
         // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
         .target(name: "OpenStoreCore", dependencies: ["OpenPredicate"]),
         .target(name: "OpenInMemoryStore", dependencies: ["OpenStoreCore"]),
+        // The system's libsqlite3 (headers: Debian package libsqlite3-dev; `.ci/run` installs it).
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
+        // Apple's SQLite store layout: connection, statements, metadata, tables and columns.
+        .target(name: "OpenSQLiteStore", dependencies: ["OpenStoreCore", "CSQLite"]),
         .target(name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
+        .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore"]),
         .testTarget(
             name: "OpenCoreDataTests", dependencies: ["OpenCoreData"],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.

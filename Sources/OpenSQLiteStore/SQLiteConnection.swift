@@ -1,0 +1,207 @@
+import CSQLite
+import OpenPredicate
+import OpenStoreCore
+
+/// One connection to a SQLite database file, with the settings Apple's store uses and a cache of
+/// prepared statements.
+///
+/// ```swift
+/// let connection = try SQLiteConnection(url: storeURL, mode: .readOnly)
+/// let statement = try connection.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = ?")
+/// try statement.bind([.string("Book")])
+/// while try statement.step() { print(statement.int64(at: 0)) }
+/// ```
+///
+/// Opening checks that the file is a database (SQLite itself only notices on the first read), so
+/// a file that is not one fails here, with an error naming it. A new store (`.create` on a file
+/// that does not exist yet) is put in WAL journal mode, as Apple's Core Data does since iOS 7 /
+/// macOS 10.9; an existing file keeps its journal mode.
+///
+/// Not thread-safe: one connection belongs to one store, which serializes its calls.
+package final class SQLiteConnection {
+    /// How a file is opened.
+    package enum Mode: Sendable {
+        /// Reads only; the file must exist. Never checkpoints or removes a `-wal` file.
+        case readOnly
+        /// Reads and writes; the file must exist.
+        case readWrite
+        /// Reads and writes; creates the file if it does not exist.
+        case create
+    }
+
+    /// The database file.
+    package let url: URL
+    package let mode: Mode
+    let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (or creates) the database at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: the store file.
+    ///   - mode: read-only, read-write, or create.
+    ///   - busyTimeout: how long a statement waits for another connection's lock before failing
+    ///     with `SQLITE_BUSY`. **Default:** 5 seconds.
+    /// - Throws: `NSPersistentStoreOpenError` (134080) naming the file when it is missing, not a
+    ///   database, or cannot be opened; `NSSQLiteError` (134180) when a setting fails.
+    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5) throws {
+        let path = url.path
+        let isNew = mode == .create && !FileManager.default.fileExists(atPath: path)
+        var flags: Int32
+        switch mode {
+        case .readOnly: flags = SQLITE_OPEN_READONLY
+        case .readWrite: flags = SQLITE_OPEN_READWRITE
+        case .create: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        flags |= SQLITE_OPEN_NOMUTEX
+        var pointer: OpaquePointer?
+        let result = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard result == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_close_v2(pointer)
+            throw SQLiteStoreError.open("Can't open the store file \(path): \(message)", path: path, resultCode: result)
+        }
+        self.url = url
+        self.mode = mode
+        self.handle = pointer
+        sqlite3_extended_result_codes(pointer, 1)
+        sqlite3_busy_timeout(pointer, Int32(clamping: Int((busyTimeout * 1000).rounded())))
+        do {
+            // The first read of the schema is where SQLite finds out the file is not a database.
+            try execute("SELECT count(*) FROM sqlite_master")
+        } catch let error as NSError {
+            let code = error.userInfo["NSSQLiteErrorDomain"] as? Int
+            let reason =
+                code.map { Int32($0) & 0xFF } == SQLITE_NOTADB
+                ? "The file \(path) is not a SQLite database"
+                : "Can't read the store file \(path): \(error.localizedDescription)"
+            throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
+        }
+        if isNew { try execute("PRAGMA journal_mode = WAL") }
+    }
+
+    deinit {
+        statements.removeAll()
+        // `_v2` defers the close until every statement handed out is finalized.
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// The prepared statement for `sql` from the cache (prepared on first use), reset and with
+    /// its bindings cleared.
+    ///
+    /// One statement per SQL text: finish iterating a statement before asking for the same SQL
+    /// again (the second request resets the first).
+    package func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Resets every cached statement (ends reads left on a row, which hold a lock).
+    package func resetCachedStatements() {
+        for statement in statements.values { statement.reset() }
+    }
+
+    /// The number of statements in the cache.
+    package var cachedStatementCount: Int { statements.count }
+
+    /// Runs one or more statements that return no rows (DDL, pragmas), without caching them.
+    package func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        if result != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(message)
+            throw SQLiteStoreError.sqlite(text, resultCode: result, sql: sql, path: url.path)
+        }
+    }
+
+    /// Runs a cached statement with `arguments` to its end (an `INSERT`, `UPDATE`, `DELETE`).
+    package func run(_ sql: String, _ arguments: [StoreValue] = []) throws {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        try statement.run()
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction begun with `BEGIN IMMEDIATE` (the write lock is taken at the
+    /// start, so two writers wait for each other through the busy timeout instead of failing
+    /// halfway); commits when `body` returns, rolls back when it throws.
+    ///
+    /// - Throws: what `body` throws, or `NSSQLiteError` when `BEGIN`/`COMMIT` fail (a failed
+    ///   commit is rolled back). Nested transactions are refused.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        guard isAutocommit else {
+            throw SQLiteStoreError.operation("A transaction is already open on \(url.path)", path: url.path)
+        }
+        try execute("BEGIN IMMEDIATE")
+        let value: T
+        do {
+            value = try body()
+            // A statement left on a row (a single-row read) would keep the commit from running.
+            resetCachedStatements()
+            try execute("COMMIT")
+        } catch {
+            resetCachedStatements()
+            if !isAutocommit { try? execute("ROLLBACK") }
+            throw error
+        }
+        return value
+    }
+
+    /// False inside a transaction.
+    package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    // MARK: - Introspection
+
+    /// The journal mode (`wal`, `delete`, …).
+    package func journalMode() throws -> String {
+        let statement = try statement("PRAGMA journal_mode")
+        defer { statement.reset() }
+        guard try statement.step() else { return "" }
+        return statement.string(at: 0) ?? ""
+    }
+
+    /// True if the database has a table with this name.
+    package func tableExists(_ name: String) throws -> Bool {
+        let statement = try statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { statement.reset() }
+        try statement.bind([.string(name)])
+        return try statement.step()
+    }
+
+    /// The column names of a table, in table order; empty if there is no such table.
+    package func columnNames(of table: String) throws -> [String] {
+        let statement = try statement("SELECT name FROM pragma_table_info(?)")
+        try statement.bind([.string(table)])
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0) ?? "") }
+        return names
+    }
+
+    /// The names of the database's tables and indexes (`type` is `table` or `index`), sorted.
+    package func schemaObjectNames(type: String) throws -> [String] {
+        let statement = try statement("SELECT name FROM sqlite_master WHERE type = ? ORDER BY name")
+        try statement.bind([.string(type)])
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0) ?? "") }
+        return names
+    }
+
+    /// The row count of a table (the name must come from a layout, never from a user).
+    package func rowCount(table: String) throws -> Int {
+        let statement = try statement("SELECT count(*) FROM \(table)")
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}

@@ -1,0 +1,157 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// A store's metadata as Apple keeps it: the one row of `Z_METADATA`
+/// (`Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB`), whose `Z_PLIST` is a
+/// binary property list with these keys (every real store has them):
+///
+/// - `NSStoreType`: `"SQLite"`; `NSStoreUUID`: the same UUID as `Z_UUID`;
+/// - `NSStoreModelVersionHashes`: entity name → 32-byte SHA-256 version hash;
+/// - `NSStoreModelVersionIdentifiers`: the model's version identifiers (`[""]` when unset,
+///   `[]` in stores written before 2013);
+/// - `NSStoreModelVersionHashesVersion`: 3; `NSPersistenceFrameworkVersion`: the writer's
+///   Core Data version (241 in 2010 … 1344 in 2024);
+/// - sometimes `_NSAutoVacuumLevel` (`"2"`), `NSStoreModelVersionHashesDigest`,
+///   `NSStoreModelVersionChecksumKey`, and the user's own keys (`setMetadata`).
+///
+/// ```swift
+/// var metadata = SQLiteMetadata(versionHashes: ["Book": hash])
+/// try metadata.write(to: connection)
+/// let read = try SQLiteMetadata.read(from: connection)
+/// read.versionHashes["Book"]  // hash
+/// ```
+///
+/// The whole dictionary is kept (`dictionary`), so keys this type does not know survive a
+/// rewrite; the typed properties read and write their keys in it.
+package struct SQLiteMetadata {
+    /// `Z_VERSION`: 1 in every real store.
+    package var version: Int64
+    /// Every key of the property list.
+    package var dictionary: [String: Any]
+
+    /// The `NSStoreType` value of SQLite stores.
+    package static let storeType = "SQLite"
+    /// `NSPersistenceFrameworkVersion` written into new stores: the newest version seen in real
+    /// stores (2024), so that Apple's Core Data treats the file as one it wrote itself.
+    package static let frameworkVersion = 1344
+
+    /// Metadata for a new store: a fresh UUID, the model's hashes and identifiers, and Apple's
+    /// constant keys.
+    package init(
+        versionHashes: [String: Data], versionIdentifiers: [String] = [""], uuid: UUID = UUID(),
+        frameworkVersion: Int = SQLiteMetadata.frameworkVersion
+    ) {
+        version = 1
+        dictionary = [
+            "NSStoreType": SQLiteMetadata.storeType,
+            "NSStoreUUID": uuid.uuidString,
+            "NSStoreModelVersionHashes": versionHashes,
+            "NSStoreModelVersionIdentifiers": versionIdentifiers,
+            "NSStoreModelVersionHashesVersion": 3,
+            "NSPersistenceFrameworkVersion": frameworkVersion,
+            "_NSAutoVacuumLevel": "2",
+        ]
+    }
+
+    init(version: Int64, dictionary: [String: Any]) {
+        self.version = version
+        self.dictionary = dictionary
+    }
+
+    // MARK: - Typed keys
+
+    /// `NSStoreUUID` (falls back to nothing: `Z_UUID` is written from it).
+    package var storeUUID: String? {
+        get { dictionary["NSStoreUUID"] as? String }
+        set { dictionary["NSStoreUUID"] = newValue }
+    }
+
+    /// `NSStoreType`.
+    package var storeTypeName: String? { dictionary["NSStoreType"] as? String }
+
+    /// `NSStoreModelVersionHashes`: entity name → version hash.
+    package var versionHashes: [String: Data] {
+        get {
+            guard let raw = dictionary["NSStoreModelVersionHashes"] as? [String: Any] else { return [:] }
+            return raw.compactMapValues { $0 as? Data }
+        }
+        set { dictionary["NSStoreModelVersionHashes"] = newValue }
+    }
+
+    /// `NSStoreModelVersionIdentifiers`.
+    package var versionIdentifiers: [String] {
+        get { (dictionary["NSStoreModelVersionIdentifiers"] as? [Any])?.compactMap { $0 as? String } ?? [] }
+        set { dictionary["NSStoreModelVersionIdentifiers"] = newValue }
+    }
+
+    /// `NSPersistenceFrameworkVersion`.
+    package var persistenceFrameworkVersion: Int? { SQLiteMetadata.integer(dictionary["NSPersistenceFrameworkVersion"]) }
+
+    /// `NSStoreModelVersionHashesVersion`.
+    package var versionHashesVersion: Int? { SQLiteMetadata.integer(dictionary["NSStoreModelVersionHashesVersion"]) }
+
+    private static func integer(_ value: Any?) -> Int? {
+        switch value {
+        case let value as Int: return value
+        case let value as Int64: return Int(exactly: value)
+        case let value as NSNumber: return value.intValue
+        default: return nil
+        }
+    }
+
+    // MARK: - Reading and writing
+
+    /// The DDL of the metadata table, as Apple writes it.
+    package static let tableDDL = "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"
+
+    /// Reads the metadata row.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) naming the file when there is no
+    ///   `Z_METADATA` table or row, or the property list is not a dictionary;
+    ///   `NSSQLiteError` when SQLite fails.
+    package static func read(from connection: SQLiteConnection) throws -> SQLiteMetadata {
+        let path = connection.url.path
+        guard try connection.tableExists("Z_METADATA") else {
+            throw SQLiteStoreError.invalidType(
+                "The file \(path) is a SQLite database but not a Core Data store (no Z_METADATA table)", path: path)
+        }
+        let statement = try connection.statement("SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        defer { statement.reset() }
+        guard try statement.step() else {
+            throw SQLiteStoreError.invalidType("The store \(path) has no metadata (Z_METADATA is empty)", path: path)
+        }
+        let version = statement.int64(at: 0)
+        let uuid = statement.string(at: 1)
+        var dictionary: [String: Any] = [:]
+        if let data = statement.data(at: 2), !data.isEmpty {
+            let plist: Any
+            do {
+                plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            } catch {
+                throw SQLiteStoreError.invalidType(
+                    "The metadata of \(path) is not a property list: \(error.localizedDescription)", path: path)
+            }
+            guard let plistDictionary = plist as? [String: Any] else {
+                throw SQLiteStoreError.invalidType("The metadata of \(path) is not a dictionary", path: path)
+            }
+            dictionary = plistDictionary
+        }
+        if dictionary["NSStoreUUID"] == nil, let uuid { dictionary["NSStoreUUID"] = uuid }
+        return SQLiteMetadata(version: version, dictionary: dictionary)
+    }
+
+    /// Writes (replaces) the metadata row, as a binary property list.
+    package func write(to connection: SQLiteConnection) throws {
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+        } catch {
+            throw SQLiteStoreError.operation(
+                "Can't encode the store metadata: \(error.localizedDescription)", path: connection.url.path)
+        }
+        if !(try connection.tableExists("Z_METADATA")) { try connection.execute(SQLiteMetadata.tableDDL) }
+        try connection.run("DELETE FROM Z_METADATA")
+        try connection.run(
+            "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)",
+            [.integer(version), storeUUID.map(StoreValue.string) ?? .null, .data(data)])
+    }
+}

@@ -1,0 +1,86 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// One row of `Z_PRIMARYKEY`: an entity's number (`Z_ENT`, the value of the `Z_ENT` column of its
+/// rows), name, super-entity's number (0 for a root) and the highest primary key handed out.
+///
+/// Observed in every real store: each entity has a row; only a hierarchy root's `Z_MAX` counts
+/// (primary keys are unique per table, so sub-entities keep 0); `Z_MAX` can exceed the row count
+/// (deleted rows' keys are never reused). Persistent-history entities appear with numbers from
+/// 16001 (`CHANGE`, `TRANSACTION`, `TRANSACTIONSTRING`).
+package struct SQLitePrimaryKeyRow: Equatable, Sendable {
+    package var entityNumber: Int
+    package var name: String
+    package var superNumber: Int
+    package var max: Int64
+
+    package init(entityNumber: Int, name: String, superNumber: Int, max: Int64) {
+        self.entityNumber = entityNumber
+        self.name = name
+        self.superNumber = superNumber
+        self.max = max
+    }
+}
+
+/// Reading and updating `Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER
+/// INTEGER, Z_MAX INTEGER)`.
+///
+/// ```swift
+/// let rows = try SQLitePrimaryKeys.read(from: connection)   // [(1, "Car", 0, 125), …]
+/// let keys = try SQLitePrimaryKeys.reserve(3, forRoot: 1, in: connection)  // 126...128
+/// ```
+package enum SQLitePrimaryKeys {
+    /// The DDL of the table, as Apple writes it.
+    package static let tableDDL =
+        "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"
+
+    /// Every row, by entity number.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` naming the file when the table is missing.
+    package static func read(from connection: SQLiteConnection) throws -> [SQLitePrimaryKeyRow] {
+        guard try connection.tableExists("Z_PRIMARYKEY") else {
+            let path = connection.url.path
+            throw SQLiteStoreError.invalidType("The file \(path) is not a Core Data store (no Z_PRIMARYKEY table)", path: path)
+        }
+        let statement = try connection.statement("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        var rows: [SQLitePrimaryKeyRow] = []
+        while try statement.step() {
+            rows.append(
+                SQLitePrimaryKeyRow(
+                    entityNumber: Int(statement.int64(at: 0)), name: statement.string(at: 1) ?? "",
+                    superNumber: Int(statement.int64(at: 2)), max: statement.int64(at: 3)))
+        }
+        return rows
+    }
+
+    /// Inserts the rows of a new store.
+    package static func insert(_ rows: [SQLitePrimaryKeyRow], into connection: SQLiteConnection) throws {
+        for row in rows {
+            try connection.run(
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                [.integer(Int64(row.entityNumber)), .string(row.name), .integer(Int64(row.superNumber)), .integer(row.max)])
+        }
+    }
+
+    /// Reserves `count` keys of the hierarchy whose root has `rootNumber`: raises its `Z_MAX` and
+    /// returns the keys after the old one. Run it inside the save's transaction.
+    package static func reserve(_ count: Int, forRoot rootNumber: Int, in connection: SQLiteConnection) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        let statement = try connection.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        try statement.bind([.integer(Int64(rootNumber))])
+        guard try statement.step() else {
+            throw SQLiteStoreError.operation("No entity numbered \(rootNumber) in Z_PRIMARYKEY", path: connection.url.path)
+        }
+        let old = statement.int64(at: 0)
+        statement.reset()
+        let new = old + Int64(count)
+        try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(new), .integer(Int64(rootNumber))])
+        return Array((old + 1)...new)
+    }
+
+    /// Raises the root's `Z_MAX` to at least `primaryKey` (after inserting rows with given keys).
+    package static func noteUsed(_ primaryKey: Int64, forRoot rootNumber: Int, in connection: SQLiteConnection) throws {
+        try connection.run(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
+            [.integer(primaryKey), .integer(Int64(rootNumber)), .integer(primaryKey)])
+    }
+}

@@ -1,0 +1,72 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// The `NSError`s the SQLite store throws: `NSCocoaErrorDomain`, Core Data's code, and a message
+/// naming the culprit. The culprit is also in `userInfo`: the store file under
+/// `NSFilePathErrorKey`, SQLite's result code under `NSSQLiteErrorDomain` (as Apple does), the SQL
+/// text under `SQL`, entity names under `entities`.
+///
+/// ```swift
+/// do { try connection.execute("SELEC 1") } catch let error as NSError {
+///     error.code                           // 134180 (NSSQLiteError)
+///     error.userInfo["SQL"]                // "SELEC 1"
+///     error.userInfo["NSSQLiteErrorDomain"] // 1 (SQLITE_ERROR)
+/// }
+/// ```
+enum SQLiteStoreError {
+    /// `NSSQLiteError`: SQLite refused a statement.
+    static let sqliteCode = 134_180
+    /// `NSPersistentStoreInvalidTypeError`: the file is not a store of this type.
+    static let invalidTypeCode = 134_000
+    /// `NSPersistentStoreIncompatibleVersionHashError`: the store's model is not this model.
+    static let incompatibleVersionHashCode = 134_100
+    /// `NSPersistentStoreOpenError`: the store cannot be opened.
+    static let openCode = 134_080
+    /// `NSPersistentStoreIncompatibleSchemaError`: the tables do not match the model.
+    static let incompatibleSchemaCode = 134_020
+    /// `NSPersistentStoreOperationError`: an operation the store cannot carry out.
+    static let operationCode = 134_070
+
+    /// A failed SQLite call: SQLite's message, result code and, when there was one, the SQL.
+    static func sqlite(_ message: String, resultCode: Int32, sql: String?, path: String?) -> NSError {
+        var reason = "SQLite error \(resultCode): \(message)"
+        if let sql { reason += " (SQL: \(sql))" }
+        var info: [String: Any] = ["NSSQLiteErrorDomain": Int(resultCode)]
+        if let sql { info["SQL"] = sql }
+        return make(code: sqliteCode, reason: reason, path: path, extra: info)
+    }
+
+    /// A store file that cannot be opened (missing, not a database, unreadable).
+    static func open(_ reason: String, path: String?, resultCode: Int32? = nil) -> NSError {
+        var info: [String: Any] = [:]
+        if let resultCode { info["NSSQLiteErrorDomain"] = Int(resultCode) }
+        return make(code: openCode, reason: reason, path: path, extra: info)
+    }
+
+    /// A database that is SQLite but not a Core Data store (no `Z_METADATA`, bad metadata).
+    static func invalidType(_ reason: String, path: String?) -> NSError {
+        make(code: invalidTypeCode, reason: reason, path: path, extra: [:])
+    }
+
+    /// A store written for another model: the entities whose hashes differ.
+    static func incompatibleVersionHashes(_ reason: String, entities: [String], path: String?) -> NSError {
+        make(code: incompatibleVersionHashCode, reason: reason, path: path, extra: ["entities": entities])
+    }
+
+    /// Tables or columns the model needs and the file lacks.
+    static func incompatibleSchema(_ reason: String, path: String?) -> NSError {
+        make(code: incompatibleSchemaCode, reason: reason, path: path, extra: [:])
+    }
+
+    /// A request the store cannot carry out (unknown entity, bad value for a column).
+    static func operation(_ reason: String, path: String? = nil) -> NSError {
+        make(code: operationCode, reason: reason, path: path, extra: [:])
+    }
+
+    private static func make(code: Int, reason: String, path: String?, extra: [String: Any]) -> NSError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: reason, NSLocalizedFailureReasonErrorKey: reason]
+        if let path { info[NSFilePathErrorKey] = path }
+        for (key, value) in extra { info[key] = value }
+        return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)
+    }
+}

@@ -1,0 +1,118 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// An open Core Data SQLite store file: its connection, metadata, `Z_PRIMARYKEY` rows and the
+/// layout of the schema in it. Not yet a `RowStore` (the coordinator wiring and the SQL compiler
+/// come next).
+///
+/// ```swift
+/// let store = try SQLiteStoreFile.open(at: url, schema: schema, mode: .readOnly,
+///                                      modelVersionHashes: model.entityVersionHashesByName)
+/// let rows = try store.rows(entityIDs: [bookID])
+/// ```
+///
+/// Opening an existing file checks, in order: that it is a SQLite database
+/// (`NSPersistentStoreOpenError`), that it has Core Data's metadata
+/// (`NSPersistentStoreInvalidTypeError`), that the version hashes match the model's when given
+/// (`NSPersistentStoreIncompatibleVersionHashError`, naming the entities), and that every entity
+/// has a number in `Z_PRIMARYKEY` and every table and column of the layout exists
+/// (`NSPersistentStoreIncompatibleSchemaError`). Entity numbers come from `Z_PRIMARYKEY` by name.
+package final class SQLiteStoreFile {
+    package let connection: SQLiteConnection
+    package private(set) var metadata: SQLiteMetadata
+    package let layout: SQLiteLayout
+
+    private init(connection: SQLiteConnection, metadata: SQLiteMetadata, layout: SQLiteLayout) {
+        self.connection = connection
+        self.metadata = metadata
+        self.layout = layout
+    }
+
+    /// Opens an existing store.
+    ///
+    /// - Parameters:
+    ///   - url: the `.sqlite` file (its `-wal` and `-shm` beside it).
+    ///   - schema: the lowered model.
+    ///   - mode: `.readOnly` or `.readWrite` (`.create` also creates a missing file: use
+    ///     `create(at:schema:versionHashes:versionIdentifiers:)` for that).
+    ///   - modelVersionHashes: the model's entity version hashes; nil skips the check.
+    package static func open(
+        at url: URL, schema: StoreSchema, mode: SQLiteConnection.Mode = .readWrite, modelVersionHashes: [String: Data]? = nil
+    ) throws -> SQLiteStoreFile {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SQLiteStoreError.open("There is no store file at \(path)", path: path)
+        }
+        let connection = try SQLiteConnection(url: url, mode: mode == .create ? .readWrite : mode)
+        let metadata = try SQLiteMetadata.read(from: connection)
+        if let type = metadata.storeTypeName, type != SQLiteMetadata.storeType {
+            throw SQLiteStoreError.invalidType("The store \(path) is of type \(type), not SQLite", path: path)
+        }
+        if let modelVersionHashes {
+            try SQLiteCompatibility.check(store: metadata.versionHashes, model: modelVersionHashes, path: path)
+        }
+        let numbers = Dictionary(try SQLitePrimaryKeys.read(from: connection).map { ($0.name, $0.entityNumber) }) { first, _ in
+            first
+        }
+        let layout: SQLiteLayout
+        do {
+            layout = try SQLiteLayout(schema: schema, entityNumbers: numbers)
+        } catch let error as NSError {
+            throw SQLiteStoreError.incompatibleSchema("\(error.localizedDescription) in \(path)", path: path)
+        }
+        let missing = try layout.missingColumns(in: connection)
+        guard missing.isEmpty else {
+            throw SQLiteStoreError.incompatibleSchema(
+                "The store \(path) lacks tables or columns the model needs: \(missing.joined(separator: ", "))", path: path)
+        }
+        return SQLiteStoreFile(connection: connection, metadata: metadata, layout: layout)
+    }
+
+    /// Creates a new store file in Apple's layout (WAL journal mode, incremental auto-vacuum as
+    /// `_NSAutoVacuumLevel` 2 says, the schema's entity numbers, metadata with the model's
+    /// hashes), all in one transaction.
+    /// - Throws: `NSPersistentStoreOpenError` if a file already exists at `url`.
+    package static func create(
+        at url: URL, schema: StoreSchema, versionHashes: [String: Data], versionIdentifiers: [String] = [""]
+    ) throws -> SQLiteStoreFile {
+        let path = url.path
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw SQLiteStoreError.open("A file already exists at \(path)", path: path)
+        }
+        let layout = try SQLiteLayout(schema: schema)
+        let connection = try SQLiteConnection(url: url, mode: .create)
+        try connection.execute("PRAGMA auto_vacuum = 2")
+        let metadata = SQLiteMetadata(versionHashes: versionHashes, versionIdentifiers: versionIdentifiers)
+        try connection.transaction {
+            for statement in layout.createStatements { try connection.execute(statement) }
+            try SQLitePrimaryKeys.insert(layout.primaryKeyRows, into: connection)
+            try metadata.write(to: connection)
+        }
+        return SQLiteStoreFile(connection: connection, metadata: metadata, layout: layout)
+    }
+
+    /// The `Z_PRIMARYKEY` rows as they are now.
+    package func primaryKeys() throws -> [SQLitePrimaryKeyRow] { try SQLitePrimaryKeys.read(from: connection) }
+
+    /// Every row of the entities (schema numbers).
+    package func rows(entityIDs: Set<Int>) throws -> [RowSnapshot] {
+        try SQLiteRowReader(connection: connection, layout: layout).rows(entityIDs: entityIDs)
+    }
+
+    /// Inserts rows in one transaction.
+    package func insert(_ rows: [RowSnapshot]) throws {
+        try connection.transaction { try SQLiteRowWriter(connection: connection, layout: layout).insert(rows) }
+    }
+
+    /// Reserves primary keys for new rows of an entity's hierarchy (raises the root's `Z_MAX`).
+    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
+        let root = layout.entityNumber(of: layout.table(of: entityID).rootID)
+        return try connection.transaction { try SQLitePrimaryKeys.reserve(count, forRoot: root, in: connection) }
+    }
+
+    /// Replaces the metadata (in one transaction).
+    package func setMetadata(_ metadata: SQLiteMetadata) throws {
+        try connection.transaction { try metadata.write(to: connection) }
+        self.metadata = metadata
+    }
+}

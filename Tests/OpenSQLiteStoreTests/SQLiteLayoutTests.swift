@@ -1,0 +1,97 @@
+import Foundation
+import OpenSQLiteStore
+import OpenStoreCore
+import Testing
+
+@Suite struct SQLiteLayoutTests {
+    @Test func ddlOfANewStoreUsesApplesNames() throws {
+        let layout = try SQLiteLayout(schema: Library.schema)
+        #expect(
+            layout.createStatements == [
+                "CREATE TABLE ZAUTHOR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
+                "CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, Z_FOK_AUTHOR INTEGER, "
+                    + "ZISCOLOR INTEGER, ZPUBLISHED TIMESTAMP, ZPRICE DECIMAL, ZTITLE VARCHAR, ZUNIQUEID BLOB, ZCOVER BLOB )",
+                "CREATE TABLE ZPAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNUMBER INTEGER, ZBOOK INTEGER, Z2_BOOK INTEGER )",
+                "CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZURL VARCHAR )",
+                "CREATE TABLE Z_2TAGS ( Z_2BOOKS INTEGER, Z_5TAGS INTEGER, PRIMARY KEY (Z_2BOOKS, Z_5TAGS) )",
+                "CREATE INDEX ZBOOK_ZAUTHOR_INDEX ON ZBOOK (ZAUTHOR)",
+                "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
+                "CREATE INDEX ZPAGE_ZBOOK_INDEX ON ZPAGE (ZBOOK)",
+                "CREATE INDEX Z_2TAGS_Z_5TAGS_INDEX ON Z_2TAGS (Z_5TAGS)",
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+            ])
+        #expect(
+            layout.primaryKeyRows == [
+                SQLitePrimaryKeyRow(entityNumber: 1, name: "Author", superNumber: 0, max: 0),
+                SQLitePrimaryKeyRow(entityNumber: 2, name: "Book", superNumber: 0, max: 0),
+                SQLitePrimaryKeyRow(entityNumber: 3, name: "GraphicNovel", superNumber: 2, max: 0),
+                SQLitePrimaryKeyRow(entityNumber: 4, name: "Page", superNumber: 0, max: 0),
+                SQLitePrimaryKeyRow(entityNumber: 5, name: "Tag", superNumber: 0, max: 0),
+            ])
+    }
+
+    @Test func slotsSayWhereEachPropertyLives() throws {
+        let layout = try SQLiteLayout(schema: Library.schema)
+        let novel = layout.entities[Library.graphicNovel - 1]
+        #expect(layout.table(of: Library.graphicNovel).name == "ZBOOK")
+        #expect(novel.slots[5] == .transient)
+        #expect(novel.slots[6] == .toOne(column: "ZAUTHOR", entityColumn: nil, destination: 1))
+        #expect(novel.slots[7] == .toManyByInverse(table: 2, column: "ZBOOK", orderColumn: nil, destination: 4))
+        #expect(novel.slots[8] == .toManyByJoin(joinTable: 0, ownColumn: "Z_2BOOKS", memberColumn: "Z_5TAGS", orderColumn: nil, destination: 5))
+        #expect(novel.slots[9] == .attribute(column: "ZISCOLOR", kind: .boolean))
+        let author = layout.entities[Library.author - 1]
+        #expect(author.slots[1] == .toManyByInverse(table: 1, column: "ZAUTHOR", orderColumn: "Z_FOK_AUTHOR", destination: 2))
+        let tag = layout.entities[Library.tag - 1]
+        #expect(tag.slots[2] == .toManyByJoin(joinTable: 0, ownColumn: "Z_5TAGS", memberColumn: "Z_2BOOKS", orderColumn: nil, destination: 2))
+    }
+
+    /// EasyLife 1.5.0 (README): `Z_2BLOCKING ( Z_2BLOCKEDBY INTEGER, Z_2BLOCKING INTEGER, PRIMARY KEY
+    /// (Z_2BLOCKEDBY, Z_2BLOCKING) )` and `Z_2BLOCKING_Z_2BLOCKING_INDEX`, for TodoItem(2).blocking ↔
+    /// blockedBy.
+    @Test func reflexiveManyToManyMatchesEasyLife() throws {
+        let schema = makeSchema([
+            ("Project", nil, false, [attribute("name", .string), attribute("priority", .integer16)]),
+            (
+                "TodoItem", nil, false,
+                [
+                    attribute("date", .date), attribute("done", .boolean), attribute("name", .string), attribute("notes", .string),
+                    attribute("repeats", .integer16),
+                    PropertySchema(name: "blockedBy", kind: .toMany(destination: 2, inverse: "blocking", ordered: false)),
+                    PropertySchema(name: "blocking", kind: .toMany(destination: 2, inverse: "blockedBy", ordered: false)),
+                    PropertySchema(name: "project", kind: .toOne(destination: 1, inverse: nil)),
+                ]
+            ),
+        ])
+        let statements = try SQLiteLayout(schema: schema).createStatements
+        #expect(statements.contains("CREATE TABLE Z_2BLOCKING ( Z_2BLOCKEDBY INTEGER, Z_2BLOCKING INTEGER, PRIMARY KEY (Z_2BLOCKEDBY, Z_2BLOCKING) )"))
+        #expect(statements.contains("CREATE INDEX Z_2BLOCKING_Z_2BLOCKING_INDEX ON Z_2BLOCKING (Z_2BLOCKING)"))
+        #expect(statements.contains("CREATE INDEX ZTODOITEM_ZPROJECT_INDEX ON ZTODOITEM (ZPROJECT)"))
+        #expect(
+            statements.contains(
+                "CREATE TABLE ZTODOITEM ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDONE INTEGER, ZREPEATS INTEGER, "
+                    + "ZPROJECT INTEGER, ZDATE TIMESTAMP, ZNAME VARCHAR, ZNOTES VARCHAR )"))
+        #expect(statements.first == "CREATE TABLE ZPROJECT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPRIORITY INTEGER, ZNAME VARCHAR )")
+    }
+
+    @Test func sameNameInTwoSubentitiesGetsTwoColumns() throws {
+        let schema = makeSchema([
+            ("Shape", nil, true, [attribute("z", .integer64)]),
+            ("Circle", 1, false, [attribute("size", .double)]),
+            ("Label", 1, false, [attribute("size", .string)]),
+        ])
+        let layout = try SQLiteLayout(schema: schema)
+        #expect(layout.tables[0].columns.map(\.name) == ["ZZ", "ZSIZE", "ZSIZE1"])
+        #expect(layout.entities[2].slots[1] == .attribute(column: "ZSIZE1", kind: .string))
+    }
+
+    @Test func existingNumbersComeFromTheStore() throws {
+        let layout = try SQLiteLayout(schema: Library.schema, entityNumbers: ["Author": 7, "Book": 3, "GraphicNovel": 4, "Page": 1, "Tag": 9])
+        #expect(layout.entityNumber(of: Library.author) == 7)
+        #expect(layout.entityID(forNumber: 9) == Library.tag)
+        // Z<n>_ and Z_<n> use the store's numbers.
+        #expect(layout.tables[2].columns.map(\.name) == ["ZNUMBER", "ZBOOK", "Z3_BOOK"])
+        #expect(layout.joinTables[0].name == "Z_3TAGS")
+        #expect(throws: NSError.self) { try SQLiteLayout(schema: Library.schema, entityNumbers: ["Author": 1]) }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import OpenSQLiteStore
+import OpenStoreCore
+import Testing
+
+/// The team's shared folder of real-world stores (`../shared/realworld/stores` beside the
+/// package), or nil in a fresh clone that has none.
+enum RealStores {
+    static let folder: URL? = {
+        // #filePath is <package>/Tests/OpenSQLiteStoreTests/TestSupport.swift.
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = package.deletingLastPathComponent().appendingPathComponent("shared/realworld/stores")
+        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path) ? folder : nil
+    }()
+
+    static var isAvailable: Bool { folder != nil }
+
+    /// Copies a store folder (with its `-wal`/`-shm` files) to a temporary folder and returns
+    /// the copy of `file` in it; the original is never opened.
+    static func copy(_ directory: String, file: String, into temporary: TemporaryFolder) throws -> URL {
+        let source = try #require(folder).appendingPathComponent(directory)
+        let target = temporary.url.appendingPathComponent(directory)
+        try FileManager.default.copyItem(at: source, to: target)
+        // The shared files are read-only; SQLite needs to write the -shm of a WAL store.
+        for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
+        return target.appendingPathComponent(file)
+    }
+}
+
+/// A fresh temporary folder for one test, removed when the value is released.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlitestore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// Builds schema entities with family sets computed from the super links.
+func makeSchema(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])]) -> StoreSchema {
+    var families = entities.indices.map { Set([$0 + 1]) }
+    for (index, entity) in entities.enumerated() {
+        var parent = entity.superID
+        while let id = parent {
+            families[id - 1].insert(index + 1)
+            parent = entities[id - 1].superID
+        }
+    }
+    return StoreSchema(
+        entities: entities.enumerated().map { index, entity in
+            let inherited = entity.superID.map { inheritedProperties(entities, $0) } ?? []
+            return EntitySchema(
+                id: index + 1, name: entity.name, isAbstract: entity.abstract, superID: entity.superID,
+                familyIDs: families[index], properties: inherited + entity.properties)
+        })
+}
+
+private func inheritedProperties(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])], _ id: Int)
+    -> [PropertySchema]
+{
+    let entity = entities[id - 1]
+    return (entity.superID.map { inheritedProperties(entities, $0) } ?? []) + entity.properties
+}
+
+func attribute(_ name: String, _ kind: AttributeKind) -> PropertySchema { PropertySchema(name: name, kind: .attribute(kind)) }
+
+/// The library schema of the tests, numbered as Apple numbers entities:
+///
+/// - 1 Author: name; books (ordered to-many → Book, inverse author)
+/// - 2 Book: cover (binary), price (decimal), published (date), title, uniqueID (UUID),
+///   scratch (transient); author (→ Author), pages (→ Page), tags (many-to-many → Tag)
+/// - 3 GraphicNovel (sub-entity of Book): isColor (Boolean)
+/// - 4 Page: number (Int16); book (→ Book, which has a sub-entity)
+/// - 5 Tag: name, url (URI); books (many-to-many → Book)
+enum Library {
+    static let author = 1, book = 2, graphicNovel = 3, page = 4, tag = 5
+
+    static let schema = makeSchema([
+        (
+            "Author", nil, false,
+            [
+                attribute("name", .string),
+                PropertySchema(name: "books", kind: .toMany(destination: 2, inverse: "author", ordered: true)),
+            ]
+        ),
+        (
+            "Book", nil, false,
+            [
+                attribute("cover", .binary), attribute("price", .decimal), attribute("published", .date),
+                attribute("title", .string), attribute("uniqueID", .uuid),
+                PropertySchema(name: "scratch", kind: .attribute(.string), isTransient: true),
+                PropertySchema(name: "author", kind: .toOne(destination: 1, inverse: "books")),
+                PropertySchema(name: "pages", kind: .toMany(destination: 4, inverse: "book", ordered: false)),
+                PropertySchema(name: "tags", kind: .toMany(destination: 5, inverse: "books", ordered: false)),
+            ]
+        ),
+        ("GraphicNovel", 2, false, [attribute("isColor", .boolean)]),
+        (
+            "Page", nil, false,
+            [attribute("number", .integer16), PropertySchema(name: "book", kind: .toOne(destination: 2, inverse: "pages"))]
+        ),
+        (
+            "Tag", nil, false,
+            [
+                attribute("name", .string), attribute("url", .uri),
+                PropertySchema(name: "books", kind: .toMany(destination: 2, inverse: "tags", ordered: false)),
+            ]
+        ),
+    ])
+}
