@@ -40,21 +40,37 @@ extension NSManagedObject {
         return relationship
     }
 
-    /// Replaces a to-many relationship's members (recorded, inverses kept).
-    func setMembers(_ objects: [NSManagedObject], of relationship: NSRelationshipDescription) {
-        setValue(objects, forKey: relationship.name)
+}
+
+/// What both proxies stand for: one to-many relationship of one object. Reads go through the
+/// access hooks; writes through `setValue(_:forKey:)`, so changes are recorded and inverses kept.
+private struct RelationshipMembers {
+    let owner: NSManagedObject
+    let relationship: NSRelationshipDescription
+
+    var objects: [NSManagedObject] {
+        owner.willAccessValue(forKey: relationship.name)
+        defer { owner.didAccessValue(forKey: relationship.name) }
+        return owner.members(relationship)
+    }
+
+    func contains(_ object: Any) -> Bool {
+        guard let object = object as? NSManagedObject else { return false }
+        return objects.contains { $0 === object }
+    }
+
+    func replace(with values: [Any]) {
+        owner.setValue(values, forKey: relationship.name)
     }
 }
 
 /// `mutableSetValue(forKey:)`'s proxy: an `NSMutableSet` whose primitive methods read and write
 /// the relationship of its owner.
 final class ManagedRelationshipSet: NSMutableSet {
-    private let owner: NSManagedObject
-    private let relationship: NSRelationshipDescription
+    private let relationship: RelationshipMembers
 
     init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
-        self.owner = owner
-        self.relationship = relationship
+        self.relationship = RelationshipMembers(owner: owner, relationship: relationship)
         super.init(capacity: 0)
     }
 
@@ -65,11 +81,7 @@ final class ManagedRelationshipSet: NSMutableSet {
 
     required init?(coder: NSCoder) { nil }
 
-    private var members: [NSManagedObject] {
-        owner.willAccessValue(forKey: relationship.name)
-        defer { owner.didAccessValue(forKey: relationship.name) }
-        return owner.members(relationship)
-    }
+    private var members: [NSManagedObject] { relationship.objects }
 
     override var count: Int { members.count }
 
@@ -83,27 +95,23 @@ final class ManagedRelationshipSet: NSMutableSet {
     }
 
     override func add(_ object: Any) {
-        let current = members
-        if let object = object as? NSManagedObject, current.contains(where: { $0 === object }) { return }
-        owner.setValue(current + [object], forKey: relationship.name)
+        if relationship.contains(object) { return }
+        relationship.replace(with: members + [object])
     }
 
     override func remove(_ object: Any) {
-        let current = members
-        guard let object = object as? NSManagedObject, current.contains(where: { $0 === object }) else { return }
-        owner.setMembers(current.filter { $0 !== object }, of: relationship)
+        guard relationship.contains(object), let object = object as? NSManagedObject else { return }
+        relationship.replace(with: members.filter { $0 !== object })
     }
 }
 
 /// `mutableOrderedSetValue(forKey:)`'s proxy: an `NSMutableOrderedSet` whose primitive methods
 /// read and write the relationship of its owner (in the relationship's order).
 final class ManagedRelationshipOrderedSet: NSMutableOrderedSet {
-    private let owner: NSManagedObject
-    private let relationship: NSRelationshipDescription
+    private let relationship: RelationshipMembers
 
     init(owner: NSManagedObject, relationship: NSRelationshipDescription) {
-        self.owner = owner
-        self.relationship = relationship
+        self.relationship = RelationshipMembers(owner: owner, relationship: relationship)
         super.init(capacity: 0)
     }
 
@@ -114,11 +122,7 @@ final class ManagedRelationshipOrderedSet: NSMutableOrderedSet {
 
     required init?(coder: NSCoder) { nil }
 
-    private var members: [NSManagedObject] {
-        owner.willAccessValue(forKey: relationship.name)
-        defer { owner.didAccessValue(forKey: relationship.name) }
-        return owner.members(relationship)
-    }
+    private var members: [NSManagedObject] { relationship.objects }
 
     override var count: Int { members.count }
 
@@ -134,7 +138,7 @@ final class ManagedRelationshipOrderedSet: NSMutableOrderedSet {
         if let object = object as? NSManagedObject, current.contains(where: { $0 === object }) { return }
         var values: [Any] = current
         values.insert(object, at: Swift.min(Swift.max(idx, 0), current.count))
-        owner.setValue(values, forKey: relationship.name)
+        relationship.replace(with: values)
     }
 
     override func add(_ object: Any) {
@@ -154,13 +158,13 @@ final class ManagedRelationshipOrderedSet: NSMutableOrderedSet {
         var current = members
         guard current.indices.contains(idx) else { return }
         current.remove(at: idx)
-        owner.setMembers(current, of: relationship)
+        relationship.replace(with: current)
     }
 
     override func replaceObject(at idx: Int, with object: Any) {
         var values: [Any] = members
         guard values.indices.contains(idx) else { return }
         values[idx] = object
-        owner.setValue(values, forKey: relationship.name)
+        relationship.replace(with: values)
     }
 }
