@@ -22,15 +22,16 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
         // Apple's SQLite store layout: connection, statements, metadata, tables and columns.
-        .target(name: "OpenSQLiteStore", dependencies: ["OpenStoreCore", "CSQLite"]),
-        .target(name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"]),
+        .target(name: "OpenSQLiteStore", dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite"]),
+        .target(
+            name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore"]),
         .testTarget(
-            name: "OpenCoreDataTests", dependencies: ["OpenCoreData"],
+            name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenSQLiteStore"],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.

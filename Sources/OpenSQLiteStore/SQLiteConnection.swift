@@ -156,6 +156,9 @@ package final class SQLiteConnection {
         return value
     }
 
+    /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// False inside a transaction.
     package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 

@@ -37,6 +37,23 @@ package struct SQLiteRowReader {
         return result
     }
 
+    /// The rows of `keys` that exist, in the order of `keys` (one query per table, the primary
+    /// keys bound as one JSON array read through `json_each`). A key whose row has another entity
+    /// than the key says is left out.
+    package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
+        var keysByTable: [Int: [Int64]] = [:]
+        for key in keys where layout.entities.indices.contains(key.entityID - 1) {
+            keysByTable[layout.entities[key.entityID - 1].table, default: []].append(key.primaryKey)
+        }
+        var found: [ObjectKey: RowSnapshot] = [:]
+        for (tableIndex, primaryKeys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+            var rows: [RowSnapshot] = []
+            try readTable(tableIndex, entities: layout.tables[tableIndex].entityIDs, primaryKeys: primaryKeys, into: &rows)
+            for row in rows { found[row.key] = row }
+        }
+        return keys.compactMap { found[$0] }
+    }
+
     /// How one slot is read from the current row.
     private enum SlotReader {
         case null
@@ -46,7 +63,9 @@ package struct SQLiteRowReader {
         case toMany(Int)
     }
 
-    private func readTable(_ tableIndex: Int, entities: [Int], into result: inout [RowSnapshot]) throws {
+    private func readTable(
+        _ tableIndex: Int, entities: [Int], primaryKeys: [Int64]? = nil, into result: inout [RowSnapshot]
+    ) throws {
         let table = layout.tables[tableIndex]
         var columnIndexes: [String: Int32] = [:]
         for (offset, column) in table.columns.enumerated() { columnIndexes[column.name] = Int32(offset + 3) }
@@ -69,10 +88,19 @@ package struct SQLiteRowReader {
         }
         let numbers = entities.map { layout.entityNumber(of: $0) }
         let columns = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).joined(separator: ", ")
-        let filter =
-            numbers.count == table.entityIDs.count ? "" : " WHERE Z_ENT IN (\(numbers.map { _ in "?" }.joined(separator: ", ")))"
+        var conditions: [String] = []
+        var arguments: [StoreValue] = []
+        if numbers.count != table.entityIDs.count {
+            conditions.append("Z_ENT IN (\(numbers.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += numbers.map { .integer(Int64($0)) }
+        }
+        if let primaryKeys {
+            conditions.append("Z_PK IN (SELECT value FROM json_each(?))")
+            arguments.append(.string("[" + primaryKeys.map(String.init).joined(separator: ",") + "]"))
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let statement = try connection.statement("SELECT \(columns) FROM \(table.name)\(filter) ORDER BY Z_PK")
-        if !filter.isEmpty { try statement.bind(numbers.map { .integer(Int64($0)) }) }
+        if !arguments.isEmpty { try statement.bind(arguments) }
         while try statement.step() {
             let primaryKey = statement.int64(at: 0)
             guard let entityID = layout.entityID(forNumber: Int(statement.int64(at: 1))), let slotReaders = readers[entityID]

@@ -13,7 +13,10 @@ import OpenStoreCore
 /// one-to-many is written from the to-one side's column, a many-to-many from either side (a pair
 /// is stored once), an ordered one-to-many's positions from the to-many side.
 ///
-/// **Not done yet:** updates and deletes (the save path comes with the coordinator wiring).
+/// Updates rewrite every stored column of the row, `Z_OPT` (the row's new version), the
+/// positions of its ordered one-to-manys and its join-table rows (deleted and written again from
+/// the row's members); deletes remove the row and its join-table rows. Rows that pointed at a
+/// deleted row are expected among the updates (the context nullifies or cascades first).
 package struct SQLiteRowWriter {
     package let connection: SQLiteConnection
     package let layout: SQLiteLayout
@@ -64,6 +67,78 @@ package struct SQLiteRowWriter {
         for (root, key) in maxKeys { try SQLitePrimaryKeys.noteUsed(key, forRoot: root, in: connection) }
     }
 
+    /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
+    /// and join-table rows.
+    /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity, with the wrong
+    ///   number of values, or that is not in the file.
+    package func update(_ rows: [RowSnapshot]) throws {
+        for row in rows {
+            let entity = try entityLayout(of: row)
+            let table = layout.tables[entity.table]
+            var assignments = ["Z_OPT = ?"]
+            var values: [StoreValue] = [.integer(row.version)]
+            for (slot, storage) in entity.slots.enumerated() {
+                switch storage {
+                case .attribute(let column, _):
+                    assignments.append("\(column) = ?")
+                    values.append(row.values[slot])
+                case .toOne(let column, let entityColumn, _):
+                    let key: ObjectKey? = if case .object(let key) = row.values[slot] { key } else { nil }
+                    assignments.append("\(column) = ?")
+                    values.append(key.map { .integer($0.primaryKey) } ?? .null)
+                    if let entityColumn {
+                        assignments.append("\(entityColumn) = ?")
+                        values.append(key.map { .integer(Int64(layout.entityNumber(of: $0.entityID))) } ?? .null)
+                    }
+                default:
+                    continue
+                }
+            }
+            values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
+            try connection.run(
+                "UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_ENT = ?", values)
+            guard connection.changes > 0 else {
+                throw SQLiteStoreError.operation(
+                    "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)",
+                    path: connection.url.path)
+            }
+            try deleteJoinRows(of: row.key)
+        }
+        for row in rows { try writeToManys(of: row) }
+    }
+
+    /// Deletes rows and their join-table rows.
+    /// - Throws: `NSPersistentStoreOperationError` for a key of an unknown entity or whose row is
+    ///   not in the file.
+    package func delete(_ keys: [ObjectKey]) throws {
+        for key in keys {
+            guard layout.entities.indices.contains(key.entityID - 1) else {
+                throw SQLiteStoreError.operation(
+                    "No entity numbered \(key.entityID) in the store's schema", path: connection.url.path)
+            }
+            let entity = layout.entities[key.entityID - 1]
+            let table = layout.tables[entity.table]
+            try connection.run(
+                "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
+                [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
+            guard connection.changes > 0 else {
+                throw SQLiteStoreError.operation(
+                    "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)",
+                    path: connection.url.path)
+            }
+            try deleteJoinRows(of: key)
+        }
+    }
+
+    /// Removes the join-table rows of an object's many-to-many relationships.
+    private func deleteJoinRows(of key: ObjectKey) throws {
+        for storage in layout.entities[key.entityID - 1].slots {
+            guard case .toManyByJoin(let joinIndex, let ownColumn, _, _, _) = storage else { continue }
+            try connection.run(
+                "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ?", [.integer(key.primaryKey)])
+        }
+    }
+
     private func entityLayout(of row: RowSnapshot) throws -> SQLiteEntityLayout {
         guard layout.entities.indices.contains(row.key.entityID - 1) else {
             throw SQLiteStoreError.operation(
@@ -75,6 +150,14 @@ package struct SQLiteRowWriter {
             throw SQLiteStoreError.operation(
                 "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))",
                 path: connection.url.path)
+        }
+        // A value this store has no place for is refused rather than dropped: nothing is lost.
+        for (slot, storage) in entity.slots.enumerated() {
+            guard case .unsupported(let reason) = storage else { continue }
+            switch row.values[slot] {
+            case .null, .objects([]): continue
+            default: throw SQLiteStoreError.operation("Cannot save \(row.key): \(reason)", path: connection.url.path)
+            }
         }
         return entity
     }

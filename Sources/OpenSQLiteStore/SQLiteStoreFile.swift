@@ -2,8 +2,7 @@ import OpenPredicate
 import OpenStoreCore
 
 /// An open Core Data SQLite store file: its connection, metadata, `Z_PRIMARYKEY` rows and the
-/// layout of the schema in it. Not yet a `RowStore` (the coordinator wiring and the SQL compiler
-/// come next).
+/// layout of the schema in it. `SQLiteRowStore` puts a `RowStore` on top of it.
 ///
 /// ```swift
 /// let store = try SQLiteStoreFile.open(at: url, schema: schema, mode: .readOnly,

@@ -14,9 +14,7 @@ import OpenPredicate
 /// let notes = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note"))
 /// ```
 ///
-/// **Differences from Apple:** the default store description is an SQLite store (as on Apple)
-/// and this build has no SQLite store yet, so `loadPersistentStores` reports
-/// `NSPersistentStoreInvalidTypeError` for it: give `NSInMemoryStoreType` descriptions.
+/// The default store description is an SQLite store (as on Apple), created on first load.
 /// See [NSPersistentContainer](https://developer.apple.com/documentation/coredata/nspersistentcontainer).
 open class NSPersistentContainer: NSObject {
     /// The container's name: the model's file name, and the default store's file name.

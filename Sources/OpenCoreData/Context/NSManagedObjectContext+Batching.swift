@@ -70,9 +70,9 @@ extension NSManagedObjectContext {
 
     /// Puts the rows of saved objects into the row cache: one `rows(for:)` call per store.
     func loadRows<IDs: Sequence<NSManagedObjectID>>(of ids: IDs) {
-        var keysByStore: [ObjectIdentifier: (store: InMemoryPersistentStore, keys: [ObjectKey])] = [:]
+        var keysByStore: [ObjectIdentifier: (store: RowBackedPersistentStore, keys: [ObjectKey])] = [:]
         for id in ids {
-            guard let key = id.key, let store = id.persistentStore as? InMemoryPersistentStore else { continue }
+            guard let key = id.key, let store = id.persistentStore as? RowBackedPersistentStore else { continue }
             keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
         }
         for (store, keys) in keysByStore.values {

@@ -120,7 +120,7 @@ extension NSManagedObjectContext {
     /// them: the stores' answer (or the parent context's, which counts as this context's store),
     /// then, when `includesPendingChanges`, this context's own changes merged on top.
     func candidateIDs(
-        for plan: FetchPlan, stores: [InMemoryPersistentStore], coordinator: NSPersistentStoreCoordinator,
+        for plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator,
         includesPendingChanges: Bool
     ) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []
@@ -145,14 +145,14 @@ extension NSManagedObjectContext {
     private func affectedStores<ResultType>(
         of request: NSFetchRequest<ResultType>, plan: FetchPlan,
         in coordinator: NSPersistentStoreCoordinator
-    ) throws -> [InMemoryPersistentStore] {
+    ) throws -> [RowBackedPersistentStore] {
         let model = coordinator.managedObjectModel
         let entityName = coordinator.schema.entity(plan.entityID).name
         let candidates = (request.affectedStores ?? coordinator.persistentStores).filter { store in
             guard let entities = model.entities(forConfigurationName: store.configurationName) else { return false }
             return entities.contains { $0.name == entityName }
         }
-        let stores = candidates.compactMap { $0 as? InMemoryPersistentStore }
+        let stores = candidates.compactMap { $0 as? RowBackedPersistentStore }
         if stores.isEmpty && coordinator.persistentStores.isEmpty {
             throw CoreDataError.make(code: NSCoreDataError, reason: "This NSPersistentStoreCoordinator has no persistent stores")
         }
@@ -251,7 +251,7 @@ extension NSManagedObjectContext {
     /// IDs, or a count.
     private func results<ResultType>(
         of output: FetchOutput, plan: FetchPlan, request: NSFetchRequest<ResultType>,
-        store: InMemoryPersistentStore, coordinator: NSPersistentStoreCoordinator
+        store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
     ) throws -> [Any] {
         switch output {
         case .count(let count):
@@ -277,7 +277,7 @@ extension NSManagedObjectContext {
         }
     }
 
-    private func dictionaries(_ plan: FetchPlan, stores: [InMemoryPersistentStore], coordinator: NSPersistentStoreCoordinator)
+    private func dictionaries(_ plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator)
         throws -> [Any]
     {
         var results: [Any] = []
@@ -295,7 +295,7 @@ extension NSManagedObjectContext {
     }
 
     /// A stored value as dictionary results show it: Swift values, IDs for relationships.
-    private func export(_ value: StoreValue, store: InMemoryPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
+    private func export(_ value: StoreValue, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
         switch value {
         case .object(let key): return id(for: key, in: store, coordinator: coordinator)
         case .objects(let keys): return keys.map { id(for: $0, in: store, coordinator: coordinator) }
@@ -315,7 +315,7 @@ extension NSManagedObjectContext {
 
     /// The row of a saved object, from the store that holds it.
     func storeRow(for objectID: NSManagedObjectID, key: ObjectKey) throws -> RowSnapshot? {
-        guard let store = objectID.persistentStore as? InMemoryPersistentStore else { return nil }
+        guard let store = objectID.persistentStore as? RowBackedPersistentStore else { return nil }
         return try store.rows.row(for: key)
     }
 

@@ -48,7 +48,7 @@ extension NSManagedObjectContext {
         // One batch per store, built in place (a reference type, so appending never copies).
         var batches: [ObjectIdentifier: SaveBatch] = [:]
         func batch(for object: NSManagedObject) throws -> SaveBatch {
-            guard let store = object.objectID.persistentStore as? InMemoryPersistentStore else {
+            guard let store = object.objectID.persistentStore as? RowBackedPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
             }
             if let batch = batches[ObjectIdentifier(store)] { return batch }
@@ -103,7 +103,7 @@ extension NSManagedObjectContext {
             }
             let candidates = object.assignedStore.map { [$0] } ?? coordinator.persistentStores
             guard let entityID = coordinator.schema.entityIDsByName[entityName],
-                let store = candidates.compactMap({ $0 as? InMemoryPersistentStore }).first(where: holdsEntity)
+                let store = candidates.compactMap({ $0 as? RowBackedPersistentStore }).first(where: holdsEntity)
             else {
                 throw CoreDataError.make(
                     code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
@@ -186,12 +186,12 @@ extension NSManagedObjectContext {
 
 /// The rows one save writes to one store.
 private final class SaveBatch {
-    let store: InMemoryPersistentStore
+    let store: RowBackedPersistentStore
     var inserted: [RowSnapshot] = []
     var updated: [RowSnapshot] = []
     var deleted: [ObjectKey] = []
 
-    init(store: InMemoryPersistentStore) {
+    init(store: RowBackedPersistentStore) {
         self.store = store
     }
 }

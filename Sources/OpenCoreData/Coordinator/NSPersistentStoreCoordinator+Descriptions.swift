@@ -17,8 +17,6 @@ extension NSPersistentStoreCoordinator {
     /// `shouldAddStoreAsynchronously` is set, the store is added and `block` called before this
     /// returns; otherwise both happen later on a background queue.
     ///
-    /// **Differences from Apple:** a description of `NSSQLiteStoreType` (the default type) fails
-    /// with `NSPersistentStoreInvalidTypeError` until the SQLite store is part of this build.
     /// See [addPersistentStore(with:completionHandler:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/addpersistentstore(with:completionhandler:)).
     ///
     /// - Parameters:

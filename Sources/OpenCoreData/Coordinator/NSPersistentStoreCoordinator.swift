@@ -37,14 +37,30 @@ open class NSPersistentStoreCoordinator: NSObject {
     /// Adds a store of the given type holding the entities of a configuration.
     ///
     /// - Parameters:
-    ///   - storeType: `NSInMemoryStoreType` (`NSSQLiteStoreType` arrives with the SQLite store).
+    /// ```swift
+    /// let store = try coordinator.addPersistentStore(
+    ///     ofType: NSSQLiteStoreType, configurationName: nil, at: folder.appendingPathComponent("Model.sqlite"))
+    /// ```
+    ///
+    /// A SQLite store is created (with its folder) when there is no file at `storeURL`, in
+    /// Apple's layout, WAL journal mode, and metadata holding the model's version hashes and a new
+    /// UUID, which becomes the store's `identifier`. An existing file is opened; its entity
+    /// numbers are taken from its `Z_PRIMARYKEY`.
+    ///
+    /// - Parameters:
+    ///   - storeType: `NSInMemoryStoreType` or `NSSQLiteStoreType`.
     ///   - configuration: A configuration of the model; `nil` for every entity.
     ///   - storeURL: Where the store lives; ignored by the in-memory store (its `url` is then
-    ///     `/dev/null`).
-    ///   - options: Store options, e.g. `NSReadOnlyPersistentStoreOption`.
+    ///     `/dev/null`); a file URL for the SQLite store.
+    ///   - options: Store options, e.g. `NSReadOnlyPersistentStoreOption` (a read-only SQLite
+    ///     store is never written: saves to it fail with `NSPersistentStoreOperationError`).
     /// - Returns: The new store.
-    /// - Throws: `NSPersistentStoreInvalidTypeError` for a type this build cannot open, and
-    ///   `NSCoreDataError` for a configuration the model does not have.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for a type this build cannot open (or a
+    ///   file that is not a Core Data store), `NSCoreDataError` for a configuration the model
+    ///   does not have; for SQLite, `NSPersistentStoreOpenError` (missing or unreadable file,
+    ///   not a database), `NSPersistentStoreIncompatibleVersionHashError` (the store was made
+    ///   with another model; `userInfo["entities"]` names the entities that differ) and
+    ///   `NSPersistentStoreIncompatibleSchemaError`.
     @discardableResult
     open func addPersistentStore(
         ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
@@ -59,6 +75,9 @@ open class NSPersistentStoreCoordinator: NSObject {
         switch storeType {
         case NSInMemoryStoreType:
             store = InMemoryPersistentStore(
+                coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
+        case NSSQLiteStoreType:
+            store = try SQLitePersistentStore(
                 coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
         default:
             throw CoreDataError.make(

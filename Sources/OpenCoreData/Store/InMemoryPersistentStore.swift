@@ -4,17 +4,14 @@ import OpenStoreCore
 
 /// `NSInMemoryStoreType`: a store that keeps rows in memory for as long as it is attached;
 /// nothing is written anywhere.
-final class InMemoryPersistentStore: NSPersistentStore {
-    let rows: RowStore
-
+final class InMemoryPersistentStore: RowBackedPersistentStore {
     init(
         coordinator: NSPersistentStoreCoordinator, schema: StoreSchema, configurationName: String?, url: URL?,
         options: [AnyHashable: Any]?
     ) {
-        rows = InMemoryRowStore(schema: schema)
         super.init(
-            persistentStoreCoordinator: coordinator, configurationName: configurationName,
-            at: url ?? URL(fileURLWithPath: "/dev/null"), options: options)
+            rows: InMemoryRowStore(schema: schema), coordinator: coordinator, configurationName: configurationName,
+            url: url ?? URL(fileURLWithPath: "/dev/null"), options: options)
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
     }
 

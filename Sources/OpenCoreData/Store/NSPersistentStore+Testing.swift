@@ -6,13 +6,13 @@ extension NSPersistentStore {
     /// Test hook: how many times the store's back end was asked for rows, by entry point, as
     /// `(fetches, rowLoads, rowBatches)`; zeros for a store that does not count.
     package var testingStoreCalls: (fetches: Int, rowLoads: Int, rowBatches: Int) {
-        guard let rows = (self as? InMemoryPersistentStore)?.rows as? InMemoryRowStore else { return (0, 0, 0) }
+        guard let rows = (self as? RowBackedPersistentStore)?.rows as? InMemoryRowStore else { return (0, 0, 0) }
         let counts = rows.callCounts
         return (counts.fetches, counts.rowLoads, counts.rowBatches)
     }
 
     /// Test hook: sets the store's call counters back to zero.
     package func resetTestingStoreCalls() {
-        ((self as? InMemoryPersistentStore)?.rows as? InMemoryRowStore)?.callCounts = .init()
+        ((self as? RowBackedPersistentStore)?.rows as? InMemoryRowStore)?.callCounts = .init()
     }
 }

@@ -17,10 +17,7 @@ import OpenPredicate
 /// `shouldInferMappingModelAutomatically`, the pragmas) are kept in `options` under their option
 /// keys, as on Apple, so the store gets them all through its options.
 ///
-/// **Differences from Apple:** the default `type` is `NSSQLiteStoreType`, as on Apple, but this
-/// build has no SQLite store yet: adding such a description fails with
-/// `NSPersistentStoreInvalidTypeError`; set `type = NSInMemoryStoreType`. `cloudKitContainerOptions`
-/// is not provided.
+/// **Differences from Apple:** `cloudKitContainerOptions` is not provided.
 /// See [NSPersistentStoreDescription](https://developer.apple.com/documentation/coredata/nspersistentstoredescription).
 open class NSPersistentStoreDescription: NSObject, NSCopying {
     /// The store's type: `NSSQLiteStoreType`, `NSInMemoryStoreType`, … **Default:** `NSSQLiteStoreType`.
@@ -80,7 +77,8 @@ open class NSPersistentStoreDescription: NSObject, NSCopying {
     ///
     /// **Default:** 240 seconds.
     ///
-    /// **Differences from Apple:** the in-memory store never waits; the SQLite store will use it.
+    /// **Differences from Apple:** the in-memory store never waits; the SQLite store does not
+    /// read it yet (it waits 5 seconds for a busy file).
     open var timeout: TimeInterval {
         get { (options[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue ?? 240 }
         set { options[NSPersistentStoreTimeoutOption] = NSNumber(value: newValue) }
@@ -121,8 +119,7 @@ open class NSPersistentStoreDescription: NSObject, NSCopying {
     /// description.setValue("WAL" as NSString, forPragmaNamed: "journal_mode")
     /// ```
     ///
-    /// **Differences from Apple:** only the SQLite store reads pragmas, and it is not in this
-    /// build yet.
+    /// **Differences from Apple:** the SQLite store does not apply them yet.
     /// See [setValue(_:forPragmaNamed:)](https://developer.apple.com/documentation/coredata/nspersistentstoredescription/setvalue(_:forpragmanamed:)).
     ///
     /// - Parameters:

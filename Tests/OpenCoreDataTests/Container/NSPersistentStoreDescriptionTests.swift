@@ -92,17 +92,23 @@ import Testing
         #expect(store?.type == NSInMemoryStoreType && store?.configurationName == "Work" && store?.isReadOnly == true)
     }
 
-    @Test func theDefaultSQLiteTypeFailsClearly() {
+    @Test func theDefaultSQLiteTypeAddsASQLiteStore() {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("description-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
         var errors: [Error?] = []
-        coordinator.addPersistentStore(with: NSPersistentStoreDescription(url: URL(fileURLWithPath: "/tmp/x.sqlite"))) {
+        coordinator.addPersistentStore(with: NSPersistentStoreDescription(url: folder.appendingPathComponent("x.sqlite"))) {
             errors.append($1)
         }
-        #expect(errors.count == 1)
-        let error = errors.first.flatMap { $0 } as NSError?
+        #expect(errors.count == 1 && errors.first.flatMap { $0 } == nil)
+        #expect(coordinator.persistentStores.map(\.type) == [NSSQLiteStoreType])
+        var unknown: [Error?] = []
+        let binary = NSPersistentStoreDescription(url: folder.appendingPathComponent("x.binary"))
+        binary.type = NSBinaryStoreType
+        coordinator.addPersistentStore(with: binary) { unknown.append($1) }
+        let error = unknown.first.flatMap { $0 } as NSError?
         #expect(error?.domain == NSCocoaErrorDomain && error?.code == NSPersistentStoreInvalidTypeError)
-        #expect(error?.localizedDescription.contains("SQLite") == true)
-        #expect(coordinator.persistentStores.isEmpty)
+        #expect(coordinator.persistentStores.count == 1)
     }
 
     @Test func addsAsynchronouslyWhenAsked() async {

@@ -1,0 +1,50 @@
+import OpenPredicate
+import OpenSQLiteStore
+import OpenStoreCore
+
+/// `NSSQLiteStoreType`: a Core Data SQLite file in Apple's layout (see `SQLiteRowStore`).
+///
+/// Adding the store creates the file (WAL journal, metadata with the model's version hashes and
+/// a new UUID) or opens an existing one, whose version hashes must equal the model's. The
+/// store's `identifier` is the file's UUID (`Z_METADATA.Z_UUID`), so object ID URIs stay valid
+/// across launches.
+///
+/// **Differences from Apple:** metadata set with `setMetadata(_:for:)` is kept in memory only;
+/// fetches read the whole file and run in memory until the SQL compiler lands.
+final class SQLitePersistentStore: RowBackedPersistentStore {
+    /// Opens or creates the file.
+    /// - Throws: `NSPersistentStoreOpenError` (no URL, unreadable file, not a database),
+    ///   `NSPersistentStoreInvalidTypeError` (not a Core Data store),
+    ///   `NSPersistentStoreIncompatibleVersionHashError` (another model's store, naming the
+    ///   entities), `NSPersistentStoreIncompatibleSchemaError` (tables or columns missing).
+    init(
+        coordinator: NSPersistentStoreCoordinator, schema: StoreSchema, configurationName: String?, url: URL?,
+        options: [AnyHashable: Any]?
+    ) throws {
+        guard let url, url.isFileURL else {
+            throw CoreDataError.make(
+                code: NSPersistentStoreOpenError, reason: "A SQLite store needs a file URL, not \(url?.absoluteString ?? "nil")",
+                userInfo: [NSStoreTypeKey: NSSQLiteStoreType])
+        }
+        let readOnly = SQLitePersistentStore.flag(options?[NSReadOnlyPersistentStoreOption])
+        let model = coordinator.managedObjectModel
+        let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
+        let rows = try SQLiteRowStore.open(
+            at: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
+            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers)
+        super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+        isReadOnly = readOnly
+        if let uuid = rows.storeUUID { identifier = uuid }
+    }
+
+    override class var storeTypeName: String { NSSQLiteStoreType }
+
+    /// A Boolean option given as `Bool` or `NSNumber`.
+    private static func flag(_ value: Any?) -> Bool {
+        switch value {
+        case let value as Bool: return value
+        case let value as NSNumber: return value.boolValue
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import OpenInMemoryStore
+import OpenPredicate
+import OpenStoreCore
+
+/// The SQLite back end of the coordinator: a Core Data store file in Apple's layout, seen as a
+/// `RowStore`.
+///
+/// ```swift
+/// let store = try SQLiteRowStore.open(at: url, schema: schema, readOnly: false,
+///                                     modelVersionHashes: model.entityVersionHashesByName)
+/// let output = try store.execute(FetchPlan(entityID: carID, entityIDs: carFamily, output: .count))
+/// ```
+///
+/// - **Fetches** (for now) read every row of the file with `SQLiteRowReader` into a temporary
+///   `InMemoryRowStore` and run the plan there with the reference executor, so the answers are
+///   the in-memory store's by construction. Every table is loaded because predicates, sorts and
+///   dictionary columns may follow relationship key paths into any entity. **Next step:** the SQL
+///   compiler pushes predicates, sorts, limits and counts down to SQLite.
+/// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
+/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
+///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
+///   failure rolls the transaction back, leaving the file as it was.
+/// - **Primary keys** are reserved as Apple does: `Z_MAX` of the hierarchy root is raised in its
+///   own transaction, so keys are never handed out twice, even to another coordinator.
+///
+/// Entity numbers: keys and rows use the schema's entity IDs; the layout maps them to and from
+/// the file's `Z_ENT` numbers (`Z_PRIMARYKEY`), which may differ.
+///
+/// A read-only store refuses `apply` and `newPrimaryKeys` with `NSPersistentStoreOperationError`
+/// naming the file, before touching it.
+///
+/// Thread safety: every call runs under one lock (the connection is not thread-safe).
+package final class SQLiteRowStore: RowStore, @unchecked Sendable {
+    package let file: SQLiteStoreFile
+    package let isReadOnly: Bool
+    private let lock = NSLock()
+
+    package var schema: StoreSchema { file.layout.schema }
+
+    /// The store's UUID (`Z_METADATA.Z_UUID`, `NSStoreUUID`).
+    package var storeUUID: String? { file.metadata.storeUUID }
+
+    package init(file: SQLiteStoreFile, isReadOnly: Bool) {
+        self.file = file
+        self.isReadOnly = isReadOnly
+    }
+
+    /// Opens the store at `url`, creating it (with its folder) when there is no file yet and the
+    /// store is not read-only.
+    ///
+    /// - Parameters:
+    ///   - url: the `.sqlite` file.
+    ///   - schema: the lowered model.
+    ///   - readOnly: opens the file read-only; a missing file is then an error.
+    ///   - modelVersionHashes: the model's `entityVersionHashesByName`, written into a new store
+    ///     and compared with an existing one's.
+    ///   - versionIdentifiers: the model's version identifiers, written into a new store.
+    /// - Throws: `NSPersistentStoreOpenError`, `NSPersistentStoreInvalidTypeError`,
+    ///   `NSPersistentStoreIncompatibleVersionHashError` or
+    ///   `NSPersistentStoreIncompatibleSchemaError`, naming the file (see `SQLiteStoreFile`).
+    package static func open(
+        at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
+        versionIdentifiers: [String] = [""]
+    ) throws -> SQLiteRowStore {
+        let path = url.path
+        if !readOnly && !FileManager.default.fileExists(atPath: path) {
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SQLiteStoreError.open(
+                    "Can't create the folder of the store \(path): \(error.localizedDescription)", path: path)
+            }
+            let file = try SQLiteStoreFile.create(
+                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers)
+            return SQLiteRowStore(file: file, isReadOnly: false)
+        }
+        let file = try SQLiteStoreFile.open(
+            at: url, schema: schema, mode: readOnly ? .readOnly : .readWrite, modelVersionHashes: modelVersionHashes)
+        return SQLiteRowStore(file: file, isReadOnly: readOnly)
+    }
+
+    // MARK: - RowStore
+
+    package func execute(_ plan: FetchPlan) throws -> FetchOutput {
+        let reference = try withLock { () -> InMemoryRowStore in
+            let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
+            let reference = InMemoryRowStore(schema: schema)
+            try reference.apply(inserted: rows, updated: [], deleted: [])
+            return reference
+        }
+        return try reference.execute(plan)
+    }
+
+    package func row(for key: ObjectKey) throws -> RowSnapshot? {
+        try rows(for: [key]).first
+    }
+
+    /// Every row asked for, one query per table.
+    package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
+        guard !keys.isEmpty else { return [] }
+        return try withLock { try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys) }
+    }
+
+    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
+        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return }
+        try refuseIfReadOnly("save changes")
+        try withLock {
+            let connection = file.connection
+            let writer = SQLiteRowWriter(connection: connection, layout: file.layout)
+            try connection.transaction {
+                try writer.delete(deleted)
+                try writer.insert(inserted)
+                try writer.update(updated)
+            }
+        }
+    }
+
+    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
+        guard schema.entities.indices.contains(entityID - 1) else {
+            throw SQLiteStoreError.operation(
+                "No entity numbered \(entityID) in the store's schema", path: file.connection.url.path)
+        }
+        guard count > 0 else { return [] }
+        try refuseIfReadOnly("reserve primary keys")
+        return try withLock { try file.newPrimaryKeys(forEntity: entityID, count: count) }
+    }
+
+    // MARK: - Helpers
+
+    private func refuseIfReadOnly(_ action: String) throws {
+        guard isReadOnly else { return }
+        let path = file.connection.url.path
+        throw SQLiteStoreError.operation("Can't \(action): the store \(path) was opened read-only", path: path)
+    }
+
+    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
