@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
-        .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore"]),
+        .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore", "OpenInMemoryStore"]),
         .testTarget(
             name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenSQLiteStore"],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.

@@ -2,8 +2,8 @@ import OpenPredicate
 import OpenStoreCore
 
 /// Reads whole rows of entities into `RowSnapshot`s, in the schema's slot order: the simplest
-/// correct read path (every row of the entities asked for, in `Z_PK` order). The SQL compiler
-/// will replace it for fetches.
+/// correct read path (every row of the entities asked for, in `Z_PK` order). Compiled fetches
+/// select keys with SQL and read their rows here (`rows(for:)`).
 ///
 /// ```swift
 /// let reader = SQLiteRowReader(connection: connection, layout: layout)

@@ -11,11 +11,11 @@ import OpenStoreCore
 /// let output = try store.execute(FetchPlan(entityID: carID, entityIDs: carFamily, output: .count))
 /// ```
 ///
-/// - **Fetches** (for now) read every row of the file with `SQLiteRowReader` into a temporary
-///   `InMemoryRowStore` and run the plan there with the reference executor, so the answers are
-///   the in-memory store's by construction. Every table is loaded because predicates, sorts and
-///   dictionary columns may follow relationship key paths into any entity. **Next step:** the SQL
-///   compiler pushes predicates, sorts, limits and counts down to SQLite.
+/// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
+///   limit and offset pushed down; rows are then read by key). A plan the compiler refuses (the
+///   reason names the part: to-many key paths, functions, comparator sorts, dictionaries…)
+///   reads every row of the file into a temporary `InMemoryRowStore` and runs there with the
+///   reference executor, so its answers are the in-memory store's by construction.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
 /// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
 ///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
@@ -83,6 +83,9 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
+        if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
+            return try withLock { try run(query, output: plan.output) }
+        }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
             let reference = InMemoryRowStore(schema: schema)
@@ -124,6 +127,28 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         guard count > 0 else { return [] }
         try refuseIfReadOnly("reserve primary keys")
         return try withLock { try file.newPrimaryKeys(forEntity: entityID, count: count) }
+    }
+
+    // MARK: - Compiled plans
+
+    /// Runs a compiled plan: the count, or the keys (and then their rows through the reader).
+    private func run(_ query: SQLQuery, output: FetchPlan.Output) throws -> FetchOutput {
+        let statement = try file.connection.statement(query.sql)
+        defer { statement.reset() }
+        try statement.bind(query.arguments)
+        if case .count = output {
+            return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
+        }
+        var keys: [ObjectKey] = []
+        while try statement.step() {
+            guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
+            keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+        }
+        statement.reset()
+        if case .rows = output {
+            return .rows(try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys))
+        }
+        return .keys(keys)
     }
 
     // MARK: - Helpers

@@ -1,0 +1,604 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Compiles a `FetchPlan` to one `SELECT` with bound parameters only, or says which part of the
+/// plan SQL cannot run and why (the store then runs that plan in memory).
+///
+/// ```swift
+/// let plan = FetchPlan(entityID: bookID, entityIDs: [bookID, novelID],
+///                      predicate: NSPredicate(format: "title BEGINSWITH[cd] %@", "crepes"), output: .keys)
+/// switch SQLCompiler(layout: layout).compile(plan) {
+/// case .compiled(let query):   // SELECT t0.Z_PK, t0.Z_ENT FROM ZBOOK t0 WHERE ocd_begins_with(t0.ZTITLE, ?, 3) …
+/// case .notCompilable(let reason): …
+/// }
+/// ```
+///
+/// What compiles: comparisons `== != < <= > >=` of a key path and a constant (either side),
+/// `BETWEEN`, `IN` a collection (one JSON parameter read through `json_each`), `AND`/`OR`/`NOT`,
+/// `TRUEPREDICATE`/`FALSEPREDICATE`, `nil` comparisons, `BEGINSWITH`/`ENDSWITH`/`CONTAINS`/
+/// `LIKE`/`MATCHES` with `[c]`/`[d]` (through the functions of `SQLiteFunctions`), key paths of
+/// to-one steps ending in an attribute or a to-one (`LEFT JOIN`s), objects and keys compared to
+/// to-ones and `self`; sorts with `compare:` and `caseInsensitiveCompare:`; limit and offset;
+/// counts. The rules are the in-memory engine's (`ValueSemantics`):
+/// - a number and a string (any two kinds with no common order) are never equal and never
+///   ordered, so the comparison compiles to a constant;
+/// - ordering with nil is false, `x != c` is true for a NULL `x`. Conditions under `NOT` are
+///   made two-valued (`IS`, `IS NOT`, `COALESCE(…, 0)`) so that NULL rows answer as in memory;
+/// - sorts put NULL first ascending and last descending, ties in `Z_PK` order.
+///
+/// **Differences from the in-memory engine:** strings compare by UTF-8 bytes, which is Swift's
+/// order for strings in one normalization form (NFC, as Foundation stores typed text), not
+/// across forms.
+package struct SQLCompiler {
+    /// What a compilation gives.
+    package enum Result: Equatable {
+        case compiled(SQLQuery)
+        /// The part of the plan that cannot run in SQL, and why.
+        case notCompilable(String)
+    }
+
+    package let layout: SQLiteLayout
+
+    package init(layout: SQLiteLayout) {
+        self.layout = layout
+    }
+
+    package func compile(_ plan: FetchPlan) -> Result {
+        var state = CompilerState(layout: layout, entityID: plan.entityID)
+        do {
+            return .compiled(try state.query(plan))
+        } catch {
+            return .notCompilable(error.reason)
+        }
+    }
+}
+
+/// Why a part of a plan does not compile.
+private struct NotCompilable: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// What a key path reads: a column holding an attribute, or a reference to an object.
+private enum Operand {
+    case column(String, AttributeKind)
+    /// An object: the column of its primary key, and how its entity is known (a column holding
+    /// `Z_ENT`, or the one entity the reference can hold).
+    case object(primaryKey: String, entityColumn: String?, family: Set<Int>)
+    case constant(Constant)
+}
+
+/// A constant of a predicate, sorted by what it can be compared with.
+private enum Constant {
+    case null
+    case number(StoreValue)
+    case string(String)
+    case date(Date)
+    case uuid(UUID)
+    case data(Data)
+    case key(ObjectKey)
+    case collection([Any?])
+}
+
+/// What values a column holds, for the rule that values of different domains never match.
+private enum Domain: Equatable {
+    case number, string, date, uuid, data, object
+}
+
+private struct CompilerState {
+    let layout: SQLiteLayout
+    let entityID: Int
+    var arguments = SQLArguments()
+    /// `LEFT JOIN`s by key path prefix (`department`, `department.manager`).
+    var joins: [String: (alias: String, entityID: Int)] = [:]
+    var joinClauses: [String] = []
+
+    init(layout: SQLiteLayout, entityID: Int) {
+        self.layout = layout
+        self.entityID = entityID
+    }
+
+    var schema: StoreSchema { layout.schema }
+
+    // MARK: - The statement
+
+    mutating func query(_ plan: FetchPlan) throws(NotCompilable) -> SQLQuery {
+        if case .dictionaries = plan.output { throw NotCompilable("dictionary results are computed in memory") }
+        guard schema.entities.indices.contains(plan.entityID - 1) else {
+            throw NotCompilable("entity \(plan.entityID) is not in the schema")
+        }
+        let table = layout.table(of: plan.entityID)
+        let wanted = plan.entityIDs.filter { schema.entities.indices.contains($0 - 1) && !schema.entity($0).isAbstract }
+        guard wanted.allSatisfy({ table.entityIDs.contains($0) }) else {
+            throw NotCompilable("the plan's entities live in more than one table")
+        }
+        // The WHERE clause and the sorts add joins and arguments as they compile; the parts are
+        // assembled in statement order at the end, so their arguments are bound in that order.
+        var conditions: [(sql: String, arguments: SQLArguments)] = []
+        if Set(table.entityIDs) != Set(wanted) {
+            var restriction = SQLArguments()
+            let numbers = wanted.sorted().map { StoreValue.integer(Int64(layout.entityNumber(of: $0))) }
+            conditions.append(
+                (numbers.isEmpty ? "0" : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
+        }
+        if let predicate = plan.predicate {
+            let sql = try condition(predicate, exact: false)
+            conditions.append((sql, arguments))
+            arguments = SQLArguments()
+        }
+        var orderTerms: [String] = []
+        for descriptor in plan.sortDescriptors { orderTerms.append(try sortTerm(descriptor)) }
+        orderTerms.append("t0.Z_PK")
+
+        var final = SQLArguments()
+        var sql = ""
+        let from = " FROM \(table.name) t0" + joinClauses.map { " " + $0 }.joined()
+        var whereClause = ""
+        if !conditions.isEmpty {
+            whereClause = " WHERE " + conditions.map(\.sql).joined(separator: " AND ")
+            for condition in conditions { _ = final.bind(condition.arguments.values) }
+        }
+        let limit = max(plan.limit, 0)
+        let offset = max(plan.offset, 0)
+        var window = ""
+        var windowArguments = SQLArguments()
+        if limit > 0 || offset > 0 {
+            window =
+                " LIMIT \(windowArguments.bind(.integer(Int64(limit > 0 ? limit : -1))))"
+                + " OFFSET \(windowArguments.bind(.integer(Int64(offset))))"
+        }
+        switch plan.output {
+        case .count where window.isEmpty:
+            sql = "SELECT COUNT(*)" + from + whereClause
+        case .count:
+            sql = "SELECT COUNT(*) FROM (SELECT 1" + from + whereClause + window + ")"
+        default:
+            sql = "SELECT t0.Z_PK, t0.Z_ENT" + from + whereClause + " ORDER BY " + orderTerms.joined(separator: ", ") + window
+        }
+        _ = final.bind(windowArguments.values)
+        return SQLQuery(sql: sql, arguments: final.values)
+    }
+
+    // MARK: - Sorts
+
+    mutating func sortTerm(_ descriptor: NSSortDescriptor) throws(NotCompilable) -> String {
+        guard let key = descriptor.key else { throw NotCompilable("a sort descriptor without a key (sorting by self)") }
+        guard let selector = descriptor.selector else {
+            throw NotCompilable("the sort on \(key): a comparator block runs in memory only")
+        }
+        let direction = descriptor.ascending ? "" : " DESC"
+        let operand = try keyPath(key)
+        guard case .column(let column, let kind) = operand else {
+            throw NotCompilable("the sort on \(key): only attributes are sorted in SQL")
+        }
+        switch selector {
+        case "compare:":
+            return column + direction
+        case "caseInsensitiveCompare:" where domain(kind) == .string:
+            return "ocd_fold(\(column), 1)" + direction
+        default:
+            throw NotCompilable(
+                "the sort on \(key) with \(selector): only compare: and caseInsensitiveCompare: on strings run in SQL")
+        }
+    }
+
+    // MARK: - Predicates
+
+    /// The SQL of a predicate. `exact` asks for a condition that is never NULL (under `NOT`);
+    /// elsewhere NULL rejects a row as false does.
+    mutating func condition(_ predicate: NSPredicate, exact: Bool) throws(NotCompilable) -> String {
+        if let comparison = predicate as? NSComparisonPredicate {
+            return try self.comparison(comparison, exact: exact)
+        }
+        if let compound = predicate as? NSCompoundPredicate {
+            var parts: [String] = []
+            for case let subpredicate as NSPredicate in compound.subpredicates {
+                parts.append(try condition(subpredicate, exact: exact || compound.compoundPredicateType == .not))
+            }
+            switch compound.compoundPredicateType {
+            case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
+            case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            case .not: return parts.first.map { "NOT (" + $0 + ")" } ?? "1"
+            @unknown default: throw NotCompilable("the compound predicate \(predicate)")
+            }
+        }
+        if predicate.isEqual(Self.truePredicate) { return "1" }
+        if predicate.isEqual(Self.falsePredicate) { return "0" }
+        throw NotCompilable("the predicate \(predicate): a block or custom predicate runs only in memory")
+    }
+
+    static let truePredicate = NSPredicate(value: true)
+    static let falsePredicate = NSPredicate(value: false)
+
+    mutating func comparison(_ predicate: NSComparisonPredicate, exact: Bool) throws(NotCompilable) -> String {
+        guard predicate.comparisonPredicateModifier == .direct else {
+            throw NotCompilable("\(predicate): ANY/ALL/NONE need to-many relationships, not compiled yet")
+        }
+        let left = try operand(predicate.leftExpression, in: predicate)
+        let right = try operand(predicate.rightExpression, in: predicate)
+        var operatorType = predicate.predicateOperatorType
+        let options = predicate.options
+        let flags = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
+        switch (left, right) {
+        case (.constant, .constant):
+            return predicate.evaluate(with: nil) ? "1" : "0"
+        case (.column, .column), (.object, .object), (.column, .object), (.object, .column):
+            throw NotCompilable("\(predicate): comparisons of two key paths are not compiled yet")
+        case (.constant(let constant), _) where Self.stringOperators.contains(operatorType):
+            return try stringTest(operatorType, left: .constant(constant), right: right, flags: flags, in: predicate)
+        case (.constant(let constant), _):
+            guard let flipped = Self.flipped[operatorType] else {
+                throw NotCompilable("\(predicate): a constant on the left of \(operatorType) is not compiled")
+            }
+            operatorType = flipped
+            return try compare(right, operatorType, constant, options: options, exact: exact, in: predicate)
+        case (_, .constant(let constant)):
+            if Self.stringOperators.contains(operatorType) {
+                return try stringTest(operatorType, left: left, right: right, flags: flags, in: predicate)
+            }
+            return try compare(left, operatorType, constant, options: options, exact: exact, in: predicate)
+        }
+    }
+
+    static let stringOperators: Set<NSComparisonPredicate.Operator> = [.beginsWith, .endsWith, .contains, .like, .matches]
+    static let flipped: [NSComparisonPredicate.Operator: NSComparisonPredicate.Operator] = [
+        .equalTo: .equalTo, .notEqualTo: .notEqualTo, .lessThan: .greaterThan, .greaterThan: .lessThan,
+        .lessThanOrEqualTo: .greaterThanOrEqualTo, .greaterThanOrEqualTo: .lessThanOrEqualTo,
+    ]
+    static let symbols: [NSComparisonPredicate.Operator: String] = [
+        .lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">=",
+    ]
+    static let functions: [NSComparisonPredicate.Operator: String] = [
+        .beginsWith: "ocd_begins_with", .endsWith: "ocd_ends_with", .contains: "ocd_contains", .like: "ocd_like",
+        .matches: "ocd_matches",
+    ]
+
+    /// `column op constant` (or an object compared to keys).
+    mutating func compare(
+        _ operand: Operand, _ operatorType: NSComparisonPredicate.Operator, _ constant: Constant,
+        options: NSComparisonPredicate.Options, exact: Bool, in predicate: NSComparisonPredicate
+    ) throws(NotCompilable) -> String {
+        if case .object(let primaryKey, let entityColumn, let family) = operand {
+            return try compareObject(primaryKey, entityColumn, family, operatorType, constant, in: predicate)
+        }
+        guard case .column(let column, let kind) = operand else { throw NotCompilable("\(predicate)") }
+        let columnDomain = domain(kind)
+        let folds = columnDomain == .string && !options.intersection([.caseInsensitive, .diacriticInsensitive]).isEmpty
+        let flags = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
+        let subject = folds ? "ocd_fold(\(column), \(flags))" : column
+        func value(_ constant: Constant) -> StoreValue? {
+            guard constantDomain(constant) == columnDomain, var value = storeValue(constant) else { return nil }
+            if folds, case .string(let string) = value { value = .string(fold(string, flags)) }
+            return value
+        }
+        switch operatorType {
+        case .equalTo, .notEqualTo:
+            let equal = operatorType == .equalTo
+            if case .null = constant { return "\(column) \(equal ? "IS NULL" : "IS NOT NULL")" }
+            guard let bound = value(constant) else { return equal ? "0" : "1" }
+            if equal { return "\(subject) \(exact ? "IS" : "=") \(arguments.bind(bound))" }
+            return "\(subject) IS NOT \(arguments.bind(bound))"
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            guard let bound = value(constant), let symbol = Self.symbols[operatorType] else { return "0" }
+            return twoValued("\(subject) \(symbol) \(arguments.bind(bound))", exact: exact)
+        case .between:
+            guard case .collection(let bounds) = constant, bounds.count == 2 else { return "0" }
+            guard let low = try value(classify(bounds[0], in: predicate)),
+                let high = try value(classify(bounds[1], in: predicate))
+            else { return "0" }
+            return twoValued("\(subject) BETWEEN \(arguments.bind(low)) AND \(arguments.bind(high))", exact: exact)
+        case .in:
+            guard case .collection(let elements) = constant else {
+                throw NotCompilable("\(predicate): IN compiles with a collection constant only")
+            }
+            var members: [StoreValue] = []
+            var hasNil = false
+            for element in elements {
+                let constant = try classify(element, in: predicate)
+                if case .null = constant { hasNil = true } else if let member = value(constant) { members.append(member) }
+            }
+            guard [.number, .string, .date].contains(columnDomain) else {
+                throw NotCompilable("\(predicate): IN with \(kind) values is not compiled (JSON has no such values)")
+            }
+            var parts: [String] = []
+            if !members.isEmpty {
+                let list = try json(members, in: predicate)
+                parts.append(
+                    twoValued("\(subject) IN (SELECT value FROM json_each(\(arguments.bind(.string(list)))))", exact: exact))
+            }
+            if hasNil { parts.append("\(column) IS NULL") }
+            return parts.isEmpty ? "0" : parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
+        default:
+            throw NotCompilable("\(predicate): the operator is not compiled (custom selector)")
+        }
+    }
+
+    /// A relationship's destination or `self` compared with nil, keys or objects.
+    mutating func compareObject(
+        _ primaryKey: String, _ entityColumn: String?, _ family: Set<Int>, _ operatorType: NSComparisonPredicate.Operator,
+        _ constant: Constant, in predicate: NSComparisonPredicate
+    ) throws(NotCompilable) -> String {
+        func keys(_ constant: Constant) throws(NotCompilable) -> [ObjectKey] {
+            switch constant {
+            case .key(let key): return [key]
+            case .collection(let elements):
+                var keys: [ObjectKey] = []
+                for element in elements {
+                    guard case .key(let key) = try classify(element, in: predicate) else {
+                        throw NotCompilable("\(predicate): only objects and object IDs are compared with objects in SQL")
+                    }
+                    keys.append(key)
+                }
+                return keys
+            default:
+                throw NotCompilable("\(predicate): only objects and object IDs are compared with objects in SQL")
+            }
+        }
+        let matching: (ObjectKey) -> Bool = {
+            family.contains($0.entityID) && self.layout.schema.entities.indices.contains($0.entityID - 1)
+        }
+        switch operatorType {
+        case .equalTo, .notEqualTo:
+            let equal = operatorType == .equalTo
+            if case .null = constant { return "\(primaryKey) \(equal ? "IS NULL" : "IS NOT NULL")" }
+            let candidates = try keys(constant).filter(matching)
+            guard let key = candidates.first else { return equal ? "0" : "1" }
+            var test = "\(primaryKey) IS \(arguments.bind(.integer(key.primaryKey)))"
+            if let entityColumn {
+                test =
+                    "(\(test) AND \(entityColumn) IS \(arguments.bind(.integer(Int64(layout.entityNumber(of: key.entityID))))))"
+            }
+            return equal ? test : "NOT (" + test + ")"
+        case .in:
+            guard case .collection = constant else {
+                throw NotCompilable("\(predicate): IN compiles with a collection constant only")
+            }
+            let candidates = try keys(constant).filter(matching)
+            guard !candidates.isEmpty else { return "0" }
+            if let entityColumn {
+                let pairs = candidates.map { "[\($0.primaryKey),\(layout.entityNumber(of: $0.entityID))]" }
+                let list = arguments.bind(.string("[" + pairs.joined(separator: ",") + "]"))
+                return "COALESCE((\(primaryKey), \(entityColumn)) IN "
+                    + "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(\(list))), 0)"
+            }
+            let list = arguments.bind(.string("[" + candidates.map { String($0.primaryKey) }.joined(separator: ",") + "]"))
+            return "COALESCE(\(primaryKey) IN (SELECT value FROM json_each(\(list))), 0)"
+        default:
+            throw NotCompilable("\(predicate): objects are compared with ==, != and IN only")
+        }
+    }
+
+    /// A string operator through the registered functions; false unless both sides are strings.
+    mutating func stringTest(
+        _ operatorType: NSComparisonPredicate.Operator, left: Operand, right: Operand, flags: UInt,
+        in predicate: NSComparisonPredicate
+    ) throws(NotCompilable) -> String {
+        guard let function = Self.functions[operatorType] else { throw NotCompilable("\(predicate)") }
+        func side(_ operand: Operand) throws(NotCompilable) -> String? {
+            switch operand {
+            case .column(let column, let kind): return domain(kind) == .string ? column : nil
+            case .constant(.string(let string)): return arguments.bind(.string(string))
+            case .constant(.null), .constant(.number), .constant(.date), .constant(.uuid), .constant(.data),
+                .constant(.key):
+                return nil
+            case .constant(.collection):
+                throw NotCompilable("\(predicate): a collection with a string operator is not compiled")
+            case .object:
+                return nil
+            }
+        }
+        guard let leftSQL = try side(left) else { return "0" }
+        guard let rightSQL = try side(right) else { return "0" }
+        return "\(function)(\(leftSQL), \(rightSQL), \(flags))"
+    }
+
+    /// Makes a condition that may be NULL two-valued when asked.
+    func twoValued(_ sql: String, exact: Bool) -> String {
+        exact ? "COALESCE(\(sql), 0)" : sql
+    }
+
+    func fold(_ string: String, _ flags: UInt) -> String {
+        PredicateStringRules.fold(string, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
+    }
+
+    // MARK: - Operands
+
+    mutating func operand(_ expression: NSExpression, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Operand {
+        switch expression.expressionType {
+        case .constantValue:
+            return .constant(try classify(expression.constantValue, in: predicate))
+        case .aggregate:
+            guard let elements = expression.collection as? [NSExpression],
+                elements.allSatisfy({ $0.expressionType == .constantValue })
+            else { throw NotCompilable("\(predicate): the collection \(expression) holds more than constants") }
+            return .constant(.collection(elements.map(\.constantValue)))
+        case .keyPath where expression.operand.expressionType == .evaluatedObject:
+            return try keyPath(expression.keyPath)
+        case .evaluatedObject:
+            let family = schema.entity(entityID).familyIDs
+            return .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: family)
+        default:
+            throw NotCompilable("\(predicate): the expression \(expression) is computed in memory only")
+        }
+    }
+
+    /// A key path of to-one steps ending in an attribute or a to-one, joining the steps.
+    mutating func keyPath(_ path: String) throws(NotCompilable) -> Operand {
+        let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var alias = "t0"
+        var current = entityID
+        var prefix = ""
+        for (index, name) in components.enumerated() {
+            let isLast = index == components.count - 1
+            let entity = schema.entity(current)
+            if isLast, name == "self" {
+                return .object(primaryKey: "\(alias).Z_PK", entityColumn: "\(alias).Z_ENT", family: entity.familyIDs)
+            }
+            guard let slot = entity.slotsByName[name] else {
+                throw NotCompilable("the key path \(path): \(name) is not a property of \(entity.name)")
+            }
+            switch layout.entities[current - 1].slots[slot] {
+            case .attribute(let column, let kind) where isLast:
+                guard domain(kind) != nil else {
+                    throw NotCompilable("the key path \(path): \(kind) attributes are compared in memory only")
+                }
+                return .column("\(alias).\(column)", kind)
+            case .toOne(let column, let entityColumn, let destination):
+                let family = schema.entity(destination).familyIDs
+                if isLast {
+                    if let entityColumn {
+                        return .object(primaryKey: "\(alias).\(column)", entityColumn: "\(alias).\(entityColumn)", family: family)
+                    }
+                    return .object(primaryKey: "\(alias).\(column)", entityColumn: nil, family: family)
+                }
+                prefix += (prefix.isEmpty ? "" : ".") + name
+                if let join = joins[prefix] {
+                    alias = join.alias
+                } else {
+                    let next = "t\(joins.count + 1)"
+                    joinClauses.append(
+                        "LEFT JOIN \(layout.table(of: destination).name) \(next) ON \(next).Z_PK = \(alias).\(column)")
+                    joins[prefix] = (next, destination)
+                    alias = next
+                }
+                current = destination
+            case .attribute:
+                throw NotCompilable("the key path \(path): \(name) is an attribute, not a to-one relationship")
+            case .toManyByInverse, .toManyByJoin:
+                throw NotCompilable("the key path \(path): \(name) is a to-many relationship, not compiled yet")
+            case .transient:
+                throw NotCompilable("the key path \(path): \(name) is transient (not stored)")
+            case .unsupported(let reason):
+                throw NotCompilable("the key path \(path): \(reason)")
+            }
+        }
+        throw NotCompilable("the key path \(path) is empty")
+    }
+
+    // MARK: - Values
+
+    func domain(_ kind: AttributeKind) -> Domain? {
+        switch kind {
+        case .integer16, .integer32, .integer64, .boolean, .double, .float, .decimal: .number
+        case .string: .string
+        case .date: .date
+        case .uuid: .uuid
+        case .binary: .data
+        case .uri, .transformable, .objectID, .undefined: nil
+        }
+    }
+
+    func constantDomain(_ constant: Constant) -> Domain? {
+        switch constant {
+        case .null, .collection: nil
+        case .number: .number
+        case .string: .string
+        case .date: .date
+        case .uuid: .uuid
+        case .data: .data
+        case .key: .object
+        }
+    }
+
+    func storeValue(_ constant: Constant) -> StoreValue? {
+        switch constant {
+        case .null, .collection, .key: nil
+        case .number(let value): value
+        case .string(let value): .string(value)
+        case .date(let value): .date(value)
+        case .uuid(let value): .uuid(value)
+        case .data(let value): .data(value)
+        }
+    }
+
+    func classify(_ value: Any?, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Constant {
+        guard let value else { return .null }
+        if let optional = value as? OptionalConstant { return try classify(optional.wrappedConstant, in: predicate) }
+        switch value {
+        case is NSNull: return .null
+        case let key as ObjectKey: return .key(key)
+        case let identity as PredicateIdentity:
+            guard let key = identity.predicateIdentity.base as? ObjectKey else {
+                throw NotCompilable("\(predicate): an object that is not saved yet is compared in memory")
+            }
+            return .key(key)
+        case let string as String: return .string(string)
+        case let string as NSString: return .string(string._bridgeToSwift())
+        case let decimal as NSDecimalNumber: return .number(.decimal(decimal.decimalValue))
+        case let decimal as Decimal: return .number(.decimal(decimal))
+        case let bool as Bool: return .number(.integer(bool ? 1 : 0))
+        case let integer as Int: return .number(.integer(Int64(integer)))
+        case let integer as Int64: return .number(.integer(integer))
+        case let integer as Int32: return .number(.integer(Int64(integer)))
+        case let integer as Int16: return .number(.integer(Int64(integer)))
+        case let integer as Int8: return .number(.integer(Int64(integer)))
+        case let integer as UInt32: return .number(.integer(Int64(integer)))
+        case let integer as UInt16: return .number(.integer(Int64(integer)))
+        case let integer as UInt8: return .number(.integer(Int64(integer)))
+        case let double as Double: return .number(.double(double))
+        case let float as Float: return .number(.double(Double(float)))
+        case let number as NSNumber:
+            let double = number.doubleValue
+            let integer = number.int64Value
+            return Double(integer) == double && double.magnitude < 9.2e18 ? .number(.integer(integer)) : .number(.double(double))
+        case let date as Date: return .date(date)
+        case let uuid as UUID: return .uuid(uuid)
+        case let data as Data: return .data(data)
+        case let array as [Any?]: return .collection(array)
+        case let array as NSArray: return .collection(array.map { $0 })
+        case let set as Set<AnyHashable>: return .collection(Array(set))
+        case let set as NSSet: return .collection(set.allObjects)
+        default:
+            throw NotCompilable("\(predicate): constants of type \(type(of: value)) are compared in memory only")
+        }
+    }
+
+    /// A JSON array of numbers and strings for `json_each`.
+    func json(_ values: [StoreValue], in predicate: NSComparisonPredicate) throws(NotCompilable) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .integer(let integer): parts.append(String(integer))
+            case .bool(let bool): parts.append(bool ? "1" : "0")
+            case .double(let double) where double.isFinite: parts.append("\(double)")
+            case .decimal(let decimal): parts.append("\(NSDecimalNumber(decimal: decimal).doubleValue)")
+            case .date(let date): parts.append("\(date.timeIntervalSinceReferenceDate)")
+            case .string(let string): parts.append(jsonString(string))
+            default: throw NotCompilable("\(predicate): the value \(value) can't be listed for IN")
+            }
+        }
+        return "[" + parts.joined(separator: ",") + "]"
+    }
+
+    func jsonString(_ string: String) -> String {
+        var result = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+extension Error {
+    fileprivate var reason: String { (self as? NotCompilable)?.reason ?? "\(self)" }
+}
+
+/// Sees through optionals boxed in `Any`.
+private protocol OptionalConstant {
+    var wrappedConstant: Any? { get }
+}
+
+extension Optional: OptionalConstant {
+    fileprivate var wrappedConstant: Any? {
+        switch self {
+        case .none: nil
+        case .some(let wrapped): wrapped
+        }
+    }
+}

@@ -1,0 +1,387 @@
+import Foundation
+import OpenInMemoryStore
+import OpenPredicate
+import OpenSQLiteStore
+import OpenStoreCore
+import Testing
+
+/// A company schema for the compiler:
+///
+/// - 1 Department: title; people (→ Person, inverse department)
+/// - 2 Person: active, age (Int32), born (date), name, ratio (double), salary (decimal), uid
+///   (UUID); department (→ Department)
+/// - 3 Manager (sub-entity of Person): level (Int16)
+enum Company {
+    static let department = 1, person = 2, manager = 3
+
+    static let schema = makeSchema([
+        (
+            "Department", nil, false,
+            [
+                attribute("title", .string),
+                PropertySchema(name: "people", kind: .toMany(destination: 2, inverse: "department", ordered: false)),
+            ]
+        ),
+        (
+            "Person", nil, false,
+            [
+                attribute("active", .boolean), attribute("age", .integer32), attribute("born", .date), attribute("name", .string),
+                attribute("ratio", .double), attribute("salary", .decimal), attribute("uid", .uuid),
+                PropertySchema(name: "department", kind: .toOne(destination: 1, inverse: "people")),
+            ]
+        ),
+        ("Manager", 2, false, [attribute("level", .integer16)]),
+    ])
+
+    static let names: [String?] = [
+        "Crèpes Suzette", "Gaufres de Liège", "crepes", "CRÊPES au sucre", "Straße", "alice", "Alice", "bob", nil, "Émile",
+        "", "Zoë", "a*b?c", "100%_x", "Bob", "crème brûlée", "Liege", nil,
+    ]
+    static let titles = ["Sales", "Research", "séances"]
+
+    static func departmentKey(_ index: Int) -> ObjectKey { ObjectKey(entityID: department, primaryKey: Int64(index + 1)) }
+    static func personKey(_ index: Int, manager isManager: Bool) -> ObjectKey {
+        ObjectKey(entityID: isManager ? manager : person, primaryKey: Int64(index + 1))
+    }
+
+    /// 3 departments and 60 people (every fourth a manager), with NULLs in every column.
+    static func rows() -> [RowSnapshot] {
+        var people: [RowSnapshot] = []
+        var members: [[ObjectKey]] = [[], [], []]
+        for index in 0..<60 {
+            let isManager = index % 4 == 3
+            let key = personKey(index, manager: isManager)
+            let departmentIndex: Int? = index % 7 == 6 ? nil : index % 3
+            if let departmentIndex { members[departmentIndex].append(key) }
+            var values: [StoreValue] = [
+                index % 9 == 8 ? .null : .bool(index % 2 == 0),
+                index % 5 == 4 ? .null : .integer(Int64((index * 7) % 50)),
+                index % 6 == 5 ? .null : .date(Date(timeIntervalSinceReferenceDate: Double(index * 86_400))),
+                names[index % names.count].map(StoreValue.string) ?? .null,
+                index % 8 == 7 ? .null : .double(Double(index % 10) / 4),
+                index % 10 == 9 ? .null : .decimal(Decimal(index * 25) / 10),
+                .uuid(UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index)) ?? UUID()),
+                departmentIndex.map { .object(departmentKey($0)) } ?? .null,
+            ]
+            if isManager { values.append(index % 8 == 7 ? .null : .integer(Int64(index % 3))) }
+            people.append(RowSnapshot(key: key, version: 1, values: values))
+        }
+        let departments = titles.enumerated().map { index, title in
+            RowSnapshot(key: departmentKey(index), version: 1, values: [.string(title), .objects(members[index])])
+        }
+        return departments + people
+    }
+
+    /// The two stores with the same rows.
+    static func stores(in folder: TemporaryFolder) throws -> (sqlite: SQLiteRowStore, memory: InMemoryRowStore) {
+        let sqlite = try SQLiteRowStore.open(
+            at: folder.file("Company.sqlite"), schema: schema, readOnly: false, modelVersionHashes: [:])
+        let memory = InMemoryRowStore(schema: schema)
+        let rows = rows()
+        try sqlite.apply(inserted: rows, updated: [], deleted: [])
+        try memory.apply(inserted: rows, updated: [], deleted: [])
+        return (sqlite, memory)
+    }
+
+    static func layout() throws -> SQLiteLayout {
+        try SQLiteLayout(schema: schema, entityNumbers: ["Department": 1, "Person": 2, "Manager": 3])
+    }
+}
+
+@Suite struct SQLCompilerTests {
+    static let people: Set<Int> = [Company.person, Company.manager]
+
+    func compile(_ plan: FetchPlan) throws -> SQLQuery {
+        switch SQLCompiler(layout: try Company.layout()).compile(plan) {
+        case .compiled(let query): return query
+        case .notCompilable(let reason):
+            Issue.record("not compilable: \(reason)")
+            return SQLQuery(sql: "", arguments: [])
+        }
+    }
+
+    func keysPlan(_ format: String, _ arguments: [Any] = [], entityIDs: Set<Int> = people) -> FetchPlan {
+        FetchPlan(
+            entityID: Company.person, entityIDs: entityIDs, predicate: NSPredicate(format: format, argumentArray: arguments),
+            output: .keys)
+    }
+
+    static let select = "SELECT t0.Z_PK, t0.Z_ENT FROM ZPERSON t0"
+    static let join = " LEFT JOIN ZDEPARTMENT t1 ON t1.Z_PK = t0.ZDEPARTMENT"
+
+    /// (predicate, arguments, the WHERE clause, the bound values).
+    static let whereClauses: [(String, [Any], String, [StoreValue])] = [
+        ("age > 30", [], "t0.ZAGE > ?", [.integer(30)]),
+        ("30 < age", [], "t0.ZAGE > ?", [.integer(30)]),
+        ("age <= %@", [NSNumber(value: 2.5)], "t0.ZAGE <= ?", [.double(2.5)]),
+        ("age == 5", [], "t0.ZAGE = ?", [.integer(5)]),
+        ("age != 5", [], "t0.ZAGE IS NOT ?", [.integer(5)]),
+        ("NOT (age == 5)", [], "NOT (t0.ZAGE IS ?)", [.integer(5)]),
+        ("NOT (age < 5)", [], "NOT (COALESCE(t0.ZAGE < ?, 0))", [.integer(5)]),
+        ("name == nil", [], "t0.ZNAME IS NULL", []),
+        ("nil != name", [], "t0.ZNAME IS NOT NULL", []),
+        ("age == '5'", [], "0", []),
+        ("age != '5'", [], "1", []),
+        ("name < 5", [], "0", []),
+        ("age > nil", [], "0", []),
+        ("active == YES", [], "t0.ZACTIVE = ?", [.integer(1)]),
+        (
+            "born < %@", [Date(timeIntervalSinceReferenceDate: 100)], "t0.ZBORN < ?",
+            [.date(Date(timeIntervalSinceReferenceDate: 100))]
+        ),
+        ("age BETWEEN {20, 40}", [], "t0.ZAGE BETWEEN ? AND ?", [.integer(20), .integer(40)]),
+        ("age IN {1, 2, 3}", [], "t0.ZAGE IN (SELECT value FROM json_each(?))", [.string("[1,2,3]")]),
+        (
+            "age IN %@", [[1, "x", NSNull()] as [Any]], "(t0.ZAGE IN (SELECT value FROM json_each(?)) OR t0.ZAGE IS NULL)",
+            [.string("[1]")]
+        ),
+        ("name IN %@", [["a\"b", "c"]], "t0.ZNAME IN (SELECT value FROM json_each(?))", [.string("[\"a\\\"b\",\"c\"]")]),
+        ("name IN[cd] %@", [["Crèpes"]], "ocd_fold(t0.ZNAME, 3) IN (SELECT value FROM json_each(?))", [.string("[\"crepes\"]")]),
+        ("name BEGINSWITH[cd] 'Crèpes'", [], "ocd_begins_with(t0.ZNAME, ?, 3)", [.string("Crèpes")]),
+        ("name ENDSWITH 'x'", [], "ocd_ends_with(t0.ZNAME, ?, 0)", [.string("x")]),
+        ("'Alice and Bob' CONTAINS[c] name", [], "ocd_contains(?, t0.ZNAME, 1)", [.string("Alice and Bob")]),
+        ("name LIKE 'a*'", [], "ocd_like(t0.ZNAME, ?, 0)", [.string("a*")]),
+        ("name MATCHES '[A-Z].*'", [], "ocd_matches(t0.ZNAME, ?, 0)", [.string("[A-Z].*")]),
+        ("age BEGINSWITH '1'", [], "0", []),
+        ("name ==[c] 'ALICE'", [], "ocd_fold(t0.ZNAME, 1) = ?", [.string("alice")]),
+        ("TRUEPREDICATE", [], "1", []),
+        (
+            "age > 1 AND (name == 'a' OR NOT name == 'b')", [], "(t0.ZAGE > ? AND (t0.ZNAME = ? OR NOT (t0.ZNAME IS ?)))",
+            [.integer(1), .string("a"), .string("b")]
+        ),
+        ("department == nil", [], "t0.ZDEPARTMENT IS NULL", []),
+        ("department == %@", [ObjectKey(entityID: 1, primaryKey: 2)], "t0.ZDEPARTMENT IS ?", [.integer(2)]),
+        ("department == %@", [ObjectKey(entityID: 2, primaryKey: 2)], "0", []),
+        (
+            "self IN %@", [[ObjectKey(entityID: 3, primaryKey: 4)]],
+            "COALESCE((t0.Z_PK, t0.Z_ENT) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)), 0)",
+            [.string("[[4,3]]")]
+        ),
+    ]
+
+    @Test(arguments: whereClauses.indices)
+    func whereClause(_ index: Int) throws {
+        let (format, arguments, clause, values) = Self.whereClauses[index]
+        let query = try compile(keysPlan(format, arguments))
+        #expect(query.sql == Self.select + " WHERE " + clause + " ORDER BY t0.Z_PK", "\(format)")
+        #expect(query.arguments == values, "\(format)")
+    }
+
+    @Test func joinsToOneKeyPathsOnce() throws {
+        let query = try compile(keysPlan("department.title == 'Sales' OR department.title BEGINSWITH[c] 's'"))
+        #expect(
+            query.sql == Self.select + Self.join + " WHERE (t1.ZTITLE = ? OR ocd_begins_with(t1.ZTITLE, ?, 1)) ORDER BY t0.Z_PK")
+        #expect(query.arguments == [.string("Sales"), .string("s")])
+    }
+
+    @Test func restrictsEntitiesSortsAndWindows() throws {
+        var plan = keysPlan("age > 30", entityIDs: [Company.person])
+        plan.sortDescriptors = [
+            NSSortDescriptor(key: "name", ascending: false, selector: "caseInsensitiveCompare:"),
+            NSSortDescriptor(key: "department.title", ascending: true),
+        ]
+        plan.offset = 3
+        let query = try compile(plan)
+        #expect(
+            query.sql
+                == Self.select + Self.join
+                + " WHERE t0.Z_ENT IN (?) AND t0.ZAGE > ? ORDER BY ocd_fold(t0.ZNAME, 1) DESC, t1.ZTITLE, t0.Z_PK LIMIT ? OFFSET ?"
+        )
+        #expect(query.arguments == [.integer(2), .integer(30), .integer(-1), .integer(3)])
+    }
+
+    @Test func countsTheWindow() throws {
+        var plan = keysPlan("age > 30")
+        plan.output = .count
+        let whole = try compile(plan)
+        #expect(whole.sql == "SELECT COUNT(*) FROM ZPERSON t0 WHERE t0.ZAGE > ?")
+        #expect(whole.arguments == [.integer(30)])
+        plan.limit = 5
+        plan.offset = 2
+        let window = try compile(plan)
+        #expect(window.sql == "SELECT COUNT(*) FROM (SELECT 1 FROM ZPERSON t0 WHERE t0.ZAGE > ? LIMIT ? OFFSET ?)")
+        #expect(window.arguments == [.integer(30), .integer(5), .integer(2)])
+    }
+
+    /// A large IN list is one bound value, never a parameter per element.
+    @Test func largeInListIsOneParameter() throws {
+        let query = try compile(keysPlan("age IN %@", [Array(0..<1000)]))
+        #expect(query.sql.filter { $0 == "?" }.count == 1)
+        #expect(query.arguments.count == 1)
+    }
+
+    // MARK: - Not compilable
+
+    /// (predicate, sort key and selector, a part the reason must name).
+    static let notCompilable: [(String, String?, String)] = [
+        ("ANY department.people.name == 'bob'", nil, "ANY"),
+        ("department.people.@count > 3", nil, "people"),
+        ("name.length > 3", nil, "name.length"),
+        ("SUBQUERY(department.people, $p, $p.age > 3).@count > 0", nil, "SUBQUERY"),
+        ("age > 3", "localizedCaseInsensitiveCompare:", "localizedCaseInsensitiveCompare:"),
+        ("age == salary", nil, "two key paths"),
+    ]
+
+    @Test func comparatorSortFallsBack() throws {
+        var plan = keysPlan("age > 3")
+        plan.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]
+        guard case .notCompilable(let reason) = SQLCompiler(layout: try Company.layout()).compile(plan) else {
+            Issue.record("a comparator sort compiled")
+            return
+        }
+        #expect(reason.contains("comparator"))
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try Company.stores(in: folder)
+        try expectSameAnswers(sqlite, memory, plan, label: "comparator")
+    }
+
+    @Test(arguments: notCompilable.indices)
+    func notCompilableSaysWhichPart(_ index: Int) throws {
+        let (format, selector, part) = Self.notCompilable[index]
+        var plan = keysPlan(format)
+        if let selector { plan.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: selector)] }
+        guard case .notCompilable(let reason) = SQLCompiler(layout: try Company.layout()).compile(plan) else {
+            Issue.record("\(format) compiled")
+            return
+        }
+        #expect(reason.contains(part), "\(reason)")
+    }
+
+    @Test func fallbackAnswersAsInMemory() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try Company.stores(in: folder)
+        for (format, selector, _) in Self.notCompilable {
+            var plan = keysPlan(format)
+            if let selector { plan.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: selector)] }
+            try expectSameAnswers(sqlite, memory, plan, label: format)
+        }
+        let departments = FetchPlan(
+            entityID: Company.department, entityIDs: [Company.department],
+            predicate: NSPredicate(format: "ANY people.name BEGINSWITH[cd] 'crepes'"), output: .keys)
+        try expectSameAnswers(sqlite, memory, departments, label: "departments")
+        guard case .keys(let keys) = try sqlite.execute(departments) else { return }
+        #expect(!keys.isEmpty)
+    }
+}
+
+/// The same plan through both stores: keys, rows and counts equal.
+func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ plan: FetchPlan, label: String) throws {
+    for output in [FetchPlan.Output.keys, .count, .rows] {
+        var plan = plan
+        plan.output = output
+        let expected = try memory.execute(plan)
+        let actual = try sqlite.execute(plan)
+        switch (expected, actual) {
+        case (.keys(let a), .keys(let b)): #expect(a == b, "\(label) keys")
+        case (.count(let a), .count(let b)): #expect(a == b, "\(label) count")
+        case (.rows(let a), .rows(let b)): #expect(a.map(\.key) == b.map(\.key), "\(label) rows")
+        default: Issue.record("\(label): different outputs")
+        }
+    }
+}
+
+/// Plans compiled to SQL answer as the in-memory store does on the same rows.
+@Suite struct SQLCompilerEquivalenceTests {
+    static let predicates: [(String, [Any])] = [
+        ("TRUEPREDICATE", []), ("FALSEPREDICATE", []),
+        ("age > 30", []), ("30 >= age", []), ("age == 7", []), ("age != 7", []), ("NOT (age == 7)", []),
+        ("NOT (age < 20)", []), ("NOT (age BETWEEN {10, 30})", []), ("age BETWEEN {10, 30}", []),
+        ("age == nil", []), ("age != nil", []), ("NOT (age != nil)", []), ("age > nil", []), ("NOT (age > nil)", []),
+        ("age == '7'", []), ("NOT (age == '7')", []), ("name < 5", []), ("NOT (name < 5)", []),
+        ("age IN %@", [Array(0..<1000).filter { $0 % 3 == 0 }]), ("NOT (age IN %@)", [Array(0..<1000).filter { $0 % 3 == 0 }]),
+        ("age IN %@", [[7, "14", NSNull()] as [Any]]), ("NOT (age IN %@)", [[7, NSNull()] as [Any]]),
+        ("name IN %@", [(0..<1000).map { "name \($0)" } + ["bob", "Zoë"]]),
+        ("name IN[c] %@", [["BOB", "ALICE"]]), ("NOT (name IN[cd] %@)", [["crepes"]]),
+        ("salary >= 50", []), ("salary < 12.5", []), ("ratio <= 1.25", []), ("active == YES", []), ("active == NO", []),
+        ("NOT (active == YES)", []), ("born > %@", [Date(timeIntervalSinceReferenceDate: 20 * 86_400)]),
+        (
+            "born BETWEEN %@",
+            [[Date(timeIntervalSinceReferenceDate: 5 * 86_400), Date(timeIntervalSinceReferenceDate: 30 * 86_400)]]
+        ),
+        ("uid == %@", [UUID(uuidString: "00000000-0000-0000-0000-000000000012") as Any]),
+        ("name == 'bob'", []), ("name ==[c] 'BOB'", []), ("name ==[cd] 'crepes'", []), ("NOT (name ==[c] 'bob')", []),
+        ("name BEGINSWITH[cd] 'crepes'", []), ("name BEGINSWITH 'Cr'", []), ("name BEGINSWITH[c] 'crê'", []),
+        ("name ENDSWITH[d] 'liege'", []), ("name CONTAINS[cd] 'E'", []), ("NOT (name CONTAINS 'e')", []),
+        ("name LIKE[c] '*e?e*'", []), ("name LIKE 'a\\\\*b*'", []), ("name MATCHES '[A-Z].*'", []),
+        ("name MATCHES[c] 'b.b'", []), ("name BEGINSWITH ''", []), ("name > 'bob'", []), ("name >[c] 'BOB'", []),
+        ("name > 'M' OR age < 10", []), ("name > 'M' AND NOT (age < 10 OR salary > 20)", []),
+        ("department.title == 'Sales'", []), ("department.title BEGINSWITH[cd] 'SEANCE'", []),
+        ("NOT (department.title == 'Sales')", []), ("department == nil", []), ("department != nil", []),
+        ("department == %@", [Company.departmentKey(1)]), ("department != %@", [Company.departmentKey(1)]),
+        ("department IN %@", [[Company.departmentKey(0), Company.departmentKey(2)]]),
+        (
+            "self IN %@",
+            [[Company.personKey(3, manager: true), Company.personKey(4, manager: false), Company.personKey(5, manager: true)]]
+        ),
+        ("self == %@", [Company.personKey(3, manager: true)]), ("NOT (self == %@)", [Company.personKey(3, manager: true)]),
+        ("level > 0", []),
+    ]
+
+    static let sorts: [[NSSortDescriptor]] = [
+        [],
+        [NSSortDescriptor(key: "age", ascending: true)],
+        [NSSortDescriptor(key: "name", ascending: false), NSSortDescriptor(key: "age", ascending: true)],
+        [
+            NSSortDescriptor(key: "department.title", ascending: true),
+            NSSortDescriptor(key: "name", ascending: true, selector: "caseInsensitiveCompare:"),
+        ],
+        [NSSortDescriptor(key: "salary", ascending: false), NSSortDescriptor(key: "born", ascending: false)],
+        [NSSortDescriptor(key: "name", ascending: false, selector: "caseInsensitiveCompare:")],
+    ]
+
+    static let windows: [(limit: Int, offset: Int)] = [(0, 0), (5, 0), (0, 7), (4, 3), (10, 100)]
+
+    @Test(arguments: predicates.indices)
+    func sameAnswers(_ index: Int) throws {
+        let (format, arguments) = Self.predicates[index]
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try Company.stores(in: folder)
+        let layout = try Company.layout()
+        let families: [(Int, Set<Int>)] = [
+            (Company.person, [Company.person, Company.manager]), (Company.person, [Company.person]),
+        ]
+        let predicate = NSPredicate(format: format, argumentArray: arguments)
+        for (entityID, family) in families {
+            // `level` is a Manager attribute: fetched on managers only.
+            let (entity, entities) = format.hasPrefix("level") ? (Company.manager, [Company.manager]) : (entityID, family)
+            for sort in Self.sorts {
+                for window in Self.windows {
+                    let plan = FetchPlan(
+                        entityID: entity, entityIDs: Set(entities), predicate: predicate, sortDescriptors: sort,
+                        limit: window.limit,
+                        offset: window.offset, output: .keys)
+                    if case .notCompilable(let reason) = SQLCompiler(layout: layout).compile(plan) {
+                        Issue.record("\(format) not compiled: \(reason)")
+                        return
+                    }
+                    try expectSameAnswers(sqlite, memory, plan, label: "\(format) \(sort.map(\.description)) \(window)")
+                }
+            }
+        }
+    }
+
+    @Test func rowsAreReadWhole() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try Company.stores(in: folder)
+        let plan = FetchPlan(
+            entityID: Company.person, entityIDs: [Company.person, Company.manager], predicate: NSPredicate(format: "age > 10"),
+            sortDescriptors: [NSSortDescriptor(key: "name", ascending: true)], output: .rows)
+        guard case .rows(let expected) = try memory.execute(plan), case .rows(let actual) = try sqlite.execute(plan) else {
+            Issue.record("no rows")
+            return
+        }
+        #expect(actual.map(\.values) == expected.map(\.values))
+        #expect(!actual.isEmpty)
+    }
+
+    @Test func diacriticsMatchInSQL() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, _) = try Company.stores(in: folder)
+        let plan = FetchPlan(
+            entityID: Company.person, entityIDs: [Company.person, Company.manager],
+            predicate: NSPredicate(format: "name BEGINSWITH[cd] 'crepes' OR name ENDSWITH[cd] 'LIEGE'"), output: .rows)
+        guard case .rows(let rows) = try sqlite.execute(plan) else { return }
+        let names = Set(rows.compactMap { row -> String? in if case .string(let name) = row.values[3] { name } else { nil } })
+        #expect(names == ["Crèpes Suzette", "crepes", "CRÊPES au sucre", "Gaufres de Liège", "Liege"])
+    }
+}
