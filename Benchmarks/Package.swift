@@ -18,10 +18,10 @@ let package = Package(
             dependencies: [.product(name: "OpenPredicate", package: "OpenCoreData")]
         ),
         // The raw SQLite C API, the baseline fetches are measured against.
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "RawSQLite", path: "Sources/RawSQLite"),
         .executableTarget(
             name: "FetchBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "CSQLite"]
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -1,5 +1,5 @@
-// Prints figures for fetching from the in-memory store: a fetch request with a predicate and
-// two sort descriptors over 100,000 objects, against the raw SQLite C API running the same query
+// Prints figures for fetching from the in-memory and SQLite stores: a fetch request with a
+// predicate and two sort descriptors over 100,000 objects, against the raw SQLite C API running the same query
 // on the same rows (an in-memory database) and against a hand-written Swift filter and sort, all
 // in the same run. Also the cost of merging unsaved changes into a fetch. Nothing here is a test.
 //
@@ -10,7 +10,7 @@
 // The table goes to stdout; the last line of stdout is the same results as one JSON object, also
 // written to the file named by the first argument, if any.
 
-import CSQLite
+import RawSQLite
 import CoreData
 
 let clock = ContinuousClock()
@@ -57,24 +57,28 @@ let people: [Person] = (0..<objectCount).map { index in
 
 // MARK: - Raw SQLite C API
 
-func sqliteRows() -> [Person] {
+/// Runs the query with the raw C API on a database: `:memory:` (filled here) or a store file our
+/// SQLite store wrote (same table and column names, as Apple's layout gives them).
+func sqliteRows(path: String = ":memory:") -> [Person] {
     var db: OpaquePointer?
-    guard sqlite3_open(":memory:", &db) == SQLITE_OK, let db else { fatalError("sqlite3_open") }
+    guard sqlite3_open(path, &db) == SQLITE_OK, let db else { fatalError("sqlite3_open") }
     defer { sqlite3_close(db) }
-    sqlite3_exec(db, "CREATE TABLE ZEMPLOYEE (Z_PK INTEGER PRIMARY KEY, ZLASTNAME VARCHAR, ZSALARY INTEGER)", nil, nil, nil)
-    sqlite3_exec(db, "BEGIN", nil, nil, nil)
-    var insert: OpaquePointer?
-    sqlite3_prepare_v2(db, "INSERT INTO ZEMPLOYEE VALUES (?, ?, ?)", -1, &insert, nil)
-    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    for person in people {
-        sqlite3_bind_int64(insert, 1, person.id)
-        sqlite3_bind_text(insert, 2, person.lastName, -1, transient)
-        sqlite3_bind_int64(insert, 3, person.salary)
-        sqlite3_step(insert)
-        sqlite3_reset(insert)
+    if path == ":memory:" {
+        sqlite3_exec(db, "CREATE TABLE ZEMPLOYEE (Z_PK INTEGER PRIMARY KEY, ZLASTNAME VARCHAR, ZSALARY INTEGER)", nil, nil, nil)
+        sqlite3_exec(db, "BEGIN", nil, nil, nil)
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO ZEMPLOYEE VALUES (?, ?, ?)", -1, &insert, nil)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for person in people {
+            sqlite3_bind_int64(insert, 1, person.id)
+            sqlite3_bind_text(insert, 2, person.lastName, -1, transient)
+            sqlite3_bind_int64(insert, 3, person.salary)
+            sqlite3_step(insert)
+            sqlite3_reset(insert)
+        }
+        sqlite3_finalize(insert)
+        sqlite3_exec(db, "COMMIT", nil, nil, nil)
     }
-    sqlite3_finalize(insert)
-    sqlite3_exec(db, "COMMIT", nil, nil, nil)
     var query: OpaquePointer?
     sqlite3_prepare_v2(
         db, "SELECT Z_PK, ZLASTNAME, ZSALARY FROM ZEMPLOYEE WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC", -1, &query, nil)
@@ -122,7 +126,7 @@ func newContext() -> NSManagedObjectContext {
 }
 guard let employeeEntity = model.entitiesByName["Employee"] else { fatalError("model") }
 
-print("Fetch benchmarks (in-memory store) — \(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) objects")
+print("Fetch benchmarks (in-memory and SQLite stores) — \(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) objects")
 print("")
 
 let insertStart = clock.now
@@ -178,6 +182,35 @@ let sameContextClean = newContext()
 _ = try sameContextClean.fetch(request())
 let withoutPending = try best { () -> Int in try sameContextClean.fetch(request()).count }
 
+// The same objects in a store file written by NSSQLiteStoreType, and the same request on it.
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FetchBenchmarks-\(UUID().uuidString)")
+defer { try? FileManager.default.removeItem(at: folder) }
+let fileURL = folder.appendingPathComponent("Employees.sqlite")
+let fileCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+do {
+    try fileCoordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: fileURL, options: nil)
+} catch {
+    fatalError("\(error)")
+}
+func newFileContext() -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = fileCoordinator
+    return context
+}
+let fileSaveStart = clock.now
+let fileLoader = newFileContext()
+for person in people {
+    let object = NSManagedObject(entity: employeeEntity, insertInto: fileLoader)
+    object.setValue(person.lastName, forKey: "lastName")
+    object.setValue(person.salary, forKey: "salary")
+}
+do { try fileLoader.save() } catch { fatalError("\(error)") }
+let fileSaveMilliseconds = (clock.now - fileSaveStart).milliseconds
+fileLoader.reset()
+let sqliteFile = best { sqliteRows(path: fileURL.path).count }
+let fileFetch = try best { () -> Int in try newFileContext().fetch(request()).count }
+let fileCount = try best { () -> Int in try newFileContext().count(for: request()) }
+
 let rows: [(String, Double, Int)] = [
     ("raw SQLite C API: SELECT … WHERE … ORDER BY …, rows read into structs", sqlite.milliseconds, sqlite.result),
     ("Swift: filter + sort an array of structs", swiftLoop.milliseconds, swiftLoop.result),
@@ -186,6 +219,9 @@ let rows: [(String, Double, Int)] = [
     ("count(for: request)", count.milliseconds, count.result),
     ("fetch in a context with 2,000 pending changes", withPending.milliseconds, withPending.result),
     ("the same fetch, same-sized context, nothing pending", withoutPending.milliseconds, withoutPending.result),
+    ("raw SQLite C API on the store file NSSQLiteStoreType wrote", sqliteFile.milliseconds, sqliteFile.result),
+    ("NSSQLiteStoreType: fetch(request) → faults (fresh context)", fileFetch.milliseconds, fileFetch.result),
+    ("NSSQLiteStoreType: count(for: request)", fileCount.milliseconds, fileCount.result),
 ]
 print("Request: Employee WHERE salary > \(minimumSalary) ORDER BY lastName, salary DESC")
 print("      ms   × SQLite  results  what")
@@ -193,10 +229,11 @@ for (label, milliseconds, results) in rows {
     let ratio = milliseconds / sqlite.milliseconds
     print(String(format: "%8.1f  %8.2f  %7d  %@", milliseconds, ratio, results, label))
 }
-print(String(format: "\nInserting and saving %d objects: %.0f ms (one run)", objectCount, insertMilliseconds))
+print(String(format: "\nInserting and saving %d objects: in memory %.0f ms, SQLite file %.0f ms (one run each)", objectCount, insertMilliseconds, fileSaveMilliseconds))
 
 let json: [String: Any] = [
     "objects": objectCount, "runs": runs, "insertAndSaveMilliseconds": insertMilliseconds,
+    "sqliteInsertAndSaveMilliseconds": fileSaveMilliseconds,
     "results": rows.map { ["what": $0.0, "milliseconds": $0.1, "ratioToSQLite": $0.1 / sqlite.milliseconds, "results": $0.2] },
 ]
 if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), let text = String(data: data, encoding: .utf8) {
