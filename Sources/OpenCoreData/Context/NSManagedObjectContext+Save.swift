@@ -95,6 +95,19 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
+        // Objects grouped by store and entity, so that each group reserves its keys at once
+        // (for the SQLite store, one transaction per group rather than one per object).
+        struct Group {
+            let store: RowBackedPersistentStore
+            let entityID: Int
+            var objects: [NSManagedObject]
+        }
+        struct GroupKey: Hashable {
+            let store: ObjectIdentifier
+            let entityID: Int
+        }
+        var groups: [Group] = []
+        var groupIndex: [GroupKey: Int] = [:]
         for object in objects where object.objectID.isTemporaryID {
             let entityName = object.entity.name ?? ""
             func holdsEntity(_ store: NSPersistentStore) -> Bool {
@@ -108,17 +121,34 @@ extension NSManagedObjectContext {
                 throw CoreDataError.make(
                     code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
             }
-            let primaryKey = try store.rows.newPrimaryKeys(forEntity: entityID, count: 1).first ?? 0
-            let id = NSManagedObjectID(
-                entity: object.entity,
-                identity: .permanent(
-                    storeIdentifier: store.identifier ?? "", key: ObjectKey(entityID: entityID, primaryKey: primaryKey)),
-                store: store)
-            let temporary = object.objectID
-            registry[temporary] = nil
-            object.objectID = id
-            registry[id] = object
-            if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
+            let groupKey = GroupKey(store: ObjectIdentifier(store), entityID: entityID)
+            if let index = groupIndex[groupKey] {
+                groups[index].objects.append(object)
+            } else {
+                groupIndex[groupKey] = groups.count
+                groups.append(Group(store: store, entityID: entityID, objects: [object]))
+            }
+        }
+        for group in groups {
+            let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
+            guard keys.count == group.objects.count else {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreSaveError,
+                    reason: "The store gave \(keys.count) keys for \(group.objects.count) objects")
+            }
+            for (object, primaryKey) in zip(group.objects, keys) {
+                let id = NSManagedObjectID(
+                    entity: object.entity,
+                    identity: .permanent(
+                        storeIdentifier: group.store.identifier ?? "",
+                        key: ObjectKey(entityID: group.entityID, primaryKey: primaryKey)),
+                    store: group.store)
+                let temporary = object.objectID
+                registry[temporary] = nil
+                object.objectID = id
+                registry[id] = object
+                if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
+            }
         }
     }
 
