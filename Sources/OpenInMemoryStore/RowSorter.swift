@@ -147,7 +147,7 @@ enum StoreValueOrder {
             if x.lexicographicallyPrecedes(y) { return .orderedAscending }
             return y.lexicographicallyPrecedes(x) ? .orderedDescending : .orderedSame
         default:
-            if let x = Number(a), let y = Number(b) { return Number.compare(x, y) }
+            if let x = number(a), let y = number(b) { return ValueSemantics.compare(x, y) }
             // Values of kinds with no common order (never both in one attribute): by kind.
             return order(rank(a), rank(b))
         }
@@ -172,45 +172,15 @@ enum StoreValueOrder {
         }
     }
 
-    /// Numbers across cases, as `ValueSemantics` compares them: integers exactly, through
-    /// `Decimal` when either side is one, else as doubles.
-    private enum Number {
-        case integer(Int64)
-        case double(Double)
-        case decimal(Decimal)
-
-        init?(_ value: StoreValue) {
-            switch value {
-            case .integer(let value): self = .integer(value)
-            case .bool(let value): self = .integer(value ? 1 : 0)
-            case .double(let value): self = .double(value)
-            case .decimal(let value): self = .decimal(value)
-            default: return nil
-            }
-        }
-
-        var doubleValue: Double {
-            switch self {
-            case .integer(let value): Double(value)
-            case .double(let value): value
-            case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
-            }
-        }
-
-        var decimalValue: Decimal {
-            switch self {
-            case .integer(let value): Decimal(value)
-            case .double(let value): Decimal(value)
-            case .decimal(let value): value
-            }
-        }
-
-        static func compare(_ a: Number, _ b: Number) -> ComparisonResult {
-            switch (a, b) {
-            case (.integer(let x), .integer(let y)): order(x, y)
-            case (.decimal, _), (_, .decimal): order(a.decimalValue, b.decimalValue)
-            default: order(a.doubleValue, b.doubleValue)
-            }
+    /// The number in a stored value (`.bool` counts as 0 or 1), compared as predicates compare
+    /// numbers.
+    private static func number(_ value: StoreValue) -> ValueSemantics.Number? {
+        switch value {
+        case .integer(let value): .int(value)
+        case .bool(let value): .int(value ? 1 : 0)
+        case .double(let value): .double(value)
+        case .decimal(let value): .decimal(value)
+        default: nil
         }
     }
 }

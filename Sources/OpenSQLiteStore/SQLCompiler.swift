@@ -513,7 +513,7 @@ private struct CompilerState {
 
     func classify(_ value: Any?, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Constant {
         guard let value else { return .null }
-        if let optional = value as? OptionalConstant { return try classify(optional.wrappedConstant, in: predicate) }
+        guard let value = ValueSemantics.unwrapOptional(value) else { return .null }
         switch value {
         case is NSNull: return .null
         case let key as ObjectKey: return .key(key)
@@ -587,18 +587,4 @@ private struct CompilerState {
 
 extension Error {
     fileprivate var reason: String { (self as? NotCompilable)?.reason ?? "\(self)" }
-}
-
-/// Sees through optionals boxed in `Any`.
-private protocol OptionalConstant {
-    var wrappedConstant: Any? { get }
-}
-
-extension Optional: OptionalConstant {
-    fileprivate var wrappedConstant: Any? {
-        switch self {
-        case .none: nil
-        case .some(let wrapped): wrapped
-        }
-    }
 }

@@ -126,9 +126,7 @@ extension StoreValue {
 
     /// `nil`, `NSNull` and `Optional.none` inside `Any` are all "no value".
     private static func unwrap(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        if value is NSNull { return nil }
-        if let optional = value as? OptionalValue { return unwrap(optional.wrappedValue) }
+        guard let value = ValueSemantics.unwrapOptional(value), !(value is NSNull) else { return nil }
         return value
     }
 
@@ -222,20 +220,6 @@ extension StoreValue {
         case .double(let value): return Int64(exactly: value.rounded(.towardZero))
         case .decimal(let value): return Int64(exactly: NSDecimalNumber(decimal: value).doubleValue.rounded(.towardZero))
         case nil: return nil
-        }
-    }
-}
-
-/// Lets `unwrap` see through an `Optional` boxed in `Any`.
-private protocol OptionalValue {
-    var wrappedValue: Any? { get }
-}
-
-extension Optional: OptionalValue {
-    fileprivate var wrappedValue: Any? {
-        switch self {
-        case .none: nil
-        case .some(let wrapped): wrapped
         }
     }
 }

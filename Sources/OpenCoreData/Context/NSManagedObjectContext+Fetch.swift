@@ -163,30 +163,39 @@ extension NSManagedObjectContext {
     func hasPendingChanges(in plan: FetchPlan) -> Bool {
         guard let schema = persistentStoreCoordinator?.schema else { return false }
         let names = Set(plan.entityIDs.map { schema.entity($0).name })
-        return (insertedObjects.union(deletedObjects).union(changedList)).contains { names.contains($0.entity.name ?? "") }
+        func concerned(_ object: NSManagedObject) -> Bool { names.contains(object.entity.name ?? "") }
+        return insertedList.contains(where: concerned) || deletedList.contains(where: concerned)
+            || changedList.contains(where: concerned)
     }
 
     /// Store candidates with the context's changes: deleted ones out, changed ones matched on
     /// their current values, inserted ones that match added.
     private func merged(_ fromStores: [NSManagedObjectID], plan: FetchPlan) throws -> [NSManagedObjectID] {
-        guard let schema = persistentStoreCoordinator?.schema else { return fromStores }
-        let names = Set(plan.entityIDs.map { schema.entity($0).name })
-        func matches(_ object: NSManagedObject) throws -> Bool {
-            guard let predicate = plan.predicate else { return true }
-            return try predicate.evaluate(validating: object)
-        }
+        let pending = try pendingMatches(plan)
+        let matching = Set(pending.map(ObjectIdentifier.init))
         var result: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
         for id in fromStores {
-            if let object = registry[id] {
-                if object.isDeleted { continue }
-                if object.hasChanges, !(try matches(object)) { continue }
+            if let object = registry[id], object.isDeleted || (object.hasChanges && !matching.contains(ObjectIdentifier(object)))
+            {
+                continue
             }
             if seen.insert(id).inserted { result.append(id) }
         }
+        for object in pending where seen.insert(object.objectID).inserted { result.append(object.objectID) }
+        return result
+    }
+
+    /// This context's changed and inserted objects of the plan's entities that match its
+    /// predicate on their current values, each once, in the order they changed.
+    private func pendingMatches(_ plan: FetchPlan) throws -> [NSManagedObject] {
+        guard let schema = persistentStoreCoordinator?.schema else { return [] }
+        let names = Set(plan.entityIDs.map { schema.entity($0).name })
+        var seen = Set<ObjectIdentifier>()
+        var result: [NSManagedObject] = []
         for object in changedList + insertedList where !object.isDeleted && names.contains(object.entity.name ?? "") {
-            if seen.contains(object.objectID) { continue }
-            if try matches(object), seen.insert(object.objectID).inserted { result.append(object.objectID) }
+            guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            if try plan.predicate?.evaluate(validating: object) ?? true { result.append(object) }
         }
         return result
     }
@@ -198,23 +207,13 @@ extension NSManagedObjectContext {
     /// store's list. Sorting only the pending objects reads far fewer values than re-sorting
     /// every candidate.
     private func mergedInOrder(_ sortedIDs: [NSManagedObjectID], plan: FetchPlan) throws -> [NSManagedObject] {
-        guard let schema = persistentStoreCoordinator?.schema else { return sortedIDs.map { object(with: $0) } }
-        let names = Set(plan.entityIDs.map { schema.entity($0).name })
-        func matches(_ object: NSManagedObject) throws -> Bool {
-            guard let predicate = plan.predicate else { return true }
-            return try predicate.evaluate(validating: object)
-        }
         var base: [NSManagedObject] = []
         base.reserveCapacity(sortedIDs.count)
         for id in sortedIDs {
             if let registered = registry[id], registered.isDeleted || registered.hasChanges { continue }
             base.append(object(with: id))
         }
-        var seen = Set<ObjectIdentifier>()
-        var pending: [NSManagedObject] = []
-        for object in changedList + insertedList where !object.isDeleted && names.contains(object.entity.name ?? "") {
-            if seen.insert(ObjectIdentifier(object)).inserted, try matches(object) { pending.append(object) }
-        }
+        let pending = try pendingMatches(plan)
         if pending.isEmpty { return base }
         // The search reads some rows' values: load the rows of faults in one store call rather
         // than one call per fault it fires.

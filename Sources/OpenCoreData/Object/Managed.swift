@@ -116,10 +116,5 @@ enum ManagedValueCast {
     }
 
     /// An optional's wrapped value or nil, so that `setValue` sees nil rather than `.none`.
-    static func unwrap<Value>(_ value: Value) -> Any? {
-        let any: Any = value
-        let mirror = Mirror(reflecting: any)
-        guard mirror.displayStyle == .optional else { return any }
-        return mirror.children.first?.value
-    }
+    static func unwrap<Value>(_ value: Value) -> Any? { ValueSemantics.unwrapOptional(value) }
 }

@@ -9,9 +9,10 @@ import Foundation
 /// - A number and a string are never equal, and have no order (Apple raises; we answer false).
 /// - `nil` and `NSNull` are equal to each other; an ordering comparison with either is false.
 /// - A `PredicateIdentity` value (a store's row view) is equal to what it stands for (its key).
-enum ValueSemantics {
-    /// A number reduced to the widest exact representation we need to compare it.
-    enum Number {
+package enum ValueSemantics {
+    /// A number reduced to the widest exact representation we need to compare it. Stores use it
+    /// too, so that their native comparisons agree with predicates'.
+    package enum Number {
         case int(Int64)
         case double(Double)
         case decimal(Decimal)
@@ -35,7 +36,7 @@ enum ValueSemantics {
 
     /// `Optional<Optional<…>>` boxed in `Any` is flattened to a plain value or `nil`.
     @inline(__always)
-    static func unwrapOptional(_ value: Any?) -> Any? {
+    package static func unwrapOptional(_ value: Any?) -> Any? {
         guard let value else { return nil }
         if let optional = value as? OptionalBox {
             return optional.flattened
@@ -108,7 +109,7 @@ enum ValueSemantics {
     }
 
     /// Compares two numbers by value.
-    static func compare(_ lhs: Number, _ rhs: Number) -> ComparisonResult {
+    package static func compare(_ lhs: Number, _ rhs: Number) -> ComparisonResult {
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)):
             return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
