@@ -48,19 +48,19 @@ package struct SQLCompiler {
         do {
             return .compiled(try state.query(plan))
         } catch {
-            return .notCompilable(error.reason)
+            return .notCompilable(error.notCompilableReason)
         }
     }
 }
 
 /// Why a part of a plan does not compile.
-private struct NotCompilable: Error {
+struct NotCompilable: Error {
     let reason: String
     init(_ reason: String) { self.reason = reason }
 }
 
 /// What a key path reads: a column holding an attribute, or a reference to an object.
-private enum Operand {
+enum Operand {
     case column(String, AttributeKind)
     /// An object: the column of its primary key, and how its entity is known (a column holding
     /// `Z_ENT`, or the one entity the reference can hold).
@@ -69,7 +69,7 @@ private enum Operand {
 }
 
 /// A constant of a predicate, sorted by what it can be compared with.
-private enum Constant {
+enum Constant {
     case null
     case number(StoreValue)
     case string(String)
@@ -81,11 +81,11 @@ private enum Constant {
 }
 
 /// What values a column holds, for the rule that values of different domains never match.
-private enum Domain: Equatable {
+enum Domain: Equatable {
     case number, string, date, uuid, data, object
 }
 
-private struct CompilerState {
+struct CompilerState {
     let layout: SQLiteLayout
     let entityID: Int
     var arguments = SQLArguments()
@@ -586,5 +586,5 @@ private struct CompilerState {
 }
 
 extension Error {
-    fileprivate var reason: String { (self as? NotCompilable)?.reason ?? "\(self)" }
+    var notCompilableReason: String { (self as? NotCompilable)?.reason ?? "\(self)" }
 }
