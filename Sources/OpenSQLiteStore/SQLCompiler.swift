@@ -92,6 +92,8 @@ struct CompilerState {
     /// `LEFT JOIN`s by key path prefix (`department`, `department.manager`).
     var joins: [String: (alias: String, entityID: Int)] = [:]
     var joinClauses: [String] = []
+    /// While compiling a dictionary fetch's `having` or group sorts: key paths name result columns.
+    var resultColumns: [String: Operand]?
 
     init(layout: SQLiteLayout, entityID: Int) {
         self.layout = layout
@@ -424,6 +426,7 @@ struct CompilerState {
 
     /// A key path of to-one steps ending in an attribute or a to-one, joining the steps.
     mutating func keyPath(_ path: String) throws(NotCompilable) -> Operand {
+        if let resultColumns { return try resultColumn(path, in: resultColumns) }
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var alias = "t0"
         var current = entityID

@@ -83,6 +83,11 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
+        if case .dictionaries(let shape) = plan.output,
+            case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan, shape: shape)
+        {
+            return try withLock { try runDictionaries(query) }
+        }
         if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
             return try withLock { try run(query, output: plan.output) }
         }
