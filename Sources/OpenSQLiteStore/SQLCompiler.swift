@@ -105,7 +105,7 @@ struct CompilerState {
     // MARK: - The statement
 
     mutating func query(_ plan: FetchPlan) throws(NotCompilable) -> SQLQuery {
-        if case .dictionaries = plan.output { throw NotCompilable("dictionary results are computed in memory") }
+        if case .dictionaries = plan.output { throw NotCompilable("dictionary results compile with compile(_:shape:)") }
         guard schema.entities.indices.contains(plan.entityID - 1) else {
             throw NotCompilable("entity \(plan.entityID) is not in the schema")
         }
