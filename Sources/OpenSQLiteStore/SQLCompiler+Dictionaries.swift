@@ -74,6 +74,20 @@ extension SQLCompiler {
     }
 }
 
+/// The statement forms of a dictionary fetch.
+enum DictionaryForm {
+    /// One dictionary per row.
+    case rows
+    /// Per-row dictionaries, duplicates removed.
+    case distinctRows
+    /// Aggregates without group-by: one dictionary.
+    case oneGroup
+    /// One dictionary per group.
+    case groups
+    /// Per-group dictionaries, duplicates removed.
+    case distinctGroups
+}
+
 /// A dictionary column resolved to SQL.
 struct ResultColumn {
     enum Value {
@@ -151,13 +165,12 @@ extension CompilerState {
     // MARK: - The statement
 
     mutating func dictionaryQuery(_ plan: FetchPlan, _ shape: DictionaryShape) throws(NotCompilable) -> SQLDictionaryQuery {
-        let (table, conditions) = try dictionaryFilter(plan)
+        let conditions = try dictionaryFilter(plan)
         let aggregates = shape.columns.map(Self.aggregateParts)
         let grouped = !shape.groupBy.isEmpty || aggregates.contains { $0 != nil }
         var columns: [ResultColumn] = []
         var groupTerms: [String] = []
         if grouped {
-            guard !shape.distinct else { throw NotCompilable("distinct results of a grouped fetch are computed in memory") }
             var groupColumns: [ResultColumn] = []
             for column in shape.groupBy {
                 let resolved = try resultColumn(column)
@@ -183,35 +196,44 @@ extension CompilerState {
             for column in shape.columns { columns.append(try resultColumn(column)) }
         }
 
+        if shape.distinct, let column = columns.first(where: { !$0.keepsOrder }) {
+            throw NotCompilable(
+                "distinct results with the column \(column.name): its result type changes which values are equal")
+        }
+        // Each column's aliases (`c0`, …; an object's key and entity take two), for the forms
+        // that select from a sub-select.
+        var columnAliases: [[String]] = []
+        var aliasCount = 0
+        for column in columns {
+            columnAliases.append(column.terms.indices.map { "c\(aliasCount + $0)" })
+            aliasCount += column.terms.count
+        }
+        let form: DictionaryForm
+        if !grouped {
+            form = shape.distinct ? .distinctRows : .rows
+        } else if groupTerms.isEmpty {
+            form = .oneGroup  // one dictionary: distinct changes nothing
+        } else {
+            form = shape.distinct ? .distinctGroups : .groups
+        }
+
         // Conditions on the result columns, and the sorts.
-        var havingSQL: String?
-        var havingArguments = SQLArguments()
-        let usesAliases = grouped && groupTerms.isEmpty
-        if let having = shape.having {
-            try Self.checkHaving(having)
-            var names: [String: Operand] = [:]
-            var aliasIndex = 0
-            for column in columns {
-                let aliases = column.terms.indices.map { "c\(aliasIndex + $0)" }
-                aliasIndex += aliases.count
-                if column.keepsOrder, names[column.name] == nil {
-                    names[column.name] = column.operand(aliases: usesAliases ? aliases : nil)
-                }
-            }
-            resultColumns = names
+        var having: (sql: String, arguments: SQLArguments)?
+        if let predicate = shape.having {
+            try Self.checkHaving(predicate)
+            resultColumns = Self.operands(columns, aliases: form == .oneGroup ? columnAliases : nil)
             defer { resultColumns = nil }
             let saved = arguments
             arguments = SQLArguments()
-            havingSQL = try condition(having, exact: false)
-            havingArguments = arguments
+            having = (try condition(predicate, exact: false), arguments)
             arguments = saved
         }
         var orderTerms: [String] = []
-        if !grouped {
+        switch form {
+        case .rows, .distinctRows:
             for descriptor in plan.sortDescriptors { orderTerms.append(try sortTerm(descriptor)) }
-        } else if !groupTerms.isEmpty {
-            var names: [String: Operand] = [:]
-            for column in columns where column.keepsOrder && names[column.name] == nil { names[column.name] = column.operand() }
+        case .groups, .distinctGroups:
+            let names = Self.operands(columns, aliases: form == .distinctGroups ? columnAliases : nil)
             resultColumns = names
             defer { resultColumns = nil }
             for descriptor in plan.sortDescriptors {
@@ -221,62 +243,77 @@ extension CompilerState {
                 }
                 orderTerms.append(try sortTerm(descriptor))
             }
+        case .oneGroup:
+            break  // one dictionary: nothing to sort
         }
 
         // Assembly, in statement order (WHERE, HAVING, LIMIT arguments).
-        let from = " FROM \(table.name) t0" + joinClauses.map { " " + $0 }.joined()
+        let from = " FROM \(layout.table(of: plan.entityID).name) t0" + joinClauses.map { " " + $0 }.joined()
         var final = SQLArguments()
         var whereParts = conditions.map(\.sql)
         for condition in conditions { _ = final.bind(condition.arguments.values) }
-        if !grouped, let havingSQL {
-            whereParts.append(havingSQL)
-            _ = final.bind(havingArguments.values)
+        if !grouped, let having {
+            whereParts.append(having.sql)
+            _ = final.bind(having.arguments.values)
         }
         let whereClause = whereParts.isEmpty ? "" : " WHERE " + whereParts.joined(separator: " AND ")
-        let terms = columns.flatMap(\.terms)
-        let aliases = terms.indices.map { "c\($0)" }
+        let terms = columns.flatMap(\.terms).joined(separator: ", ")
+        let aliases = columnAliases.flatMap { $0 }.joined(separator: ", ")
+        let aliased = zip(columns.flatMap(\.terms), columnAliases.flatMap { $0 }).map { "\($0) AS \($1)" }
+            .joined(separator: ", ")
         var sql: String
-        if grouped && groupTerms.isEmpty {
-            sql = "SELECT " + terms.joined(separator: ", ") + from + whereClause
-            if let havingSQL {
-                let aliased = zip(terms, aliases).map { "\($0) AS \($1)" }.joined(separator: ", ")
-                sql =
-                    "SELECT " + aliases.joined(separator: ", ") + " FROM (SELECT " + aliased + from + whereClause
-                    + ") WHERE " + havingSQL
-                _ = final.bind(havingArguments.values)
-            }
-        } else if grouped {
+        switch form {
+        case .rows:
+            sql = "SELECT " + terms + from + whereClause + " ORDER BY " + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ")
+        case .distinctRows:
+            // Each distinct dictionary where its first row comes in the sorted rows.
+            let position =
+                orderTerms.isEmpty
+                ? "t0.Z_PK" : "ROW_NUMBER() OVER (ORDER BY " + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ") + ")"
             sql =
-                "SELECT " + terms.joined(separator: ", ") + from + whereClause + " GROUP BY " + groupTerms.joined(separator: ", ")
-            if let havingSQL {
-                sql += " HAVING " + havingSQL
-                _ = final.bind(havingArguments.values)
+                "SELECT " + aliases + " FROM (SELECT " + aliased + ", " + position + " AS ocd_position" + from + whereClause
+                + ") GROUP BY " + aliases + " ORDER BY MIN(ocd_position)"
+        case .oneGroup:
+            sql = "SELECT " + terms + from + whereClause
+            if let having {
+                // One row even over no rows: filtered outside (HAVING would need a GROUP BY).
+                sql = "SELECT " + aliases + " FROM (SELECT " + aliased + from + whereClause + ") WHERE " + having.sql
+                _ = final.bind(having.arguments.values)
             }
-            sql += " ORDER BY " + (orderTerms + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
-        } else if shape.distinct {
-            guard let column = columns.first(where: { !$0.keepsOrder }) else {
-                let position =
-                    orderTerms.isEmpty
-                    ? "t0.Z_PK" : "ROW_NUMBER() OVER (ORDER BY " + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ") + ")"
-                let aliased = zip(terms, aliases).map { "\($0) AS \($1)" }.joined(separator: ", ")
-                let list = aliases.joined(separator: ", ")
-                sql =
-                    "SELECT " + list + " FROM (SELECT " + aliased + ", " + position + " AS ocd_position" + from + whereClause
-                    + ") GROUP BY " + list + " ORDER BY MIN(ocd_position)"
-                return try finish(sql, &final, plan, columns)
-            }
-            throw NotCompilable("distinct results with the column \(column.name): its result type changes which values are equal")
-        } else {
+        case .groups, .distinctGroups:
+            let distinct = form == .distinctGroups
             sql =
-                "SELECT " + terms.joined(separator: ", ") + from + whereClause + " ORDER BY "
-                + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ")
+                "SELECT " + (distinct ? aliased + ", MIN(t0.Z_PK) AS ocd_position" : terms) + from + whereClause
+                + " GROUP BY " + groupTerms.joined(separator: ", ")
+            if let having {
+                sql += " HAVING " + having.sql
+                _ = final.bind(having.arguments.values)
+            }
+            if distinct {
+                // Equal groups kept once, where the first of them comes; then sorted.
+                sql =
+                    "SELECT " + aliases + " FROM (" + sql + ") GROUP BY " + aliases + " ORDER BY "
+                    + (orderTerms + ["MIN(ocd_position)"]).joined(separator: ", ")
+            } else {
+                sql += " ORDER BY " + (orderTerms + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
+            }
         }
-        return try finish(sql, &final, plan, columns)
+        return finish(sql, &final, plan, columns)
+    }
+
+    /// The result columns by name as operands of `having` and sorts (on their SQL, or on their
+    /// `aliases` in a sub-select); only those whose result kind keeps comparisons.
+    private static func operands(_ columns: [ResultColumn], aliases: [[String]]?) -> [String: Operand] {
+        var names: [String: Operand] = [:]
+        for (index, column) in columns.enumerated() where column.keepsOrder && names[column.name] == nil {
+            names[column.name] = column.operand(aliases: aliases?[index])
+        }
+        return names
     }
 
     /// Appends the window and makes the readers.
     private func finish(_ sql: String, _ final: inout SQLArguments, _ plan: FetchPlan, _ columns: [ResultColumn])
-        throws(NotCompilable) -> SQLDictionaryQuery
+        -> SQLDictionaryQuery
     {
         var sql = sql
         let limit = max(plan.limit, 0)
@@ -305,9 +342,7 @@ extension CompilerState {
 
     /// The table and the `WHERE` conditions of a plan (entity restriction, predicate), as
     /// `query(_:)` makes them.
-    private mutating func dictionaryFilter(_ plan: FetchPlan) throws(NotCompilable) -> (
-        SQLiteTable, [(sql: String, arguments: SQLArguments)]
-    ) {
+    private mutating func dictionaryFilter(_ plan: FetchPlan) throws(NotCompilable) -> [(sql: String, arguments: SQLArguments)] {
         guard schema.entities.indices.contains(plan.entityID - 1) else {
             throw NotCompilable("entity \(plan.entityID) is not in the schema")
         }
@@ -327,7 +362,7 @@ extension CompilerState {
             conditions.append((sql, arguments))
             arguments = SQLArguments()
         }
-        return (table, conditions)
+        return conditions
     }
 
     // MARK: - Columns

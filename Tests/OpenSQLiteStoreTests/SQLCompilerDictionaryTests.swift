@@ -120,6 +120,19 @@ func selfColumn(_ name: String) -> DictionaryShape.Column {
         #expect(unsorted.query.arguments.isEmpty)
     }
 
+    @Test func distinctGroupsKeepTheFirstOfEqualGroupsThenSort() throws {
+        let shape = DictionaryShape(
+            columns: [aggregate("n", "count:", "name", nil)], groupBy: [column("age")], having: NSPredicate(format: "n > 1"),
+            distinct: true)
+        let query = try #require(try compile(plan(shape, "active == NO", sort: [by("n", false)])))
+        #expect(
+            query.query.sql
+                == "SELECT c0 FROM (SELECT COUNT(t0.ZNAME) AS c0, MIN(t0.Z_PK) AS ocd_position FROM ZPERSON t0"
+                + " WHERE t0.ZACTIVE = ? GROUP BY t0.ZAGE HAVING COUNT(t0.ZNAME) > ?) GROUP BY c0"
+                + " ORDER BY c0 DESC, MIN(ocd_position)")
+        #expect(query.query.arguments == [.integer(0), .integer(1)])
+    }
+
     @Test func rowHavingJoinsTheWhereClause() throws {
         let shape = DictionaryShape(
             columns: [column("name"), column("age", .double, name: "years")], having: NSPredicate(format: "years < 20.5"))
@@ -150,8 +163,8 @@ func selfColumn(_ name: String) -> DictionaryShape.Column {
         (DictionaryShape(columns: [column("age")], having: NSPredicate(format: "ANY age > 1")), "ANY"),
         (
             DictionaryShape(
-                columns: [column("age"), aggregate("n", "count:", "name", nil)], groupBy: [column("age")], distinct: true),
-            "distinct"
+                columns: [aggregate("m", "average:", "ratio", .integer64)], groupBy: [column("age")], distinct: true),
+            "distinct results with the column m"
         ),
     ]
 

@@ -106,6 +106,19 @@ func expectSameDictionaries(
                 having: NSPredicate(format: "n > 5 AND top != nil")), []
         ),
         (
+            "distinct groups",
+            DictionaryShape(
+                columns: [aggregate("n", "count:", "name", nil), aggregate("on", "max:", "active", nil)],
+                groupBy: [column("age")], distinct: true), []
+        ),
+        (
+            "distinct groups, having, sorted",
+            DictionaryShape(
+                columns: [aggregate("n", "count:", "name", .double), column("department.title", name: "dept")],
+                groupBy: [column("age"), column("department.title")], having: NSPredicate(format: "n < 3"), distinct: true),
+            [by("dept", false), by("n")]
+        ),
+        (
             "group column named otherwise",
             DictionaryShape(
                 columns: [column("department.title", name: "dept"), aggregate("n", "count:", "age", nil)],
