@@ -119,6 +119,13 @@ func expectSameDictionaries(
             [by("dept", false), by("n")]
         ),
         (
+            "having over NULL aggregates",
+            DictionaryShape(
+                columns: [column("born"), aggregate("total", "sum:", "salary", .decimal)], groupBy: [column("born")],
+                having: NSPredicate(format: "NOT (total > 50) OR total == nil")),
+            [by("born", false)]
+        ),
+        (
             "group column named otherwise",
             DictionaryShape(
                 columns: [column("department.title", name: "dept"), aggregate("n", "count:", "age", nil)],
