@@ -13,11 +13,11 @@ import OpenStoreCore
 ///
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
 ///   limit and offset pushed down; rows are then read by key); dictionary fetches, grouped or
-///   not, as one `SELECT` read straight into the result dictionaries (`SQLCompiler.compile(_:shape:)`).
-///   A plan the compiler refuses (the
-///   reason names the part: to-many key paths, functions, comparator sorts, expression columns…)
-///   reads every row of the file into a temporary `InMemoryRowStore` and runs there with the
-///   reference executor, so its answers are the in-memory store's by construction.
+///   not, as one `SELECT` read straight into the result dictionaries
+///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler refuses (the reason names the part:
+///   to-many key paths, functions, comparator sorts, expression columns…) reads every row of
+///   the file into a temporary `InMemoryRowStore` and runs there with the reference executor,
+///   so its answers are the in-memory store's by construction.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
 /// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
 ///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
