@@ -78,7 +78,8 @@ package final class SQLiteConnection {
             throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
         }
         if isNew { try execute("PRAGMA journal_mode = WAL") }
-        let registered = SQLiteFunctions.register(on: pointer)
+        var registered = SQLiteFunctions.register(on: pointer)
+        if registered == SQLITE_OK { registered = SQLiteAppleFunctions.register(on: pointer) }
         guard registered == SQLITE_OK else {
             throw SQLiteStoreError.sqlite(
                 "Can't register the store's SQL functions: \(lastErrorMessage)", resultCode: registered, sql: nil, path: path)

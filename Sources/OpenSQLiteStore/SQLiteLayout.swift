@@ -74,7 +74,8 @@ package struct SQLiteLayout: Sendable {
     /// - Parameters:
     ///   - schema: the lowered model.
     ///   - entityNumbers: an existing store's `Z_PRIMARYKEY` numbers by entity name; nil for a
-    ///     new store (the schema's numbers).
+    ///     new store (the schema's numbers). An entity missing under its name is looked up under
+    ///     its `renamingIdentifier`, as Apple's lightweight migration leaves `Z_NAME` unchanged.
     /// - Throws: `NSPersistentStoreIncompatibleSchemaError` (134020) naming the entities missing
     ///   from `entityNumbers`.
     package init(schema: StoreSchema, entityNumbers: [String: Int]? = nil) throws {
@@ -82,7 +83,13 @@ package struct SQLiteLayout: Sendable {
         var missing: [String] = []
         for entity in schema.entities {
             if let entityNumbers {
-                if let number = entityNumbers[entity.name] { numbers.append(number) } else { missing.append(entity.name) }
+                // A store migrated after an entity was renamed keeps the old name in Z_PRIMARYKEY
+                // (SampleModel_V2 lists ExpensiveSportCar for the entity its model calls LuxuryCar).
+                if let number = entityNumbers[entity.name] ?? entity.renamingIdentifier.flatMap({ entityNumbers[$0] }) {
+                    numbers.append(number)
+                } else {
+                    missing.append(entity.name)
+                }
             } else {
                 numbers.append(entity.id)
             }

@@ -77,8 +77,11 @@ package struct SQLiteRowWriter {
             let table = layout.tables[entity.table]
             var assignments = ["Z_OPT = ?"]
             var values: [StoreValue] = [.integer(row.version)]
+            let properties = layout.schema.entity(row.key.entityID).properties
             for (slot, storage) in entity.slots.enumerated() {
                 switch storage {
+                case .attribute where properties[slot].isDerived:
+                    continue  // kept by the file's own triggers (see `SQLiteAppleFunctions`)
                 case .attribute(let column, _):
                     assignments.append("\(column) = ?")
                     values.append(row.values[slot])

@@ -38,10 +38,17 @@ package struct EntitySchema: Sendable {
     package let properties: [PropertySchema]
     /// Slots by property name.
     package let slotsByName: [String: Int]
+    /// The entity's name in an earlier model version (`NSEntityDescription.renamingIdentifier`),
+    /// under which an existing store may still know it.
+    package let renamingIdentifier: String?
 
-    package init(id: Int, name: String, isAbstract: Bool, superID: Int?, familyIDs: Set<Int>, properties: [PropertySchema]) {
+    package init(
+        id: Int, name: String, isAbstract: Bool, superID: Int?, familyIDs: Set<Int>, properties: [PropertySchema],
+        renamingIdentifier: String? = nil
+    ) {
         self.id = id
         self.name = name
+        self.renamingIdentifier = renamingIdentifier
         self.isAbstract = isAbstract
         self.superID = superID
         self.familyIDs = familyIDs
@@ -70,12 +77,16 @@ package struct PropertySchema: Sendable {
     package let isOptional: Bool
     /// Transient properties live only in objects: stores neither keep nor fetch by them.
     package let isTransient: Bool
+    /// A derived attribute (`NSDerivedAttributeDescription`): the store computes its value (Apple's
+    /// SQLite files keep it with triggers), so saves never write it over.
+    package let isDerived: Bool
 
-    package init(name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false) {
+    package init(name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false) {
         self.name = name
         self.kind = kind
         self.isOptional = isOptional
         self.isTransient = isTransient
+        self.isDerived = isDerived
     }
 }
 

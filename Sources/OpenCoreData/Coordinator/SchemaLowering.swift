@@ -26,7 +26,7 @@ enum SchemaLowering {
             let properties = entity.properties.compactMap { property in lower(property, id: id) }
             return EntitySchema(
                 id: index + 1, name: entity.name ?? "", isAbstract: entity.isAbstract, superID: id(of: entity.superentity),
-                familyIDs: family, properties: properties)
+                familyIDs: family, properties: properties, renamingIdentifier: entity.renamingIdentifier)
         }
         return StoreSchema(entities: entities)
     }
@@ -62,7 +62,9 @@ enum SchemaLowering {
         default:
             return nil
         }
-        return PropertySchema(name: property.name, kind: kind, isOptional: property.isOptional, isTransient: property.isTransient)
+        return PropertySchema(
+            name: property.name, kind: kind, isOptional: property.isOptional, isTransient: property.isTransient,
+            isDerived: property is NSDerivedAttributeDescription)
     }
 
     static func attributeKind(_ type: NSAttributeType) -> AttributeKind {

@@ -6,45 +6,6 @@ import Testing
 /// /work/shared/realworld/stores/README.md), and each model is rebuilt here in code as it was
 /// when that store was written.
 @Suite struct VersionHashTests {
-    // MARK: - Building models in code
-
-    private static func attribute(
-        _ name: String, _ type: NSAttributeType, optional: Bool = true, transient: Bool = false,
-        preservedOnDeletion: Bool = false
-    ) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        attribute.isTransient = transient
-        attribute.preservesValueInHistoryOnDeletion = preservedOnDeletion
-        return attribute
-    }
-
-    private static func relationship(
-        _ name: String, to destination: NSEntityDescription, minCount: Int = 0, maxCount: Int, optional: Bool = true
-    ) -> NSRelationshipDescription {
-        let relationship = NSRelationshipDescription()
-        relationship.name = name
-        relationship.destinationEntity = destination
-        relationship.minCount = minCount
-        relationship.maxCount = maxCount
-        relationship.isOptional = optional
-        return relationship
-    }
-
-    private static func inverses(_ first: NSRelationshipDescription, _ second: NSRelationshipDescription) {
-        first.inverseRelationship = second
-        second.inverseRelationship = first
-    }
-
-    private static func entity(_ name: String) -> NSEntityDescription {
-        let entity = NSEntityDescription()
-        entity.name = name
-        entity.managedObjectClassName = name
-        return entity
-    }
-
     private static func hex(_ data: Data?) -> String {
         (data ?? Data()).map { String(format: "%02x", $0) }.joined()
     }
@@ -53,145 +14,11 @@ import Testing
         model.entityVersionHashesByName.mapValues { hex($0) }
     }
 
-    /// Apple's iPhoneCoreDataRecipes sample (2010): to-one relationships with minCount 1,
-    /// required attributes, transformable attributes, to-many relationships.
-    static func recipesModel() -> NSManagedObjectModel {
-        let image = entity("Image"), ingredient = entity("Ingredient"), recipe = entity("Recipe"), type = entity("RecipeType")
-        let imageRecipe = relationship("recipe", to: recipe, minCount: 1, maxCount: 1, optional: false)
-        let ingredientRecipe = relationship("recipe", to: recipe, minCount: 1, maxCount: 1)
-        let recipeImage = relationship("image", to: image, minCount: 1, maxCount: 1)
-        let recipeIngredients = relationship("ingredients", to: ingredient, maxCount: 0)
-        let recipeType = relationship("type", to: type, minCount: 1, maxCount: 1)
-        let typeRecipes = relationship("recipes", to: recipe, maxCount: 0)
-        inverses(imageRecipe, recipeImage)
-        inverses(ingredientRecipe, recipeIngredients)
-        inverses(recipeType, typeRecipes)
-        image.properties = [attribute("image", .transformableAttributeType), imageRecipe]
-        ingredient.properties = [
-            attribute("amount", .stringAttributeType), attribute("displayOrder", .integer16AttributeType, optional: false),
-            attribute("name", .stringAttributeType, optional: false), ingredientRecipe,
-        ]
-        recipe.properties = [
-            attribute("instructions", .stringAttributeType), attribute("name", .stringAttributeType),
-            attribute("overview", .stringAttributeType), attribute("prepTime", .stringAttributeType),
-            attribute("thumbnailImage", .transformableAttributeType), recipeImage, recipeIngredients, recipeType,
-        ]
-        type.properties = [attribute("name", .stringAttributeType), typeRecipes]
-        let model = NSManagedObjectModel()
-        model.entities = [image, ingredient, recipe, type]
-        return model
-    }
-
-    /// CoreDataPlus's SampleModel version 1 (2024): single-table inheritance three levels deep,
-    /// uniqueness constraints, transient attributes, an attribute preserved on deletion.
-    static func sampleModelV1() -> NSManagedObjectModel {
-        let car = entity("Car"), sportCar = entity("SportCar"), expensive = entity("ExpensiveSportCar"),
-            person = entity("Person")
-        let owner = relationship("owner", to: person, maxCount: 1)
-        let cars = relationship("cars", to: car, maxCount: 0)
-        inverses(owner, cars)
-        car.properties = [
-            attribute("color", .transformableAttributeType),
-            attribute("currentDrivingSpeed", .integer64AttributeType, transient: true),
-            attribute("maker", .stringAttributeType), attribute("markedForDeletionAsOf", .dateAttributeType),
-            attribute("model", .stringAttributeType), attribute("numberPlate", .stringAttributeType, optional: false),
-            owner,
-        ]
-        car.uniquenessConstraints = [["numberPlate"]]
-        expensive.properties = [attribute("isLimitedEdition", .booleanAttributeType)]
-        person.properties = [
-            attribute("firstName", .stringAttributeType),
-            attribute("id", .UUIDAttributeType, optional: false, preservedOnDeletion: true),
-            attribute("isDriving", .booleanAttributeType, optional: false, transient: true),
-            attribute("lastName", .stringAttributeType), attribute("updatedAt", .dateAttributeType, optional: false),
-            cars,
-        ]
-        person.uniquenessConstraints = [["firstName", "lastName"]]
-        car.subentities = [sportCar]
-        sportCar.subentities = [expensive]
-        let model = NSManagedObjectModel()
-        model.entities = [car, expensive, person, sportCar]
-        return model
-    }
-
-    /// CoreDataPlus's SampleModel2 version 1, built in code there too (2024): an abstract root,
-    /// a derived attribute, an unbounded `maxCount`, counts on to-many relationships, fetched
-    /// properties (which do not count).
-    static func sampleModel2V1() -> NSManagedObjectModel {
-        let writer = entity("Writer"), author = entity("Author"), book = entity("Book"), novel = entity("GraphicNovel"),
-            page = entity("Page"), feedback = entity("Feedback")
-        writer.isAbstract = true
-        writer.properties = [attribute("age", .integer16AttributeType, optional: false)]
-
-        let books = relationship("books", to: book, maxCount: .max)
-        let bookAuthor = relationship("author", to: author, minCount: 1, maxCount: 1, optional: false)
-        let pages = relationship("pages", to: page, minCount: 1, maxCount: 10_000, optional: false)
-        let pageBook = relationship("book", to: book, minCount: 1, maxCount: 1, optional: false)
-        inverses(books, bookAuthor)
-        inverses(pages, pageBook)
-
-        let feedbacks = NSFetchedPropertyDescription()
-        feedbacks.name = "feedbacks"
-        author.properties = [
-            attribute("alias", .stringAttributeType, optional: false), attribute("siteURL", .URIAttributeType), feedbacks,
-            books,
-        ]
-        author.uniquenessConstraints = [["alias"]]
-
-        let pagesCount = NSDerivedAttributeDescription()
-        pagesCount.name = "pagesCount"
-        pagesCount.attributeType = .integer64AttributeType
-        pagesCount.derivationExpression = NSExpression(format: "pages.@count")
-        book.properties = [
-            attribute("uniqueID", .UUIDAttributeType, optional: false), attribute("title", .stringAttributeType, optional: false),
-            attribute("price", .decimalAttributeType, optional: false),
-            attribute("cover", .transformableAttributeType, optional: false),
-            attribute("publishedAt", .dateAttributeType, optional: false), pagesCount, bookAuthor, pages,
-        ]
-        book.uniquenessConstraints = [["uniqueID"]]
-        novel.properties = [attribute("isBlackAndWhite", .booleanAttributeType, optional: false)]
-        page.properties = [
-            attribute("isBookmarked", .booleanAttributeType, optional: false),
-            attribute("number", .integer32AttributeType, optional: false),
-            attribute("content", .transformableAttributeType, optional: false), pageBook,
-        ]
-        feedback.properties = [
-            attribute("authorAlias", .stringAttributeType, optional: false),
-            attribute("bookID", .UUIDAttributeType, optional: false), attribute("comment", .stringAttributeType),
-            attribute("rating", .doubleAttributeType, optional: false),
-        ]
-        writer.subentities = [author]
-        book.subentities = [novel]
-        let model = NSManagedObjectModel()
-        model.entities = [writer, author, book, novel, page, feedback]
-        return model
-    }
-
-    /// EasyLife 1.5.0 (2017): a reflexive many-to-many relationship pair.
-    static func easyLifeModel() -> NSManagedObjectModel {
-        let project = entity("Project"), item = entity("TodoItem")
-        let todoItem = relationship("todoItem", to: item, maxCount: 0)
-        let itemProject = relationship("project", to: project, maxCount: 1)
-        let blockedBy = relationship("blockedBy", to: item, maxCount: 0)
-        let blocking = relationship("blocking", to: item, maxCount: 0)
-        inverses(todoItem, itemProject)
-        inverses(blockedBy, blocking)
-        project.properties = [attribute("name", .stringAttributeType), attribute("priority", .integer16AttributeType), todoItem]
-        item.properties = [
-            attribute("date", .dateAttributeType), attribute("done", .booleanAttributeType),
-            attribute("name", .stringAttributeType), attribute("notes", .stringAttributeType),
-            attribute("repeats", .integer16AttributeType), blockedBy, blocking, itemProject,
-        ]
-        let model = NSManagedObjectModel()
-        model.entities = [project, item]
-        return model
-    }
-
     // MARK: - Apple's hashes
 
     @Test func recipesMatchApple() {
         #expect(
-            Self.hexHashes(Self.recipesModel()) == [
+            Self.hexHashes(RealWorldModels.recipesModel()) == [
                 "Image": "9e36f1371d40fdb66b5350d5445f4ac7a01873f13a5ca61a56a6cd24b758942f",
                 "Ingredient": "e6d08b940d6bf69d5459d393af75c9f99cc1afa6f1ada580b3756df7308065e9",
                 "Recipe": "3dc49d7986203b9716fb3e6cf1c1e9019cf2dd61cefeea6caba523c6dc1c9288",
@@ -201,7 +28,7 @@ import Testing
 
     @Test func inheritanceConstraintsAndTransientsMatchApple() {
         #expect(
-            Self.hexHashes(Self.sampleModelV1()) == [
+            Self.hexHashes(RealWorldModels.sampleModelV1()) == [
                 "Car": "9e555529072158220d1bacd2f80a3dad4919f74a32aa8be9ee22a6a7b4126c8f",
                 "ExpensiveSportCar": "3dc7e32b1be45b5a4c795ac9af3e1d10aa7222d3c69ae805bbeb4408bdeba480",
                 "Person": "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b",
@@ -211,7 +38,7 @@ import Testing
 
     @Test func derivedAttributesAndUnboundedCountsMatchApple() {
         #expect(
-            Self.hexHashes(Self.sampleModel2V1()) == [
+            Self.hexHashes(RealWorldModels.sampleModel2V1()) == [
                 "Author": "07b88ab76fbdf3d701c85688e9b0820f0cdae6bc2c31d24d1fdc115251d13d12",
                 "Book": "01e4ee17f1b2903db05607419b4a713d72df80c90b4510b83a60b9135323f5e7",
                 "Feedback": "cb46793d66db0168baed7998db3de0d4f69fdedabb160d5f32072175685031cc",
@@ -223,7 +50,7 @@ import Testing
 
     @Test func reflexiveManyToManyMatchesApple() {
         #expect(
-            Self.hexHashes(Self.easyLifeModel()) == [
+            Self.hexHashes(RealWorldModels.easyLifeModel()) == [
                 "Project": "0523c413fc8dc5b09252d5923d0320322f1b4594103fccf2d3aefcdc4dd9bf9a",
                 "TodoItem": "685f8e32601c851be5a45103f9059da8d5eafdf27d99bedece572ccece92a8ce",
             ])
@@ -232,7 +59,7 @@ import Testing
     // MARK: - What counts and what does not
 
     @Test func hashesAre32BytesAndStable() {
-        let model = Self.recipesModel()
+        let model = RealWorldModels.recipesModel()
         let recipe = model.entitiesByName["Recipe"]!
         #expect(recipe.versionHash.count == 32)
         #expect(recipe.versionHash == recipe.versionHash)
@@ -243,7 +70,7 @@ import Testing
     }
 
     @Test func schemaIrrelevantChangesKeepTheHash() {
-        let model = Self.recipesModel()
+        let model = RealWorldModels.recipesModel()
         let recipe = model.entitiesByName["Recipe"]!
         let before = recipe.versionHash
         recipe.managedObjectClassName = "SomethingElse"
@@ -259,7 +86,7 @@ import Testing
 
     @Test func schemaChangesChangeTheHash() {
         func changed(_ change: (NSEntityDescription) -> Void) -> Bool {
-            let model = Self.recipesModel()
+            let model = RealWorldModels.recipesModel()
             let recipe = model.entitiesByName["Recipe"]!
             let before = recipe.versionHash
             change(recipe)
@@ -277,10 +104,10 @@ import Testing
     }
 
     @Test func transientPropertiesAreLeftOutOfTheEntityHash() {
-        let model = Self.recipesModel()
+        let model = RealWorldModels.recipesModel()
         let type = model.entitiesByName["RecipeType"]!
         let before = type.versionHash
-        type.properties += [Self.attribute("scratch", .stringAttributeType, transient: true)]
+        type.properties += [RealWorldModels.attribute("scratch", .stringAttributeType, transient: true)]
         #expect(type.versionHash == before)
         let fetched = NSFetchedPropertyDescription()
         fetched.name = "favourites"
@@ -301,8 +128,8 @@ import Testing
     }
 
     @Test func aSelfInverseRelationshipLeavesOutTheInverseName() {
-        let person = Self.entity("Person")
-        let spouse = Self.relationship("spouse", to: person, maxCount: 1)
+        let person = RealWorldModels.entity("Person")
+        let spouse = RealWorldModels.relationship("spouse", to: person, maxCount: 1)
         spouse.inverseRelationship = spouse
         person.properties = [spouse]
         let model = NSManagedObjectModel()
@@ -314,7 +141,7 @@ import Testing
     }
 
     @Test func attributeHashLayout() {
-        let attribute = Self.attribute("name", .stringAttributeType, optional: false, preservedOnDeletion: true)
+        let attribute = RealWorldModels.attribute("name", .stringAttributeType, optional: false, preservedOnDeletion: true)
         attribute.versionHashModifier = "v2"
         let base = Self.sha256(Array("name".utf8) + [0, 0] + Array("v2".utf8))
         #expect(attribute.versionHash == Data(Self.sha256(base + [0xBC, 0x02, 0, 0, 1])))  // 700, preserved
@@ -362,7 +189,7 @@ import Testing
 /// required attributes and to-one relationships with minCount 1, see `recipesMatchApple`) and
 /// EasyLife 1.3.0 (its store predates the Project–TodoItem relationship). EasyLife.sqlite's
 /// Project entity is not in its model file either.
-@Suite(.enabled(if: SharedStores.available, "/work/shared/realworld/stores is absent: nothing to compare"))
+@Suite(.enabled(if: SharedStores.available, "../shared/realworld/stores is not beside the package: nothing to compare"))
 struct VersionHashSharedStoreTests {
     static let folder = SharedStores.folder
 
@@ -478,8 +305,9 @@ struct VersionHashSharedStoreTests {
     }
 }
 
-/// Where the real stores and their model files are, outside the repository.
+/// Where the real stores and their model files are: `../shared/realworld/stores` beside the
+/// package, outside the repository.
 private enum SharedStores {
-    static let folder = "/work/shared/realworld/stores"
+    static let folder = RealWorld.url("stores")?.path ?? ""
     static var available: Bool { FileManager.default.fileExists(atPath: folder + "/README.md") }
 }

@@ -53,11 +53,11 @@ struct BadInputTests {
         _ = Self.parseError(format, args: format.contains("%@") ? ["x"] : [])
     }
 
-    // Nesting 10^6 deep must throw (depth limit), fast, not overflow the stack. Run in a child
-    // process (an exit test) so a crash fails this test instead of killing the whole run.
+    // Nesting 10^6 deep must throw (depth limit), not overflow the stack. Run in a child process
+    // (an exit test) so a crash fails this test instead of killing the whole run. (Not timed:
+    // tests never time anything; the benchmarks measure parsing.)
     @Test func deeplyNestedInputThrowsWithoutCrashing() async {
         await #expect(processExitsWith: .success) {
-            let start = Date()
             let inputs = [
                 String(repeating: "(", count: 1_000_000) + "a == 1" + String(repeating: ")", count: 1_000_000),
                 String(repeating: "(", count: 1_000_000),
@@ -73,7 +73,6 @@ struct BadInputTests {
                     if error.domain != NSCocoaErrorDomain || error.code != NSFormattingError { exit(4) }
                 }
             }
-            if Date().timeIntervalSince(start) > 10 { exit(5) } // too slow
         }
     }
 
