@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "OpenPredicate", targets: ["OpenPredicate"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
+    dependencies: [
+        // The command-line tool's argument parsing.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
     targets: [
         .target(name: "OpenPredicate"),
         // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
@@ -26,7 +30,14 @@ let package = Package(
         .target(
             name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
-        .executableTarget(name: "coredata", dependencies: ["CoreData"]),
+        // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
+        // store modules where Apple's API has none (store metadata, SQL, query plans).
+        .executableTarget(
+            name: "coredata",
+            dependencies: [
+                "CoreData", "OpenCoreData", "OpenSQLiteStore", "OpenStoreCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore", "OpenInMemoryStore"]),
@@ -35,8 +46,9 @@ let package = Package(
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
-        // Also runs `coredata demo`, the README's first command, as a process.
-        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "coredata"]),
+        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        // `coredata` run as a process, as a user runs it: output, errors and exit codes.
+        .testTarget(name: "coredataTests", dependencies: ["CoreData", "coredata"]),
     ],
     swiftLanguageModes: [.v5]
 )

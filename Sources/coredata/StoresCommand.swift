@@ -1,0 +1,139 @@
+import ArgumentParser
+import CoreData
+import OpenSQLiteStore
+
+/// `coredata stores`: a store file's metadata and entities, read straight from its tables.
+struct StoresCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stores",
+        abstract: "Show a store's metadata (Z_METADATA), entities (Z_PRIMARYKEY) and row counts.",
+        discussion: """
+            Opens the file read-only and needs no model; with --model, also compares each entity's \
+            version hash with the model's.
+            """)
+
+    @Argument(help: "A Core Data SQLite store file.")
+    var path: String
+
+    @Option(name: .long, help: "A model to compare the store's version hashes with.")
+    var model: String?
+
+    func run() throws {
+        let model = try self.model.map(StoreOpener.model(at:))
+        let report = try StoreReport(path: path)
+        Console.print(report.text(comparingWith: model))
+    }
+}
+
+/// What `stores` reads from a file: metadata, `Z_PRIMARYKEY` and a row count per entity.
+struct StoreReport {
+    let path: String
+    let metadata: SQLiteMetadata
+    let journalMode: String
+    let entities: [SQLitePrimaryKeyRow]
+    /// Rows per entity number (only the entity's own rows, not its sub-entities'); nil when its
+    /// table is missing.
+    let rowCounts: [Int: Int]
+
+    init(path: String) throws {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ToolError("no store file at \(path)")
+        }
+        do {
+            let connection = try SQLiteConnection(url: url, mode: .readOnly)
+            metadata = try SQLiteMetadata.read(from: connection)
+            journalMode = try connection.journalMode()
+            entities = try SQLitePrimaryKeys.read(from: connection)
+            rowCounts = try Self.rowCounts(entities, connection)
+        } catch {
+            throw ToolError.wrapping(error, "can't read the store \(path)")
+        }
+    }
+
+    /// Counts each entity's rows in its root's table (`Z` + the root's name in capitals, as
+    /// Apple names tables), by `Z_ENT`.
+    private static func rowCounts(_ entities: [SQLitePrimaryKeyRow], _ connection: SQLiteConnection) throws -> [Int: Int] {
+        let byNumber = Dictionary(entities.map { ($0.entityNumber, $0) }) { first, _ in first }
+        let tables = Set(try connection.schemaObjectNames(type: "table"))
+        var counts: [Int: Int] = [:]
+        for entity in entities {
+            var root = entity
+            var steps = 0
+            while root.superNumber != 0, let parent = byNumber[root.superNumber], steps < entities.count {
+                root = parent
+                steps += 1
+            }
+            let table = "Z" + root.name.uppercased()
+            // Only a table the file has, spelled with identifier characters, is ever named in SQL.
+            guard tables.contains(table), table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                continue
+            }
+            let statement = try connection.statement("SELECT count(*) FROM \(table) WHERE Z_ENT = ?")
+            try statement.bind([.integer(Int64(entity.entityNumber))])
+            if try statement.step() { counts[entity.entityNumber] = Int(statement.int64(at: 0)) }
+            statement.reset()
+        }
+        return counts
+    }
+
+    func text(comparingWith model: NSManagedObjectModel?) -> String {
+        var lines = [
+            "Store \(path)",
+            "  type: \(metadata.storeTypeName ?? "?")   UUID: \(metadata.storeUUID ?? "?")   journal mode: \(journalMode)",
+            "  framework version: \(metadata.persistenceFrameworkVersion.map(String.init) ?? "?")"
+                + "   model version identifiers: "
+                + (metadata.versionIdentifiers.isEmpty
+                    ? "none" : metadata.versionIdentifiers.map { "\"\($0)\"" }.joined(separator: ", ")),
+            "",
+        ]
+        let storeHashes = metadata.versionHashes
+        let modelHashes = model?.entityVersionHashesByName
+        let byNumber = Dictionary(entities.map { ($0.entityNumber, $0.name) }) { first, _ in first }
+        var columns = ["Z_ENT", "entity", "parent", "Z_MAX", "rows"]
+        if modelHashes != nil { columns.append("model") }
+        columns.append("version hash")
+        var rows: [[Cell]] = []
+        for entity in entities {
+            var row: [Cell] = [
+                .integer(Int64(entity.entityNumber)), .string(entity.name),
+                entity.superNumber == 0 ? .string("") : .string(byNumber[entity.superNumber] ?? "#\(entity.superNumber)"),
+                .integer(entity.max), rowCounts[entity.entityNumber].map { .integer(Int64($0)) } ?? .string("no table"),
+            ]
+            if let modelHashes {
+                let verdict: String
+                switch (modelHashes[entity.name], storeHashes[entity.name]) {
+                case (nil, _): verdict = "not in model"
+                case (let ours?, let theirs?): verdict = ours == theirs ? "same" : "differs"
+                case (_?, nil): verdict = "no hash"
+                }
+                row.append(.string(verdict))
+            }
+            row.append(.string(storeHashes[entity.name].map(Self.hex) ?? ""))
+            rows.append(row)
+        }
+        lines.append(ResultTable(columns: columns, rows: rows).rendered(as: .table))
+        if let modelHashes {
+            let names = Set(entities.map(\.name))
+            let missing = modelHashes.keys.filter { !names.contains($0) }.sorted()
+            let differing = entities.filter { modelHashes[$0.name] != nil && modelHashes[$0.name] != storeHashes[$0.name] }
+            lines.append("")
+            if missing.isEmpty && differing.isEmpty && modelHashes.count == storeHashes.count {
+                lines.append("The model matches the store: every version hash is the same.")
+            } else {
+                var parts: [String] = []
+                if !differing.isEmpty { parts.append("hashes differ for \(differing.map(\.name).joined(separator: ", "))") }
+                if !missing.isEmpty { parts.append("not in the store: \(missing.joined(separator: ", "))") }
+                if parts.isEmpty { parts.append("the store has entities the model lacks") }
+                lines.append("The model does not match the store: \(parts.joined(separator: "; ")).")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+}

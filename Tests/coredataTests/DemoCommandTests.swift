@@ -1,0 +1,72 @@
+import CoreData
+import Testing
+
+/// `swift run coredata demo`, the README's first command, run as a user runs it. The rows are
+/// deterministic, so the tour's answers are fixed and asserted here.
+@Suite struct DemoCommandTests {
+    @Test func demoRunsTheTourWithItsAnswers() throws {
+        let outcome = try ToolRunner.run(["demo"], columns: 100)
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.contains("Writing employees: 3000 of 3000"))
+        let out = outcome.stdout
+        #expect(out.contains("3000 employees in 8 departments saved to an NSSQLiteStoreType store"))
+        // 1. predicate, sort, offset and limit
+        #expect(out.contains("Employee where salary > 150000 AND isRemote == 1, sorted by -salary, lastName, offset 5, limit 5"))
+        #expect(out.contains("   Chen       Jones     217000  Sales\n   Rafael     Ibáñez    214000  Marketing"))
+        // 2. [cd]
+        #expect(out.contains("   Zoë        Müller    zoe.muller1853@example.com  2013-06-01T00:00:00Z"))
+        #expect(out.contains("matches 0)"))
+        // 3. to-one key paths
+        #expect(out.contains("   Ana        Núñez     Légal            Novák             Manager/p95"))
+        // 4–6. to-many
+        #expect(out.contains("   Yuki       Smith         2  Engineering      34 objects"))
+        #expect(out.contains("   Sales        1250000\n   Support      1500000"))
+        // 7. inheritance
+        #expect(out.contains("   Employee  false                             2880"))
+        #expect(out.contains("   Manager   true                 level == 3      8"))
+        // 8. object IDs
+        #expect(out.contains("   Manager/p83   x-coredata://"))
+        // 9. dictionaries
+        #expect(out.contains("   Finance             375  111882.6667  226000  2010-03-04T00:00:00Z"))
+        // 10–13. count, template, fetched property, batching
+        #expect(out.contains("Employee where hireDate >= CAST(599616000.000000, \"NSDate\") AND badge != nil\n   → 109"))
+        #expect(out.contains("→ salary > 198000: 3 employees"))
+        #expect(out.contains("Research has 3 high earners"))
+        #expect(out.contains("   Mateo      Jones     212000"))
+        #expect(out.contains("3000 employees returned, 3000 of them faults"))
+        #expect(out.contains("Payroll of the first window: 23153000"))
+        // Every table fits the terminal.
+        #expect(out.split(separator: "\n").filter { $0.contains("──") }.allSatisfy { $0.count <= 100 })
+    }
+
+    @Test func demoKeepsTheStoreInANamedFolder() throws {
+        let folder = try ToolRunner.temporaryFolder("demo")
+        let first = try ToolRunner.run(["demo", "--folder", folder.path])
+        #expect(first.status == 0)
+        let store = folder.appendingPathComponent("Company.sqlite").path
+        #expect(FileManager.default.fileExists(atPath: store))
+        // A second run replaces the store rather than adding 3,000 more rows.
+        #expect(try ToolRunner.run(["demo", "--folder", folder.path]).status == 0)
+        let stores = try ToolRunner.run(["stores", store])
+        #expect(stores.status == 0)
+        #expect(stores.stdout.contains("    1  Department                8     8"))
+        #expect(stores.stdout.contains("    2  Employee               3000  2880"))
+        #expect(stores.stdout.contains("    3  Manager     Employee      0   120"))
+    }
+
+    @Test func unknownCommandIsAUsageError() throws {
+        let outcome = try ToolRunner.run(["nonsense"])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderrLines.count == 1)
+        #expect(outcome.stderr.hasPrefix("coredata: error: Unexpected argument 'nonsense'"))
+        #expect(outcome.stdout.isEmpty)
+    }
+
+    @Test func helpListsTheCommands() throws {
+        let outcome = try ToolRunner.run(["--help"])
+        #expect(outcome.status == 0)
+        for command in ["demo", "fetch", "count", "explain", "model", "stores"] {
+            #expect(outcome.stdout.contains("  \(command) "), "\(command)")
+        }
+    }
+}

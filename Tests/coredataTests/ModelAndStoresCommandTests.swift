@@ -1,0 +1,72 @@
+import CoreData
+import Testing
+
+/// `coredata model` and `coredata stores` on the test's own files and on Apple-written ones.
+@Suite struct ModelAndStoresCommandTests {
+    @Test func modelShowsEntitiesInheritanceTemplatesAndFetchedProperties() throws {
+        let library = try LibraryFixture.make()
+        let outcome = try ToolRunner.run(["model", library.model])
+        #expect(outcome.status == 0)
+        let out = outcome.stdout
+        #expect(out.hasPrefix("3 entities, 1 fetch request template\n"))
+        #expect(out.contains("Book  (sub-entities: Novel)\n"))
+        #expect(out.contains("Novel : Book\n  attributes\n    genre  String  optional\n"))
+        #expect(out.contains("    pages     Integer 32  optional  default 0\n"))
+        #expect(out.contains("    title     String      required\n"))
+        #expect(out.contains("    books  → Book  to-many  optional  inverse author  delete rule Cascade\n"))
+        #expect(out.contains("    author  → Author  to-one  optional  inverse books  delete rule Nullify\n"))
+        #expect(out.contains("  fetched properties\n    longBooks: Book where author == $FETCH_SOURCE AND pages > 500\n"))
+        #expect(out.contains("  uniqueness constraints: (title)\n"))
+        #expect(out.hasSuffix("Fetch request templates\n  Cheaper: Book where price < $MAX\n"))
+    }
+
+    @Test func storesReadsMetadataEntitiesAndRowCounts() throws {
+        let library = try LibraryFixture.make()
+        let plain = try ToolRunner.run(["stores", library.store])
+        #expect(plain.status == 0)
+        #expect(plain.stdout.contains("  type: SQLite   UUID: "))
+        #expect(plain.stdout.contains("journal mode: wal"))
+        #expect(plain.stdout.contains("framework version: 1344"))
+        #expect(plain.stdout.contains("    1  Author              3     3  "))
+        #expect(plain.stdout.contains("    2  Book                6     3  "))
+        #expect(plain.stdout.contains("    3  Novel   Book        0     3  "))
+        let compared = try ToolRunner.run(["stores", library.store, "--model", library.model])
+        #expect(compared.stdout.contains("    3  Novel   Book        0     3  same   "))
+        #expect(compared.stdout.hasSuffix("The model matches the store: every version hash is the same.\n"))
+    }
+
+    @Test func modelOfAnAppleXMLModel() throws {
+        guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1") else { return }
+        let outcome = try ToolRunner.run(["model", folder.appendingPathComponent("SampleModel.xcdatamodel.contents.xml").path])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.hasPrefix("4 entities, 0 fetch request templates\n"))
+        #expect(outcome.stdout.contains("Car  (sub-entities: SportCar)\n"))
+        #expect(outcome.stdout.contains("    color                  Transformable  optional  transformer ColorTransformer\n"))
+        #expect(outcome.stdout.contains("  uniqueness constraints: (firstName, lastName)\n"))
+        #expect(outcome.stdout.contains("ExpensiveSportCar : SportCar\n"))
+    }
+
+    @Test func storesOnAnAppleWALStore() throws {
+        guard let folder = try ToolRunner.realWorldStore("kodeco-surfjournal-wal") else { return }
+        let store = folder.appendingPathComponent("SurfJournalModel.sqlite").path
+        let model = folder.appendingPathComponent("SurfJournalModel.xcdatamodel.contents.xml").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: store + "-wal"))
+        let outcome = try ToolRunner.run(["stores", store, "--model", model])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("UUID: D246D1F7-4A2D-462D-AE31-1A41C47E7B6C   journal mode: wal"))
+        #expect(outcome.stdout.contains("framework version: 519"))
+        // All 5,000 rows live in the -wal file, which a read-only open must read and leave alone.
+        #expect(outcome.stdout.contains("    1  JournalEntry           5000  5000  same   4e3ea95632361f4d56a77e070ac74686a20d64aff5e049eb61"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store + "-wal")) == before)
+    }
+
+    @Test func storesWithADifferentModelSaysWhichEntitiesDiffer() throws {
+        guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v2") else { return }
+        let outcome = try ToolRunner.run([
+            "stores", folder.appendingPathComponent("SampleModel_V2.sqlite").path, "--model",
+            folder.appendingPathComponent("SampleModel3.xcdatamodel.contents.xml").path,
+        ])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.contains("The model does not match the store: hashes differ for "))
+    }
+}

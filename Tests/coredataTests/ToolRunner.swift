@@ -1,0 +1,71 @@
+import CoreData
+import Testing
+
+/// Runs the built `coredata` executable as a user does: a process, its stdout, stderr and status.
+enum ToolRunner {
+    struct Outcome {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    }
+
+    /// The `coredata` executable beside this test bundle in the build folder.
+    static var executable: URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("coredata")
+    }
+
+    /// Runs `coredata arguments…` with `COLUMNS` set to `columns` (tables fit it).
+    static func run(_ arguments: [String], columns: Int = 200) throws -> Outcome {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("stdout")
+        let err = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = String(columns)
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    }
+
+    /// A new empty temporary folder.
+    static func temporaryFolder(_ name: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// `../shared/realworld/stores/<name>` copied into a temporary folder (Apple's WAL stores
+    /// must never be opened in place), or nil when `../shared` is not beside the package.
+    static func realWorldStore(_ name: String) throws -> URL? {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let source = package.deletingLastPathComponent().appendingPathComponent("shared/realworld/stores/\(name)")
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            print("skipped: \(source.path) is missing (the real-world stores live in ../shared beside the package)")
+            return nil
+        }
+        let copy = try temporaryFolder("realworld").appendingPathComponent(name)
+        try FileManager.default.copyItem(at: source, to: copy)
+        for file in try FileManager.default.contentsOfDirectory(atPath: copy.path) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.appendingPathComponent(file).path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        return copy
+    }
+}
