@@ -1,0 +1,78 @@
+import CoreData
+import Testing
+
+/// `coredata` on stores Apple's Core Data wrote (`../shared/realworld/stores`), copied first.
+@Suite struct RealWorldStoreTests {
+    @Test func surfJournalFetchWithPredicateAndSort() throws {
+        guard let folder = try ToolRunner.realWorldStore("kodeco-surfjournal-wal") else { return }
+        let files = [
+            "--model", folder.appendingPathComponent("SurfJournalModel.xcdatamodel.contents.xml").path,
+            "--store", folder.appendingPathComponent("SurfJournalModel.sqlite").path,
+        ]
+        let outcome = try ToolRunner.run(
+            ["fetch"] + files + ["--entity", "JournalEntry", "--predicate", "rating >= 4", "--sort", "-date", "--limit", "3"])
+        #expect(outcome.status == 0)
+        #expect(
+            outcome.stdout == """
+                objectID            date                         height  location  period  rating  wind
+                ──────────────────  ───────────────────────────  ──────  ────────  ──────  ──────  ────
+                JournalEntry/p2380  2014-08-29T13:20:09.04625Z   8.7     J-Bay     8            4  4.1
+                JournalEntry/p989   2014-08-28T14:06:08.933236Z  8.0     C Street  6            4  7.7
+                JournalEntry/p885   2014-08-26T09:06:09.314309Z  2.0     C Street  1            4  6.2
+                (3 rows)
+
+                """)
+        let count = try ToolRunner.run(["count"] + files + ["--entity", "JournalEntry", "--predicate", "rating >= 4"])
+        #expect(count.stdout == "1990\n")
+        let groups = try ToolRunner.run(
+            ["fetch"] + files + [
+                "--entity", "JournalEntry", "--properties", "location,n=count:(rating)", "--group-by", "location",
+                "--having", "n > 515", "--sort", "location", "--format", "csv",
+            ])
+        #expect(groups.stdout == "location,n\nC Street,546\nJ-Bay,519\n")
+    }
+
+    @Test func sampleModelSubentitiesAndToOneKeyPaths() throws {
+        guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1") else { return }
+        let files = [
+            "--model", folder.appendingPathComponent("SampleModel.xcdatamodel.contents.xml").path,
+            "--store", folder.appendingPathComponent("SampleModel_V1.sqlite").path,
+        ]
+        let outcome = try ToolRunner.run(
+            ["fetch"] + files + [
+                "--entity", "SportCar", "--predicate", "maker BEGINSWITH[c] 'l'", "--properties", "maker,numberPlate",
+                "--sort", "numberPlate", "--format", "csv",
+            ])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let uri = "x-coredata://753753D3-A961-4901-AB05-8CC48B1D3853"
+        #expect(
+            outcome.stdout == """
+                objectID,entity,maker,numberPlate
+                \(uri)/SportCar/p123,SportCar,Lamborghini,204
+                \(uri)/ExpensiveSportCar/p99,ExpensiveSportCar,Lamborghini,304
+
+                """)
+        let counts = try ToolRunner.run(["count"] + files + ["--entity", "Car"])
+        #expect(counts.stdout == "125\n")
+        let owners = try ToolRunner.run(["count"] + files + ["--entity", "Person", "--predicate", "cars.@count > 0"])
+        #expect(owners.stdout == "13\n")
+    }
+
+    /// Reading an Apple store whose rows all live in its `-wal` leaves both files byte for byte.
+    @Test func readOnlyRunsLeaveAnAppleWALStoreUnchanged() throws {
+        guard let folder = try ToolRunner.realWorldStore("kodeco-surfjournal-wal") else { return }
+        let store = folder.appendingPathComponent("SurfJournalModel.sqlite").path
+        let files = ["--model", folder.appendingPathComponent("SurfJournalModel.xcdatamodel.contents.xml").path, "--store", store]
+        let bytes = { try ["", "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: store + $0)) } }
+        let before = try bytes()
+        #expect(before[1].count == 222_512)
+        for arguments in [
+            ["fetch"] + files + ["--entity", "JournalEntry", "--predicate", "rating == 5", "--format", "json"],
+            ["count"] + files + ["--entity", "JournalEntry"], ["explain"] + files + ["--entity", "JournalEntry"],
+            ["stores", store],
+        ] {
+            _ = try ToolRunner.run(arguments)
+            #expect(try bytes() == before, "\(arguments[0])")
+        }
+    }
+}
