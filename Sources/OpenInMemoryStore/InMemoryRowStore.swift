@@ -40,6 +40,10 @@ import OpenStoreCore
 /// one keeps rows and runs the same fetch plans the SQLite store runs (so both can be held to
 /// the same answers), and refuses a bad save (unknown keys, duplicate inserts, wrong value
 /// counts or value types) before changing anything.
+///
+/// Saves are checked as the SQLite store checks them (same `SaveConflictError`s): rows rewritten
+/// or deleted with an expected version that is not theirs (optimistic locking), and uniqueness
+/// constraints (`UniquenessCheck`, each constraint's rows indexed once per save).
 package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     package let schema: StoreSchema
     let layouts: [EntityLayout]

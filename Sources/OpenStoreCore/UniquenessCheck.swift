@@ -38,10 +38,21 @@ package struct UniquenessCheck {
             let slots: [Int]
             let values: UniqueValueKey
         }
+        // Most schemas have no constraints: then a save costs one pass over the entities.
+        guard schema.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return [] }
+        var constraintsByEntity: [Int: [(entityID: Int, slots: [Int])]] = [:]
         var groups: [Group] = []
         var index: [GroupKey: Int] = [:]
         for row in changes.inserted + changes.updated {
-            for constraint in schema.uniquenessConstraints(applyingTo: row.key.entityID) {
+            let entityID = row.key.entityID
+            let constraints =
+                constraintsByEntity[entityID]
+                ?? {
+                    let found = schema.uniquenessConstraints(applyingTo: entityID)
+                    constraintsByEntity[entityID] = found
+                    return found
+                }()
+            for constraint in constraints {
                 guard constraint.slots.allSatisfy({ row.values.indices.contains($0) }) else { continue }
                 let values = constraint.slots.map { row.values[$0] }
                 guard let valueKey = UniqueValueKey(values) else { continue }

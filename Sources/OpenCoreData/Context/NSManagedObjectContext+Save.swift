@@ -26,7 +26,8 @@ extension NSManagedObjectContext {
     /// break a uniqueness constraint, refuses the save, and the conflicts go to the context's
     /// `mergePolicy` (`NSMergePolicy.resolve(mergeConflicts:)`); when the policy resolves them,
     /// the save is tried again, up to four attempts in all. A failed save leaves the stores as
-    /// they were and the context's changes in place.
+    /// they were and the context's changes in place. An object deleted while still a fault (its
+    /// values never loaded) carries no version and is deleted whatever the store's version is.
     ///
     /// - Throws: The first validation error (`NSValidationMissingMandatoryPropertyError`,
     ///   `NSValidationRelationshipDeniedDeleteError`, …); `NSManagedObjectMergeError` or
