@@ -19,9 +19,10 @@ import OpenStoreCore
 ///   the file into a temporary `InMemoryRowStore` and runs there with the reference executor,
 ///   so its answers are the in-memory store's by construction.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
-/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
-///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
-///   failure rolls the transaction back, leaving the file as it was.
+/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction (see `SQLiteRowStore+Save`):
+///   uniqueness constraints checked, then deletes, inserts and updates (`SQLiteRowWriter`),
+///   guarded by `Z_OPT` (optimistic locking), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key
+///   used. Any failure rolls the transaction back, leaving the file as it was.
 /// - **Primary keys** are reserved as Apple does: `Z_MAX` of the hierarchy root is raised in its
 ///   own transaction, so keys are never handed out twice, even to another coordinator.
 ///
@@ -36,6 +37,9 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     package let file: SQLiteStoreFile
     package let isReadOnly: Bool
     private let lock = NSLock()
+    /// Test hook: the result code a save's `COMMIT` reports (after it really ran); see
+    /// `SQLiteRowStore+Testing`.
+    var injectedCommitResult: Int32?
 
     package var schema: StoreSchema { file.layout.schema }
 
@@ -112,18 +116,10 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         return try withLock { try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys) }
     }
 
-    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
-        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return }
+    package func apply(_ changes: SaveChanges) throws {
+        guard !changes.isEmpty else { return }
         try refuseIfReadOnly("save changes")
-        try withLock {
-            let connection = file.connection
-            let writer = SQLiteRowWriter(connection: connection, layout: file.layout)
-            try connection.transaction {
-                try writer.delete(deleted)
-                try writer.insert(inserted)
-                try writer.update(updated)
-            }
-        }
+        try withLock { try save(changes) }
     }
 
     package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {

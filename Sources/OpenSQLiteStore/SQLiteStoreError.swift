@@ -58,6 +58,23 @@ enum SQLiteStoreError {
         make(code: incompatibleSchemaCode, reason: reason, path: path, extra: [:])
     }
 
+    /// `NSPersistentStoreSaveError`: a save whose outcome is unknown.
+    static let saveCode = 134_030
+    /// The `userInfo` key, set to `true`, of a save error whose outcome is unknown.
+    static let outcomeUnknownKey = "NSPersistentStoreSaveOutcomeUnknown"
+
+    /// A save that failed after its commit point (an I/O error reported by `COMMIT`): the file
+    /// may or may not hold it. `NSPersistentStoreSaveError` with `outcomeUnknownKey` set, SQLite's
+    /// code and the SQLite error under `NSUnderlyingErrorKey`.
+    static func outcomeUnknown(resultCode: Int32, underlying: NSError, path: String) -> NSError {
+        make(
+            code: saveCode,
+            reason: "The outcome of the save to \(path) is unknown: SQLite reported an I/O error (\(resultCode)) when "
+                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew.",
+            path: path,
+            extra: [outcomeUnknownKey: true, "NSSQLiteErrorDomain": Int(resultCode), NSUnderlyingErrorKey: underlying])
+    }
+
     /// A request the store cannot carry out (unknown entity, bad value for a column).
     static func operation(_ reason: String, path: String? = nil) -> NSError {
         make(code: operationCode, reason: reason, path: path, extra: [:])
