@@ -15,7 +15,10 @@ import OpenStoreCore
 ///   limit and offset pushed down; rows are then read by key). A plan the compiler refuses (the
 ///   reason names the part: to-many key paths, functions, comparator sorts, dictionaries…)
 ///   reads every row of the file into a temporary `InMemoryRowStore` and runs there with the
-///   reference executor, so its answers are the in-memory store's by construction.
+///   reference executor, so its answers are the in-memory store's by construction. A plan with
+///   a part Apple's SQL store cannot run either (a block predicate, a comparator sort, a custom
+///   `FUNCTION()`, two to-many steps in a key path) fails with
+///   `NSPersistentStoreUnsupportedRequestTypeError` naming the part and why.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
 /// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
 ///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
@@ -83,8 +86,10 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
-        if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
-            return try withLock { try run(query, output: plan.output) }
+        switch SQLCompiler(layout: file.layout).compile(plan) {
+        case .compiled(let query): return try withLock { try run(query, output: plan.output) }
+        case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+        case .notCompilable: break
         }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
