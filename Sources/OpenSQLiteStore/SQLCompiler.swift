@@ -22,7 +22,8 @@ import OpenStoreCore
 /// to-ones and `self`; to-many key paths (`ANY`/`ALL`/`NONE`, `@count`, `@sum`/`@avg`/`@min`/
 /// `@max`, `SUBQUERY(…).@count`, `IN`/`CONTAINS`) as correlated sub-selects
 /// (`SQLCompiler+ToMany.swift`); comparisons of two key paths (`SQLCompiler+Expressions.swift`);
-/// sorts with `compare:` and `caseInsensitiveCompare:`; limit and offset; counts. Refused as
+/// sorts with the five selectors of Apple's SQL store (`compare:`, `caseInsensitiveCompare:`,
+/// and the localized three through the collations of `SQLiteCollations`); limit and offset; counts. Refused as
 /// Apple's SQL store refuses them: block predicates, comparator sorts, custom `FUNCTION()`s,
 /// custom selectors, transient keys and key paths with two to-many steps. The rules are the
 /// in-memory engine's (`ValueSemantics`):
@@ -205,10 +206,19 @@ struct CompilerState {
             return column + direction
         case "caseInsensitiveCompare:" where domain(kind) == .string:
             return "ocd_fold(\(column), 1)" + direction
+        case _ where domain(kind) == .string:
+            guard let collation = SQLiteCollations.name(for: selector) else { break }
+            return "\(column) COLLATE \(collation)" + direction
+        case "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:", "localizedStandardCompare:":
+            // Values that are not strings sort with compare: (as in memory).
+            return column + direction
         default:
-            throw NotCompilable(
-                "the sort on \(key) with \(selector): only compare: and caseInsensitiveCompare: on strings run in SQL")
+            break
         }
+        throw NotCompilable(
+            unsupported: "the sort on \(key) uses the selector \(selector); a SQL store sorts with compare:, "
+                + "caseInsensitiveCompare:, localizedCompare:, localizedCaseInsensitiveCompare: and localizedStandardCompare: only"
+        )
     }
 
     // MARK: - Predicates

@@ -44,7 +44,7 @@ enum Company {
 
     static let names: [String?] = [
         "Crèpes Suzette", "Gaufres de Liège", "crepes", "CRÊPES au sucre", "Straße", "alice", "Alice", "bob", nil, "Émile",
-        "", "Zoë", "a*b?c", "100%_x", "Bob", "crème brûlée", "Liege", nil,
+        "", "Zoë", "a*b?c", "100%_x", "Bob", "crème brûlée", "Liege", nil, "file10", "File2", "file2", "Åsa", "zoe",
     ]
     /// The last department has no people.
     static let titles = ["Sales", "Research", "séances", "Empty"]
@@ -218,6 +218,24 @@ enum Company {
         #expect(query.arguments == [.integer(2), .integer(30), .integer(-1), .integer(3)])
     }
 
+    /// The localized selectors sort through collations that call the in-memory sorter's comparison;
+    /// on values that are not strings they are `compare:`.
+    @Test func localizedSortsUseCollations() throws {
+        var plan = keysPlan("age > 30", entityIDs: [Company.person])
+        plan.sortDescriptors = [
+            NSSortDescriptor(key: "name", ascending: false, selector: "localizedCompare:"),
+            NSSortDescriptor(key: "department.title", ascending: true, selector: "localizedCaseInsensitiveCompare:"),
+            NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:"),
+            NSSortDescriptor(key: "age", ascending: true, selector: "localizedStandardCompare:"),
+        ]
+        let query = try compile(plan)
+        #expect(
+            query.sql
+                == Self.select + Self.join
+                + " WHERE t0.Z_ENT IN (?) AND t0.ZAGE > ? ORDER BY t0.ZNAME COLLATE ocd_localized DESC,"
+                + " t1.ZTITLE COLLATE ocd_localized_ci, t0.ZNAME COLLATE ocd_localized_standard, t0.ZAGE, t0.Z_PK")
+    }
+
     @Test func countsTheWindow() throws {
         var plan = keysPlan("age > 30")
         plan.output = .count
@@ -244,7 +262,6 @@ enum Company {
     /// store runs them in memory.
     static let notCompilable: [(String, String?, String)] = [
         ("name.length > 3", nil, "name.length"),
-        ("age > 3", "localizedCaseInsensitiveCompare:", "localizedCaseInsensitiveCompare:"),
         ("ANY {1, 2} == age", nil, "constant"),
     ]
 
@@ -381,6 +398,13 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
         ],
         [NSSortDescriptor(key: "salary", ascending: false), NSSortDescriptor(key: "born", ascending: false)],
         [NSSortDescriptor(key: "name", ascending: false, selector: "caseInsensitiveCompare:")],
+        [NSSortDescriptor(key: "name", ascending: true, selector: "localizedCompare:")],
+        [NSSortDescriptor(key: "name", ascending: false, selector: "localizedCaseInsensitiveCompare:")],
+        [
+            NSSortDescriptor(key: "department.title", ascending: false, selector: "localizedStandardCompare:"),
+            NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:"),
+        ],
+        [NSSortDescriptor(key: "age", ascending: true, selector: "localizedCompare:")],
     ]
 
     static let windows: [(limit: Int, offset: Int)] = [(0, 0), (5, 0), (0, 7), (4, 3), (10, 100)]
