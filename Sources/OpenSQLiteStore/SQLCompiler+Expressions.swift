@@ -84,3 +84,87 @@ extension CompilerState {
         return arguments.bind(.integer(Int64(layout.entityNumber(of: only))))
     }
 }
+
+/// Arithmetic on numbers (`salary * 2 > 100`, `age + ratio < 10`, `age % 7 == 3`), where SQLite
+/// computes what the in-memory engine computes (`FunctionCompiler`):
+///
+/// - `add:to:`, `from:subtract:`, `multiply:by:` of integers stay integers, and become floating
+///   point on overflow (SQLite does the same); with a floating-point operand they are doubles;
+/// - `divide:by:` is a double division, compiled for a constant divisor other than 0 only (the
+///   in-memory engine gives infinities and NaN for 0, which SQLite has not);
+/// - `modulus:by:` of integers truncates toward zero as Swift's `%` does, NULL for a divisor of 0
+///   (nil in memory); on other numbers (`fmod`) it is computed in memory;
+/// - a nil operand makes the result nil (NULL); operands that are not numbers are refused (the
+///   in-memory engine gives nil, SQLite would convert them).
+///
+/// **Differences from the in-memory engine:** `Decimal` operands compute as doubles (the column
+/// holds a double, as Apple's stores keep it).
+extension CompilerState {
+    static let arithmeticOperators: [String: String] = [
+        "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "modulus:by:": "%",
+    ]
+
+    /// An arithmetic function of numbers, as a SQL expression of number kind.
+    mutating func arithmetic(_ expression: NSExpression, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Operand {
+        let name = expression.function
+        guard let symbol = Self.arithmeticOperators[name], let arguments = expression.arguments, arguments.count == 2 else {
+            throw NotCompilable("\(predicate): the function \(name) is computed in memory only")
+        }
+        var parts: [(sql: String, kind: AttributeKind)] = []
+        for argument in arguments {
+            switch try side(argument, in: predicate) {
+            case .operand(.column(let column, let kind)) where domain(kind) == .number:
+                parts.append((column, kind))
+            case .operand(.constant(.null)):
+                parts.append((self.arguments.bind(.null), .integer64))
+            case .operand(.constant(.number(let value))):
+                if name == "divide:by:" || name == "modulus:by:", parts.count == 1 {
+                    guard !value.isZeroNumber else {
+                        throw NotCompilable("\(predicate): a division by 0 is computed in memory only")
+                    }
+                }
+                parts.append((self.arguments.bind(value), value.isIntegerNumber ? .integer64 : .double))
+            default:
+                throw NotCompilable("\(predicate): \(name) of values that are not numbers is computed in memory only")
+            }
+        }
+        let integers = parts.allSatisfy { [.integer16, .integer32, .integer64, .boolean].contains($0.kind) }
+        switch name {
+        case "divide:by:":
+            guard parts[1].sql == "?" else {
+                throw NotCompilable("\(predicate): a division by a key path is computed in memory only")
+            }
+            return .column("(CAST(\(parts[0].sql) AS REAL) / \(parts[1].sql))", .double)
+        case "modulus:by:":
+            guard integers else {
+                throw NotCompilable("\(predicate): the modulus of numbers that are not integers is computed in memory only")
+            }
+            return .column("(\(parts[0].sql) % \(parts[1].sql))", .integer64)
+        default:
+            let kind: AttributeKind =
+                integers ? .integer64 : parts.contains { $0.kind == .decimal } ? .decimal : .double
+            return .column("(\(parts[0].sql) \(symbol) \(parts[1].sql))", kind)
+        }
+    }
+}
+
+extension StoreValue {
+    /// True for a number equal to 0.
+    var isZeroNumber: Bool {
+        switch self {
+        case .integer(let value): value == 0
+        case .double(let value): value == 0
+        case .decimal(let value): value == 0
+        case .bool(let value): !value
+        default: false
+        }
+    }
+
+    /// True for an integer (or Boolean) value.
+    var isIntegerNumber: Bool {
+        switch self {
+        case .integer, .bool: true
+        default: false
+        }
+    }
+}

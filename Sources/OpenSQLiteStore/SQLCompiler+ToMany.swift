@@ -105,6 +105,8 @@ extension CompilerState {
                 .object(
                     primaryKey: "\(scope.alias).Z_PK", entityColumn: "\(scope.alias).Z_ENT",
                     family: schema.entity(scope.entityID).familyIDs))
+        case .function where Self.arithmeticOperators[expression.function] != nil:
+            return .operand(try arithmetic(expression, in: predicate))
         default:
             return .operand(try operand(expression, in: predicate))
         }
