@@ -263,6 +263,8 @@ enum Company {
     static let notCompilable: [(String, String?, String)] = [
         ("name.length > 3", nil, "name.length"),
         ("ANY {1, 2} == age", nil, "constant"),
+        // A count compared with a string is false: its sub-select's values would be left unplaced.
+        ("SUBQUERY(department.people, $p, $p.age > 10).@count < 'x'", nil, "does not need"),
     ]
 
     @Test(arguments: notCompilable.indices)

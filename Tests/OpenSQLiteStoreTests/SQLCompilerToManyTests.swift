@@ -42,6 +42,10 @@ import Testing
             [.string("a")]
         ),
         (
+            Company.department, "5 < SUBQUERY(people, $p, $p.age > 10).@count", [],
+            "(SELECT COUNT(*) FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND m1.ZAGE > ?) > ?", [.integer(10), .integer(5)]
+        ),
+        (
             Company.department, "people.@count > 2", [],
             "(SELECT COUNT(*) FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK) > ?", [.integer(2)]
         ),
@@ -133,6 +137,17 @@ import Testing
         (Company.department, "people == nil", []), (Company.department, "people != nil", []),
         (Company.department, "people.name == 'bob'", []), (Company.department, "people.age > 3", []),
         (Company.department, "people IN {nil}", []),
+        (
+            Company.department, "SUBQUERY(people, $p, $p IN %@).@count == 1",
+            [[Company.personKey(3, manager: true), Company.personKey(4, manager: false), Company.personKey(3, manager: false)]]
+        ),
+        (Company.department, "ANY people IN %@", [[Company.personKey(7, manager: true), Company.personKey(8, manager: false)]]),
+        (
+            Company.department, "SUBQUERY(people, $p, SUBQUERY($p.projects, $x, $x.name == 'Apollo').@count > 0).@count >= 2",
+            []
+        ),
+        (Company.department, "5 < SUBQUERY(people, $p, $p.age > 10).@count", []),
+        (Company.department, "SUBQUERY(people, $p, $p.age > 10).@count == people.@count", []),
         // Projects and people: many-to-many through the join table, an empty and a nameless project.
         (Company.project, "ANY members.name ==[c] 'ALICE'", []), (Company.project, "ALL members.age >= 7", []),
         (Company.project, "members.@count == 0", []), (Company.project, "members.@count > 6 AND name != nil", []),
@@ -142,6 +157,8 @@ import Testing
         (Company.person, "NONE projects.name == nil", []), (Company.person, "projects.@count == 0", []),
         (Company.person, "projects.@count >= 2", []), (Company.person, "%@ IN projects", [Company.projectKey(1)]),
         (Company.person, "SUBQUERY(projects, $x, $x.name ENDSWITH 'o').@count == 1", []),
+        (Company.person, "projects.@count > department.people.@count / 10", []),
+        (Company.person, "SUBQUERY(projects, $x, $x.name == nil OR NOT ($x.name BEGINSWITH 'A')).@count > 0", []),
         // Through a to-one first: a missing department gives nil, not an empty set.
         (Company.person, "ANY department.people.name == 'bob'", []),
         (Company.person, "ALL department.people.age > 3", []), (Company.person, "department.people.@count > 15", []),
