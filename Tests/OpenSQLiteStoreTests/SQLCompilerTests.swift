@@ -302,6 +302,14 @@ enum Company {
                 ["name", "comparator"]
             ),
             ("block predicate", plan(NSPredicate { _, _ in true }), ["block"]),
+            (
+                "custom selector",
+                plan(
+                    NSComparisonPredicate(
+                        leftExpression: NSExpression(forKeyPath: "name"), rightExpression: NSExpression(forConstantValue: "x"),
+                        customSelector: "isSimilarTo:")),
+                ["isSimilarTo:"]
+            ),
             ("FUNCTION()", plan(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'BOB'")), ["FUNCTION", "uppercaseString"]),
             (
                 "two to-many steps", plan(NSPredicate(format: "ANY department.people.projects.name == 'Apollo'")),
@@ -313,6 +321,18 @@ enum Company {
             ),
         ]
     }()
+
+    /// A transient key is refused as Apple refuses it (the plan builder refuses it first).
+    @Test func transientKeysAreUnsupported() throws {
+        let layout = try SQLiteLayout(schema: Library.schema)
+        let plan = FetchPlan(
+            entityID: Library.book, entityIDs: [Library.book], predicate: NSPredicate(format: "scratch == 'x'"), output: .keys)
+        guard case .unsupported(let reason) = SQLCompiler(layout: layout).compile(plan) else {
+            Issue.record("a transient key was not refused")
+            return
+        }
+        #expect(reason.contains("scratch") && reason.contains("transient"), "\(reason)")
+    }
 
     /// The compiler names the part and why; the store throws `NSPersistentStoreUnsupportedRequestTypeError`
     /// (134091) with that reason instead of running the plan in memory.
