@@ -93,8 +93,11 @@ extension CompilerState {
             default:
                 throw NotCompilable("\(predicate): the key path \(expression) of a computed value is computed in memory only")
             }
-            if case .toMany(let toMany) = target, let first = toMany.rest.first, first.hasPrefix("@") {
-                return .operand(try collectionOperator(toMany, in: predicate))
+            if case .toMany(let toMany) = target {
+                if let first = toMany.rest.first, first.hasPrefix("@") {
+                    return .operand(try collectionOperator(toMany, in: predicate))
+                }
+                try checkMemberPath(toMany)
             }
             return target
         case .variable:
@@ -109,6 +112,34 @@ extension CompilerState {
             return .operand(try arithmetic(expression, in: predicate))
         default:
             return .operand(try operand(expression, in: predicate))
+        }
+    }
+
+    /// Checks the rest of a to-many key path (to-ones, then an attribute or nothing) before it
+    /// is read from the members: a second to-many step is one of Apple's limits; an operator or a
+    /// key of an attribute's value (`people.name.@count`) reads the collection itself, in memory.
+    func checkMemberPath(_ toMany: ToManyPath) throws(NotCompilable) {
+        var current = toMany.destination
+        for (index, name) in toMany.rest.enumerated() {
+            let entity = schema.entity(current)
+            guard let slot = entity.slotsByName[name] else {
+                throw NotCompilable("the key path \(toMany.path): \(name) of the members is computed in memory only")
+            }
+            switch layout.entities[current - 1].slots[slot] {
+            case .toOne(_, _, let destination):
+                current = destination
+            case .attribute where index == toMany.rest.count - 1:
+                return
+            case .toManyByInverse, .toManyByJoin:
+                throw NotCompilable(
+                    unsupported:
+                        "the key path \(toMany.path) crosses two to-many relationships; a fetch from a SQL store allows one")
+            case .transient:
+                throw NotCompilable(
+                    unsupported: "the key path \(toMany.path): \(name) is transient; the store does not keep its values")
+            case .attribute, .unsupported:
+                throw NotCompilable("the key path \(toMany.path): \(name) of the members is computed in memory only")
+            }
         }
     }
 

@@ -265,6 +265,8 @@ enum Company {
         ("ANY {1, 2} == age", nil, "constant"),
         // A count compared with a string is false: its sub-select's values would be left unplaced.
         ("SUBQUERY(department.people, $p, $p.age > 10).@count < 'x'", nil, "does not need"),
+        // KVC reads the key of every member's name, then counts the people.
+        ("department.people.name.@count > 3", nil, "department.people.name.@count"),
     ]
 
     @Test(arguments: notCompilable.indices)
@@ -314,6 +316,10 @@ enum Company {
             (
                 "two to-many steps", plan(NSPredicate(format: "ANY department.people.projects.name == 'Apollo'")),
                 ["department.people.projects.name", "two to-many"]
+            ),
+            (
+                "two to-many steps before @count", plan(NSPredicate(format: "department.people.projects.@count > 1")),
+                ["department.people.projects.@count", "two to-many"]
             ),
             (
                 "two to-many steps under @sum", plan(NSPredicate(format: "department.people.@sum.projects.name > 1")),
