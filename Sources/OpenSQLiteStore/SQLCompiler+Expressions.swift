@@ -104,6 +104,30 @@ extension CompilerState {
         "add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/", "modulus:by:": "%",
     ]
 
+    /// `length:`, `uppercase:` and `lowercase:` of a string, through the functions of
+    /// `SQLiteValueFunctions` (nil for values that are not strings, as in memory).
+    mutating func stringFunction(_ expression: NSExpression, in predicate: NSComparisonPredicate) throws(NotCompilable)
+        -> Operand
+    {
+        let name = expression.function
+        guard let function = Self.stringFunctions[name], let arguments = expression.arguments, arguments.count == 1 else {
+            throw NotCompilable("\(predicate): the function \(name) is computed in memory only")
+        }
+        let kind: AttributeKind = name == "length:" ? .integer64 : .string
+        switch try side(arguments[0], in: predicate) {
+        case .operand(.column(let column, let argumentKind)) where domain(argumentKind) == .string:
+            return .column("\(function)(\(column))", kind)
+        case .operand(.constant(.string(let string))):
+            return .column("\(function)(\(self.arguments.bind(.string(string))))", kind)
+        default:
+            throw NotCompilable("\(predicate): \(name) of a value that is not a string is computed in memory only")
+        }
+    }
+
+    static let stringFunctions: [String: String] = [
+        "length:": "ocd_length", "uppercase:": "ocd_uppercase", "lowercase:": "ocd_lowercase",
+    ]
+
     /// An arithmetic function of numbers, as a SQL expression of number kind.
     mutating func arithmetic(_ expression: NSExpression, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Operand {
         let name = expression.function

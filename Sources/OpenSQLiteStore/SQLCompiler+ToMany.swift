@@ -110,6 +110,8 @@ extension CompilerState {
                     family: schema.entity(scope.entityID).familyIDs))
         case .function where Self.arithmeticOperators[expression.function] != nil:
             return .operand(try arithmetic(expression, in: predicate))
+        case .function where Self.stringFunctions[expression.function] != nil:
+            return .operand(try stringFunction(expression, in: predicate))
         default:
             return .operand(try operand(expression, in: predicate))
         }
@@ -129,6 +131,8 @@ extension CompilerState {
             case .toOne(_, _, let destination):
                 current = destination
             case .attribute where index == toMany.rest.count - 1:
+                return
+            case .attribute(_, .string) where index == toMany.rest.count - 2 && toMany.rest[index + 1] == "length":
                 return
             case .toManyByInverse, .toManyByJoin:
                 throw NotCompilable(

@@ -576,6 +576,9 @@ struct CompilerState {
                 prefix += (prefix.isEmpty ? "" : ".") + name
                 alias = join(destination, on: "\(alias).\(column)", prefix: prefix, in: scope)
                 current = destination
+            case .attribute(let column, .string) where index == components.count - 2 && components[index + 1] == "length":
+                // NSString's length: UTF-16 code units.
+                return .operand(.column("ocd_length(\(alias).\(column))", .integer64))
             case .attribute:
                 throw NotCompilable("the key path \(path): \(name) is an attribute, not a to-one relationship")
             case .toManyByInverse, .toManyByJoin:

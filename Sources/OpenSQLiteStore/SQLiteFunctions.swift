@@ -31,6 +31,7 @@ enum SQLiteFunctions {
             let userData = UnsafeMutableRawPointer(bitPattern: UInt(test.operatorType.rawValue) + 1)
             result = sqlite3_create_function_v2(handle, test.name, 3, flags, userData, testFunction, nil, nil, nil)
         }
+        if result == SQLITE_OK { result = SQLiteValueFunctions.register(on: handle) }
         return result == SQLITE_OK ? SQLiteCollations.register(on: handle) : result
     }
 

@@ -261,7 +261,7 @@ enum Company {
     /// (predicate, sort key and selector, a part the reason must name): not compiled yet, the
     /// store runs them in memory.
     static let notCompilable: [(String, String?, String)] = [
-        ("name.length > 3", nil, "name.length"),
+        ("name.uppercaseString == 'BOB'", nil, "name.uppercaseString"),
         ("ANY {1, 2} == age", nil, "constant"),
         // A count compared with a string is false: its sub-select's values would be left unplaced.
         ("SUBQUERY(department.people, $p, $p.age > 10).@count < 'x'", nil, "does not need"),
@@ -414,6 +414,9 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
         ),
         ("self == %@", [Company.personKey(3, manager: true)]), ("NOT (self == %@)", [Company.personKey(3, manager: true)]),
         ("level > 0", []),
+        ("name.length > 5", []), ("name.length == 0", []), ("length:(name) < 4", []), ("NOT (name.length >= 4)", []),
+        ("uppercase:(name) == 'STRASSE'", []), ("lowercase:(name) BEGINSWITH 'cr'", []), ("department.title.length == 5", []),
+        ("uppercase:(name) == uppercase:(department.title)", []),
     ]
 
     static let sorts: [[NSSortDescriptor]] = [
@@ -433,6 +436,7 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
             NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:"),
         ],
         [NSSortDescriptor(key: "age", ascending: true, selector: "localizedCompare:")],
+        [NSSortDescriptor(key: "name.length", ascending: false)],
     ]
 
     static let windows: [(limit: Int, offset: Int)] = [(0, 0), (5, 0), (0, 7), (4, 3), (10, 100)]

@@ -90,6 +90,8 @@ import Testing
         (Company.person, "name IN department.title", [], "ocd_contains(t1.ZTITLE, t0.ZNAME, 0)", []),
         (Company.person, "salary * 2 > age", [], "(t0.ZSALARY * ?) > t0.ZAGE", [.integer(2)]),
         (Company.person, "modulus:by:(age, 7) == 3", [], "(t0.ZAGE % ?) = ?", [.integer(7), .integer(3)]),
+        (Company.person, "name.length > 3", [], "ocd_length(t0.ZNAME) > ?", [.integer(3)]),
+        (Company.person, "uppercase:(name) == 'BOB'", [], "ocd_uppercase(t0.ZNAME) = ?", [.string("BOB")]),
         (Company.person, "3 < age / 2", [], "(CAST(t0.ZAGE AS REAL) / ?) > ?", [.integer(2), .integer(3)]),
         // A department is never a person: equal only when both are nil.
         (Company.person, "department == self", [], "(t0.ZDEPARTMENT IS NULL AND t0.Z_PK IS NULL)", []),
@@ -136,7 +138,8 @@ import Testing
         (Company.department, "people.name CONTAINS[c] 'BOB'", []), (Company.department, "people.name CONTAINS nil", []),
         (Company.department, "people == nil", []), (Company.department, "people != nil", []),
         (Company.department, "people.name == 'bob'", []), (Company.department, "people.age > 3", []),
-        (Company.department, "people IN {nil}", []),
+        (Company.department, "people IN {nil}", []), (Company.department, "ANY people.name.length > 12", []),
+        (Company.department, "people.@max.name.length > 12", []),
         (
             Company.department, "SUBQUERY(people, $p, $p IN %@).@count == 1",
             [[Company.personKey(3, manager: true), Company.personKey(4, manager: false), Company.personKey(3, manager: false)]]
