@@ -21,7 +21,8 @@ import OpenStoreCore
 /// to-one steps ending in an attribute or a to-one (`LEFT JOIN`s), objects and keys compared to
 /// to-ones and `self`; to-many key paths (`ANY`/`ALL`/`NONE`, `@count`, `@sum`/`@avg`/`@min`/
 /// `@max`, `SUBQUERY(…).@count`, `IN`/`CONTAINS`) as correlated sub-selects
-/// (`SQLCompiler+ToMany.swift`); comparisons of two key paths (`SQLCompiler+Expressions.swift`);
+/// (`SQLCompiler+ToMany.swift`); comparisons of two key paths, arithmetic, string `length`,
+/// `uppercase:`, `lowercase:` (`SQLCompiler+Expressions.swift`, `SQLiteValueFunctions`);
 /// sorts with the five selectors of Apple's SQL store (`compare:`, `caseInsensitiveCompare:`,
 /// and the localized three through the collations of `SQLiteCollations`); limit and offset; counts. Refused as
 /// Apple's SQL store refuses them: block predicates, comparator sorts, custom `FUNCTION()`s,

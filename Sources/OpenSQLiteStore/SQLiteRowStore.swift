@@ -12,8 +12,8 @@ import OpenStoreCore
 /// ```
 ///
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
-///   limit and offset pushed down; rows are then read by key). A plan the compiler refuses (the
-///   reason names the part: to-many key paths, functions, comparator sorts, dictionaries…)
+///   limit and offset pushed down; rows are then read by key). A plan the compiler does not compile
+///   yet (the reason names the part: dictionaries, functions other than arithmetic…)
 ///   reads every row of the file into a temporary `InMemoryRowStore` and runs there with the
 ///   reference executor, so its answers are the in-memory store's by construction. A plan with
 ///   a part Apple's SQL store cannot run either (a block predicate, a comparator sort, a custom
