@@ -14,10 +14,12 @@ import OpenStoreCore
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
 ///   limit and offset pushed down; rows are then read by key); dictionary fetches, grouped or
 ///   not, as one `SELECT` read straight into the result dictionaries
-///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler refuses (the reason names the part:
-///   to-many key paths, functions, comparator sorts, expression columns…) reads every row of
-///   the file into a temporary `InMemoryRowStore` and runs there with the reference executor,
-///   so its answers are the in-memory store's by construction.
+///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler does not compile yet (the reason
+///   names the part) reads every row of the file into a temporary `InMemoryRowStore` and runs
+///   there with the reference executor, so its answers are the in-memory store's by
+///   construction. A plan with a part Apple's SQL store cannot run either (a block predicate, a
+///   comparator sort, a custom `FUNCTION()`, two to-many steps in a key path) fails with
+///   `NSPersistentStoreUnsupportedRequestTypeError` naming the part and why.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
 /// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction (see `SQLiteRowStore+Save`):
 ///   uniqueness constraints checked, then deletes, inserts and updates (`SQLiteRowWriter`),
@@ -94,8 +96,10 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         {
             return try withLock { try runDictionaries(query) }
         }
-        if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
-            return try withLock { try run(query, output: plan.output) }
+        switch SQLCompiler(layout: file.layout).compile(plan) {
+        case .compiled(let query): return try withLock { try run(query, output: plan.output) }
+        case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+        case .notCompilable: break
         }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))

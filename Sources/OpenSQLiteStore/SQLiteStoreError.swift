@@ -26,6 +26,8 @@ enum SQLiteStoreError {
     static let incompatibleSchemaCode = 134_020
     /// `NSPersistentStoreOperationError`: an operation the store cannot carry out.
     static let operationCode = 134_070
+    /// `NSPersistentStoreUnsupportedRequestTypeError`: a request the store does not support.
+    static let unsupportedRequestCode = 134_091
 
     /// A failed SQLite call: SQLite's message, result code and, when there was one, the SQL.
     static func sqlite(_ message: String, resultCode: Int32, sql: String?, path: String?) -> NSError {
@@ -78,6 +80,19 @@ enum SQLiteStoreError {
     /// A request the store cannot carry out (unknown entity, bad value for a column).
     static func operation(_ reason: String, path: String? = nil) -> NSError {
         make(code: operationCode, reason: reason, path: path, extra: [:])
+    }
+
+    /// A fetch with a part Apple's SQL store cannot run (a block predicate, a comparator sort, a
+    /// custom `FUNCTION()`, two to-many steps in a key path): the reason names the part and why.
+    ///
+    /// **Differences from Apple:** Apple's SQL store raises `NSInvalidArgumentException`
+    /// ("unsupported predicate", "to-many key not allowed here"); here the fetch throws an
+    /// `NSError` with `NSPersistentStoreUnsupportedRequestTypeError` (134091), the code Apple
+    /// uses for requests a store does not support.
+    static func unsupportedFetch(_ reason: String, path: String?) -> NSError {
+        make(
+            code: unsupportedRequestCode, reason: "The SQLite store can't run this fetch: \(reason)", path: path,
+            extra: [:])
     }
 
     private static func make(code: Int, reason: String, path: String?, extra: [String: Any]) -> NSError {
