@@ -91,15 +91,18 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
-        if case .dictionaries(let shape) = plan.output,
-            case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan, shape: shape)
-        {
-            return try withLock { try runDictionaries(query) }
-        }
-        switch SQLCompiler(layout: file.layout).compile(plan) {
-        case .compiled(let query): return try withLock { try run(query, output: plan.output) }
-        case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
-        case .notCompilable: break
+        if case .dictionaries(let shape) = plan.output {
+            switch SQLCompiler(layout: file.layout).compile(plan, shape: shape) {
+            case .compiled(let query): return try withLock { try runDictionaries(query) }
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            case .notCompilable: break
+            }
+        } else {
+            switch SQLCompiler(layout: file.layout).compile(plan) {
+            case .compiled(let query): return try withLock { try run(query, output: plan.output) }
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            case .notCompilable: break
+            }
         }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
