@@ -72,8 +72,8 @@ extension SQLCompiler {
         do {
             return .compiled(try state.dictionaryQuery(plan, shape))
         } catch {
-            let refusal = error as? NotCompilable
-            return refusal?.isUnsupported == true ? .unsupported(error.notCompilableReason) : .notCompilable(error.notCompilableReason)
+            let reason = error.notCompilableReason
+            return (error as? NotCompilable)?.isUnsupported == true ? .unsupported(reason) : .notCompilable(reason)
         }
     }
 }
