@@ -40,6 +40,10 @@ import OpenStoreCore
 /// one keeps rows and runs the same fetch plans the SQLite store runs (so both can be held to
 /// the same answers), and refuses a bad save (unknown keys, duplicate inserts, wrong value
 /// counts or value types) before changing anything.
+///
+/// Saves are checked as the SQLite store checks them (same `SaveConflictError`s): rows rewritten
+/// or deleted with an expected version that is not theirs (optimistic locking), and uniqueness
+/// constraints (`UniquenessCheck`, each constraint's rows indexed once per save).
 package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     package let schema: StoreSchema
     let layouts: [EntityLayout]
@@ -91,16 +95,30 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
         return row
     }
 
-    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
+    /// Applies a save, all or nothing: the rows are checked first (`SaveValidator`), then the
+    /// uniqueness constraints (`UniquenessCheck`), then the expected versions; the first that
+    /// fails refuses the whole save.
+    package func apply(_ changes: SaveChanges) throws {
         try withLock {
-            try SaveValidator(layouts: layouts, tables: tables).validate(inserted: inserted, updated: updated, deleted: deleted)
-            for key in deleted {
+            let validator = SaveValidator(layouts: layouts, tables: tables)
+            try validator.validate(changes)
+            // Each constraint's rows are indexed once per save, on first use.
+            var indexes: [[Int]: [UniqueValueKey: [RowSnapshot]]] = [:]
+            let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
+                let id = [entityID] + slots
+                if indexes[id] == nil { indexes[id] = validator.uniqueIndex(of: entityID, slots: slots) }
+                return UniqueValueKey(values).flatMap { indexes[id]?[$0] } ?? []
+            }
+            guard violations.isEmpty else { throw SaveConflictError(constraintConflicts: violations) }
+            let conflicts = validator.versionConflicts(in: changes)
+            guard conflicts.isEmpty else { throw SaveConflictError(versionConflicts: conflicts) }
+            for key in changes.deleted {
                 tables[layouts[key.entityID - 1].table].remove(primaryKey: key.primaryKey)
             }
-            for row in updated {
+            for row in changes.updated {
                 tables[layouts[row.key.entityID - 1].table].replace(row)
             }
-            for row in inserted {
+            for row in changes.inserted {
                 tables[layouts[row.key.entityID - 1].table].insert(row)
             }
             for index in tables.indices { tables[index].compactIfSparse() }

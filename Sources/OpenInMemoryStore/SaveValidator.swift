@@ -4,12 +4,14 @@ import OpenStoreCore
 /// Checks a whole save against the store before any of it is applied, so that a save is all
 /// or nothing: every key of a known entity and in one list only, inserts of concrete entities
 /// with unused primary keys, updates and deletes of existing rows, one value per slot, each of
-/// a case the slot can hold.
+/// a case the slot can hold. Updates and deletes with an expected version are checked by
+/// `versionConflicts(in:)` instead: a missing row is then a conflict, not an error.
 struct SaveValidator {
     let layouts: [EntityLayout]
     let tables: [RowTable]
 
-    func validate(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
+    func validate(_ changes: SaveChanges) throws {
+        let (inserted, updated, deleted) = (changes.inserted, changes.updated, changes.deleted)
         // Primary keys are unique per hierarchy, so a save names each (table, key) once.
         var seen = Set<TableKey>()
         func entity(of key: ObjectKey) throws -> EntityLayout {
@@ -46,7 +48,7 @@ struct SaveValidator {
         }
         for row in updated {
             let layout = try entity(of: row.key)
-            guard existing(row.key, layout)?.key == row.key else {
+            guard changes.expectedVersions[row.key] != nil || existing(row.key, layout)?.key == row.key else {
                 throw InMemoryStoreError.save(
                     "Can't update \(row.key) (\(layout.name)): no such row", key: row.key, entity: layout.name)
             }
@@ -54,10 +56,40 @@ struct SaveValidator {
         }
         for key in deleted {
             let layout = try entity(of: key)
-            guard existing(key, layout)?.key == key else {
+            guard changes.expectedVersions[key] != nil || existing(key, layout)?.key == key else {
                 throw InMemoryStoreError.save("Can't delete \(key) (\(layout.name)): no such row", key: key, entity: layout.name)
             }
         }
+    }
+
+    /// Updated and deleted rows whose version is not the expected one, or that are gone.
+    func versionConflicts(in changes: SaveChanges) -> [VersionConflict] {
+        var conflicts: [VersionConflict] = []
+        for key in changes.updated.map(\.key) + changes.deleted {
+            guard let expected = changes.expectedVersions[key], layouts.indices.contains(key.entityID - 1) else { continue }
+            let current = tables[layouts[key.entityID - 1].table].row(primaryKey: key.primaryKey).flatMap {
+                $0.key == key ? $0 : nil
+            }
+            if current?.version != expected {
+                conflicts.append(VersionConflict(key: key, expectedVersion: expected, current: current))
+            }
+        }
+        return conflicts
+    }
+
+    /// The rows of an entity and its sub-entities by their values at `slots` (as unique
+    /// indexes compare them; rows with a null there are left out): one pass over the table.
+    func uniqueIndex(of entityID: Int, slots: [Int]) -> [UniqueValueKey: [RowSnapshot]] {
+        guard layouts.indices.contains(entityID - 1) else { return [:] }
+        let layout = layouts[entityID - 1]
+        var index: [UniqueValueKey: [RowSnapshot]] = [:]
+        for case let row? in tables[layout.table].rows where layout.familyIDs.contains(row.key.entityID) {
+            guard slots.allSatisfy({ row.values.indices.contains($0) }),
+                let key = UniqueValueKey(slots.map { row.values[$0] })
+            else { continue }
+            index[key, default: []].append(row)
+        }
+        return index
     }
 
     /// A primary key within its table.

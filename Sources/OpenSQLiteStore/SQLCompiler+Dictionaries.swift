@@ -29,8 +29,10 @@ extension SQLCompiler {
     /// What compiling a dictionary fetch gives.
     package enum DictionaryResult: Equatable {
         case compiled(SQLDictionaryQuery)
-        /// The part of the plan that cannot run in SQL, and why.
+        /// The part of the plan that is not compiled yet, and why (the store runs it in memory).
         case notCompilable(String)
+        /// A part Apple's SQL store cannot run either (a block predicate, a comparator sort…).
+        case unsupported(String)
     }
 
     /// Compiles a plan whose output is `.dictionaries(shape)` to one `SELECT` giving exactly the
@@ -54,6 +56,7 @@ extension SQLCompiler {
     ///   first row after sorting (`ROW_NUMBER() OVER (ORDER BY …)`);
     /// - limit and offset, as `LIMIT ? OFFSET ?`.
     ///
+    /// Parts Apple's SQL store cannot run either give `.unsupported`, as `compile(_:)` does.
     /// Refused (the reason names the part; the store runs the plan in memory): expressions other
     /// than key paths and those aggregates (`salary * 2`, `median:`), to-many key paths, columns
     /// in a grouped fetch that are neither grouped nor aggregates (Apple refuses them too),
@@ -69,7 +72,8 @@ extension SQLCompiler {
         do {
             return .compiled(try state.dictionaryQuery(plan, shape))
         } catch {
-            return .notCompilable(error.notCompilableReason)
+            let reason = error.notCompilableReason
+            return (error as? NotCompilable)?.isUnsupported == true ? .unsupported(reason) : .notCompilable(reason)
         }
     }
 }

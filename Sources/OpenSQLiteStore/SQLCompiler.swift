@@ -2,7 +2,8 @@ import OpenPredicate
 import OpenStoreCore
 
 /// Compiles a `FetchPlan` to one `SELECT` with bound parameters only, or says which part of the
-/// plan SQL cannot run and why (the store then runs that plan in memory).
+/// plan is not compiled yet and why (the store then runs that plan in memory), or which part
+/// Apple's SQL store cannot run either (`.unsupported`: the store refuses the fetch).
 ///
 /// ```swift
 /// let plan = FetchPlan(entityID: bookID, entityIDs: [bookID, novelID],
@@ -18,8 +19,15 @@ import OpenStoreCore
 /// `TRUEPREDICATE`/`FALSEPREDICATE`, `nil` comparisons, `BEGINSWITH`/`ENDSWITH`/`CONTAINS`/
 /// `LIKE`/`MATCHES` with `[c]`/`[d]` (through the functions of `SQLiteFunctions`), key paths of
 /// to-one steps ending in an attribute or a to-one (`LEFT JOIN`s), objects and keys compared to
-/// to-ones and `self`; sorts with `compare:` and `caseInsensitiveCompare:`; limit and offset;
-/// counts. The rules are the in-memory engine's (`ValueSemantics`):
+/// to-ones and `self`; to-many key paths (`ANY`/`ALL`/`NONE`, `@count`, `@sum`/`@avg`/`@min`/
+/// `@max`, `SUBQUERY(…).@count`, `IN`/`CONTAINS`) as correlated sub-selects
+/// (`SQLCompiler+ToMany.swift`); comparisons of two key paths, arithmetic, string `length`,
+/// `uppercase:`, `lowercase:` (`SQLCompiler+Expressions.swift`, `SQLiteValueFunctions`);
+/// sorts with the five selectors of Apple's SQL store (`compare:`, `caseInsensitiveCompare:`,
+/// and the localized three through the collations of `SQLiteCollations`); limit and offset; counts. Refused as
+/// Apple's SQL store refuses them: block predicates, comparator sorts, custom `FUNCTION()`s,
+/// custom selectors, transient keys and key paths with two to-many steps. The rules are the
+/// in-memory engine's (`ValueSemantics`):
 /// - a number and a string (any two kinds with no common order) are never equal and never
 ///   ordered, so the comparison compiles to a constant;
 /// - ordering with nil is false, `x != c` is true for a NULL `x`. Conditions under `NOT` are
@@ -33,8 +41,13 @@ package struct SQLCompiler {
     /// What a compilation gives.
     package enum Result: Equatable {
         case compiled(SQLQuery)
-        /// The part of the plan that cannot run in SQL, and why.
+        /// The part of the plan that is not compiled to SQL yet, and why (the store runs the plan
+        /// in memory instead).
         case notCompilable(String)
+        /// The part of the plan Apple's SQL store cannot run either (block predicates, comparator
+        /// sorts, custom `FUNCTION()`s, key paths with two to-many steps), and why: the store
+        /// refuses the fetch with this reason (`SQLiteStoreError.unsupportedFetch`).
+        case unsupported(String)
     }
 
     package let layout: SQLiteLayout
@@ -48,15 +61,24 @@ package struct SQLCompiler {
         do {
             return .compiled(try state.query(plan))
         } catch {
-            return .notCompilable(error.notCompilableReason)
+            return error.isUnsupported ? .unsupported(error.reason) : .notCompilable(error.reason)
         }
     }
 }
 
-/// Why a part of a plan does not compile.
+/// Why a part of a plan does not compile: not compiled yet (the store falls back to running the
+/// plan in memory), or `isUnsupported`, one of Apple's documented SQL-store limits (the fetch fails).
 struct NotCompilable: Error {
     let reason: String
-    init(_ reason: String) { self.reason = reason }
+    let isUnsupported: Bool
+    init(_ reason: String) {
+        self.reason = reason
+        isUnsupported = false
+    }
+    init(unsupported reason: String) {
+        self.reason = reason
+        isUnsupported = true
+    }
 }
 
 /// What a key path reads: a column holding an attribute, or a reference to an object.
@@ -89,11 +111,19 @@ struct CompilerState {
     let layout: SQLiteLayout
     let entityID: Int
     var arguments = SQLArguments()
-    /// `LEFT JOIN`s by key path prefix (`department`, `department.manager`).
+    /// `LEFT JOIN`s by key path prefix (`department`, `department.manager`); those of a
+    /// sub-select's member rows are keyed `<member alias>/<prefix>`.
     var joins: [String: (alias: String, entityID: Int)] = [:]
+    /// The `LEFT JOIN`s of the statement's `FROM`.
     var joinClauses: [String] = []
     /// While compiling a dictionary fetch's `having` or group sorts: key paths name result columns.
     var resultColumns: [String: Operand]?
+    /// The `LEFT JOIN`s of each sub-select, by the alias of its member rows.
+    var memberJoinClauses: [String: [String]] = [:]
+    /// Sub-selects made so far (their member rows are `m1`, `m2`, …).
+    var memberCount = 0
+    /// The rows `SUBQUERY` variables stand for, by name.
+    var variables: [String: Scope] = [:]
 
     init(layout: SQLiteLayout, entityID: Int) {
         self.layout = layout
@@ -166,7 +196,8 @@ struct CompilerState {
     mutating func sortTerm(_ descriptor: NSSortDescriptor) throws(NotCompilable) -> String {
         guard let key = descriptor.key else { throw NotCompilable("a sort descriptor without a key (sorting by self)") }
         guard let selector = descriptor.selector else {
-            throw NotCompilable("the sort on \(key): a comparator block runs in memory only")
+            throw NotCompilable(
+                unsupported: "the sort on \(key) uses a comparator block; a SQL store sorts with selectors only")
         }
         let direction = descriptor.ascending ? "" : " DESC"
         let operand = try keyPath(key)
@@ -178,10 +209,19 @@ struct CompilerState {
             return column + direction
         case "caseInsensitiveCompare:" where domain(kind) == .string:
             return "ocd_fold(\(column), 1)" + direction
+        case _ where domain(kind) == .string:
+            guard let collation = SQLiteCollations.name(for: selector) else { break }
+            return "\(column) COLLATE \(collation)" + direction
+        case "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:", "localizedStandardCompare:":
+            // Values that are not strings sort with compare: (as in memory).
+            return column + direction
         default:
-            throw NotCompilable(
-                "the sort on \(key) with \(selector): only compare: and caseInsensitiveCompare: on strings run in SQL")
+            break
         }
+        throw NotCompilable(
+            unsupported: "the sort on \(key) uses the selector \(selector); a SQL store sorts with compare:, "
+                + "caseInsensitiveCompare:, localizedCompare:, localizedCaseInsensitiveCompare: and localizedStandardCompare: only"
+        )
     }
 
     // MARK: - Predicates
@@ -206,37 +246,87 @@ struct CompilerState {
         }
         if predicate.isEqual(Self.truePredicate) { return "1" }
         if predicate.isEqual(Self.falsePredicate) { return "0" }
-        throw NotCompilable("the predicate \(predicate): a block or custom predicate runs only in memory")
+        throw NotCompilable(
+            unsupported: "the predicate \(predicate) is a block or custom predicate; a SQL store can't evaluate it")
     }
 
     static let truePredicate = NSPredicate(value: true)
     static let falsePredicate = NSPredicate(value: false)
 
     mutating func comparison(_ predicate: NSComparisonPredicate, exact: Bool) throws(NotCompilable) -> String {
-        guard predicate.comparisonPredicateModifier == .direct else {
-            throw NotCompilable("\(predicate): ANY/ALL/NONE need to-many relationships, not compiled yet")
+        let mark = arguments.values.count
+        let sql = try comparisonSQL(predicate, exact: exact)
+        // A sub-select's values are bound as it compiles: a comparison decided without its text
+        // (a count compared with a string is false) would leave them unplaced.
+        guard sql.utf8.count(where: { $0 == UInt8(ascii: "?") }) == arguments.values.count - mark else {
+            throw NotCompilable("\(predicate): a computed value that the comparison does not need is compared in memory")
         }
-        let left = try operand(predicate.leftExpression, in: predicate)
-        let right = try operand(predicate.rightExpression, in: predicate)
-        var operatorType = predicate.predicateOperatorType
-        let options = predicate.options
+        return sql
+    }
+
+    mutating func comparisonSQL(_ predicate: NSComparisonPredicate, exact: Bool) throws(NotCompilable) -> String {
+        if predicate.predicateOperatorType == .customSelector {
+            throw NotCompilable(
+                unsupported: "\(predicate): the custom selector \(predicate.customSelector.map { "\($0)" } ?? "?") "
+                    + "can't run in SQL")
+        }
+        let left = try side(predicate.leftExpression, in: predicate)
+        // The right side's sub-selects bind their values apart, and join the statement's values
+        // where its text joins the statement's (after the left side's).
+        let saved = arguments
+        arguments = SQLArguments()
+        let right = try side(predicate.rightExpression, in: predicate)
+        let pending = arguments.values
+        arguments = saved
+        if predicate.comparisonPredicateModifier != .direct {
+            guard pending.isEmpty else {
+                throw NotCompilable("\(predicate): ANY/ALL with a computed right side is not compiled yet")
+            }
+            return try quantified(predicate, left: left, right: right, exact: exact)
+        }
+        guard case .operand(let leftOperand) = left, case .operand(let rightOperand) = right else {
+            guard pending.isEmpty else {
+                throw NotCompilable("\(predicate): a to-many compared with a computed value is not compiled yet")
+            }
+            return try toManyComparison(predicate, left: left, right: right, exact: exact)
+        }
+        return try compare(
+            leftOperand, rightOperand, operatorType: predicate.predicateOperatorType, options: predicate.options,
+            pending: pending, in: predicate, exact: exact)
+    }
+
+    /// A comparison of two operands, without modifier. `pending` are the values of the right
+    /// operand's text, bound where that text goes.
+    mutating func compare(
+        _ left: Operand, _ right: Operand, operatorType: NSComparisonPredicate.Operator,
+        options: NSComparisonPredicate.Options, pending: [StoreValue], in predicate: NSComparisonPredicate, exact: Bool
+    ) throws(NotCompilable) -> String {
+        var operatorType = operatorType
         let flags = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
         switch (left, right) {
         case (.constant, .constant):
+            guard operatorType == predicate.predicateOperatorType, predicate.comparisonPredicateModifier == .direct else {
+                throw NotCompilable("\(predicate): constants compared under a modifier are compared in memory")
+            }
             return predicate.evaluate(with: nil) ? "1" : "0"
         case (.column, .column), (.object, .object), (.column, .object), (.object, .column):
-            throw NotCompilable("\(predicate): comparisons of two key paths are not compiled yet")
+            if Self.stringOperators.contains(operatorType) {
+                return try stringTest(operatorType, left: left, right: right, flags: flags, pending: pending, in: predicate)
+            }
+            return try compareKeyPaths(left, operatorType, right, options: options, pending: pending, exact: exact, in: predicate)
         case (.constant(let constant), _) where Self.stringOperators.contains(operatorType):
-            return try stringTest(operatorType, left: .constant(constant), right: right, flags: flags, in: predicate)
+            return try stringTest(
+                operatorType, left: .constant(constant), right: right, flags: flags, pending: pending, in: predicate)
         case (.constant(let constant), _):
             guard let flipped = Self.flipped[operatorType] else {
                 throw NotCompilable("\(predicate): a constant on the left of \(operatorType) is not compiled")
             }
             operatorType = flipped
+            _ = arguments.bind(pending)
             return try compare(right, operatorType, constant, options: options, exact: exact, in: predicate)
         case (_, .constant(let constant)):
             if Self.stringOperators.contains(operatorType) {
-                return try stringTest(operatorType, left: left, right: right, flags: flags, in: predicate)
+                return try stringTest(operatorType, left: left, right: right, flags: flags, pending: [], in: predicate)
             }
             return try compare(left, operatorType, constant, options: options, exact: exact, in: predicate)
         }
@@ -343,6 +433,8 @@ struct CompilerState {
         case .equalTo, .notEqualTo:
             let equal = operatorType == .equalTo
             if case .null = constant { return "\(primaryKey) \(equal ? "IS NULL" : "IS NOT NULL")" }
+            // An object is never equal to a collection (`isEqual:`).
+            if case .collection = constant { return equal ? "0" : "1" }
             let candidates = try keys(constant).filter(matching)
             guard let key = candidates.first else { return equal ? "0" : "1" }
             var test = "\(primaryKey) IS \(arguments.bind(.integer(key.primaryKey)))"
@@ -372,11 +464,11 @@ struct CompilerState {
 
     /// A string operator through the registered functions; false unless both sides are strings.
     mutating func stringTest(
-        _ operatorType: NSComparisonPredicate.Operator, left: Operand, right: Operand, flags: UInt,
+        _ operatorType: NSComparisonPredicate.Operator, left: Operand, right: Operand, flags: UInt, pending: [StoreValue],
         in predicate: NSComparisonPredicate
     ) throws(NotCompilable) -> String {
         guard let function = Self.functions[operatorType] else { throw NotCompilable("\(predicate)") }
-        func side(_ operand: Operand) throws(NotCompilable) -> String? {
+        func sql(of operand: Operand) throws(NotCompilable) -> String? {
             switch operand {
             case .column(let column, let kind): return domain(kind) == .string ? column : nil
             case .constant(.string(let string)): return arguments.bind(.string(string))
@@ -389,8 +481,9 @@ struct CompilerState {
                 return nil
             }
         }
-        guard let leftSQL = try side(left) else { return "0" }
-        guard let rightSQL = try side(right) else { return "0" }
+        guard let leftSQL = try sql(of: left) else { return "0" }
+        _ = arguments.bind(pending)
+        guard let rightSQL = try sql(of: right) else { return "0" }
         return "\(function)(\(leftSQL), \(rightSQL), \(flags))"
     }
 
@@ -419,23 +512,53 @@ struct CompilerState {
         case .evaluatedObject:
             let family = schema.entity(entityID).familyIDs
             return .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: family)
+        case .function where !Self.builtinFunctions.contains(expression.function):
+            throw NotCompilable(
+                unsupported: "\(predicate): FUNCTION(…, '\(expression.function)') calls a method; a SQL store can't")
+        case .block:
+            throw NotCompilable(unsupported: "\(predicate): the block expression \(expression) can't run in a SQL store")
         default:
             throw NotCompilable("\(predicate): the expression \(expression) is computed in memory only")
         }
     }
 
+    /// Apple's predefined `NSExpression` functions; any other function is a `FUNCTION()` call.
+    static let builtinFunctions: Set<String> = [
+        "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:", "add:to:", "from:subtract:",
+        "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "castObject:toType:", "objectFrom:withIndex:",
+        "valueForKeyPath:", "distanceToLocation:fromLocation:", "sqrt:", "log:", "ln:", "exp:", "ceiling:", "abs:", "trunc:",
+        "floor:", "uppercase:", "lowercase:", "canonical:", "onesComplement:", "noindex:", "length:", "random:", "now",
+        "random",
+    ]
+
     /// A key path of to-one steps ending in an attribute or a to-one, joining the steps.
     mutating func keyPath(_ path: String) throws(NotCompilable) -> Operand {
         if let resultColumns { return try resultColumn(path, in: resultColumns) }
+        switch try resolve(path, from: root) {
+        case .operand(let operand): return operand
+        case .toMany:
+            throw NotCompilable("the key path \(path): a to-many relationship is not a value here")
+        }
+    }
+
+    /// The fetched row, where key paths start.
+    var root: Scope { Scope(alias: "t0", entityID: entityID) }
+
+    /// A key path from a row: to-one steps (joined, `LEFT JOIN`), ending in an attribute, a
+    /// to-one or `self` (an operand), or reaching a to-many (the rest of the path is then the
+    /// members' business).
+    mutating func resolve(_ path: String, from scope: Scope) throws(NotCompilable) -> PathTarget {
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        var alias = "t0"
-        var current = entityID
+        var alias = scope.alias
+        var current = scope.entityID
         var prefix = ""
         for (index, name) in components.enumerated() {
             let isLast = index == components.count - 1
             let entity = schema.entity(current)
             if isLast, name == "self" {
-                return .object(primaryKey: "\(alias).Z_PK", entityColumn: "\(alias).Z_ENT", family: entity.familyIDs)
+                return .operand(
+                    .object(primaryKey: "\(alias).Z_PK", entityColumn: "\(alias).Z_ENT", family: entity.familyIDs))
             }
             guard let slot = entity.slotsByName[name] else {
                 throw NotCompilable("the key path \(path): \(name) is not a property of \(entity.name)")
@@ -445,32 +568,33 @@ struct CompilerState {
                 guard domain(kind) != nil else {
                     throw NotCompilable("the key path \(path): \(kind) attributes are compared in memory only")
                 }
-                return .column("\(alias).\(column)", kind)
+                return .operand(.column("\(alias).\(column)", kind))
             case .toOne(let column, let entityColumn, let destination):
                 let family = schema.entity(destination).familyIDs
                 if isLast {
-                    if let entityColumn {
-                        return .object(primaryKey: "\(alias).\(column)", entityColumn: "\(alias).\(entityColumn)", family: family)
-                    }
-                    return .object(primaryKey: "\(alias).\(column)", entityColumn: nil, family: family)
+                    return .operand(
+                        .object(
+                            primaryKey: "\(alias).\(column)", entityColumn: entityColumn.map { "\(alias).\($0)" },
+                            family: family))
                 }
                 prefix += (prefix.isEmpty ? "" : ".") + name
-                if let join = joins[prefix] {
-                    alias = join.alias
-                } else {
-                    let next = "t\(joins.count + 1)"
-                    joinClauses.append(
-                        "LEFT JOIN \(layout.table(of: destination).name) \(next) ON \(next).Z_PK = \(alias).\(column)")
-                    joins[prefix] = (next, destination)
-                    alias = next
-                }
+                alias = join(destination, on: "\(alias).\(column)", prefix: prefix, in: scope)
                 current = destination
+            case .attribute(let column, .string) where index == components.count - 2 && components[index + 1] == "length":
+                // NSString's length: UTF-16 code units.
+                return .operand(.column("ocd_length(\(alias).\(column))", .integer64))
             case .attribute:
                 throw NotCompilable("the key path \(path): \(name) is an attribute, not a to-one relationship")
             case .toManyByInverse, .toManyByJoin:
-                throw NotCompilable("the key path \(path): \(name) is a to-many relationship, not compiled yet")
+                let slotLayout = layout.entities[current - 1].slots[slot]
+                return .toMany(
+                    ToManyPath(
+                        path: path, owner: "\(alias).Z_PK", ownerMayBeNull: alias != scope.alias,
+                        storage: slotLayout, destination: destination(of: slotLayout) ?? current,
+                        rest: Array(components[(index + 1)...])))
             case .transient:
-                throw NotCompilable("the key path \(path): \(name) is transient (not stored)")
+                throw NotCompilable(
+                    unsupported: "the key path \(path): \(name) is transient; the store does not keep its values")
             case .unsupported(let reason):
                 throw NotCompilable("the key path \(path): \(reason)")
             }

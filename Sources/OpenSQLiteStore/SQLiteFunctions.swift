@@ -1,8 +1,9 @@
 import CSQLite
 import OpenPredicate
 
-/// The SQL functions the SQL compiler calls, registered on every connection: predicate string
-/// rules implemented in Swift, so that SQLite answers as the in-memory engine does.
+/// The SQL functions the SQL compiler calls, registered on every connection (with the collations
+/// of `SQLiteCollations`): predicate string rules implemented in Swift, so that SQLite answers as
+/// the in-memory engine does.
 ///
 /// | function | answers |
 /// |---|---|
@@ -31,7 +32,8 @@ enum SQLiteFunctions {
             result = sqlite3_create_function_v2(handle, test.name, 3, flags, userData, testFunction, nil, nil, nil)
         }
         if result == SQLITE_OK { result = DecimalAggregates.register(on: handle) }
-        return result
+        if result == SQLITE_OK { result = SQLiteValueFunctions.register(on: handle) }
+        return result == SQLITE_OK ? SQLiteCollations.register(on: handle) : result
     }
 
     /// The text of an argument; nil for NULL and values that are not text.

@@ -11,7 +11,9 @@ extension SQLiteLayout {
     /// ```
     ///
     /// Indexes: `<TABLE>_<COLUMN>_INDEX` on each to-one key column, `<TABLE>_Z_ENT_INDEX` on a
-    /// table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on each join table.
+    /// table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on each join table, and for each
+    /// uniqueness constraint `CREATE UNIQUE INDEX Z_<Entity>_UNIQUE_<a>_<b> ON <TABLE>
+    /// (<A> COLLATE BINARY ASC, <B> COLLATE BINARY ASC)`, named after the entity that declares it.
     package var createStatements: [String] {
         var statements: [String] = []
         for table in tables {
@@ -37,8 +39,33 @@ extension SQLiteLayout {
         for join in joinTables {
             statements.append("CREATE INDEX \(join.name)_\(join.secondColumn)_INDEX ON \(join.name) (\(join.secondColumn))")
         }
+        statements += uniqueIndexStatements
         statements.append(SQLitePrimaryKeys.tableDDL)
         statements.append(SQLiteMetadata.tableDDL)
+        return statements
+    }
+
+    /// Apple's unique index of each uniqueness constraint, e.g.
+    /// `CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)`.
+    package var uniqueIndexStatements: [String] {
+        var statements: [String] = []
+        for entity in schema.entities {
+            let layout = entities[entity.id - 1]
+            for constraint in entity.uniquenessConstraints {
+                var columns: [String] = []
+                for slot in constraint where layout.slots.indices.contains(slot) {
+                    switch layout.slots[slot] {
+                    case .attribute(let column, _), .toOne(let column, _, _): columns.append(column)
+                    default: continue
+                    }
+                }
+                guard columns.count == constraint.count else { continue }
+                let names = constraint.map { entity.properties[$0].name }.joined(separator: "_")
+                let list = columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")
+                statements.append(
+                    "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(names) ON \(tables[layout.table].name) (\(list))")
+            }
+        }
         return statements
     }
 

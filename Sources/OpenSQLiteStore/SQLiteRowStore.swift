@@ -14,14 +14,17 @@ import OpenStoreCore
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
 ///   limit and offset pushed down; rows are then read by key); dictionary fetches, grouped or
 ///   not, as one `SELECT` read straight into the result dictionaries
-///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler refuses (the reason names the part:
-///   to-many key paths, functions, comparator sorts, expression columns…) reads every row of
-///   the file into a temporary `InMemoryRowStore` and runs there with the reference executor,
-///   so its answers are the in-memory store's by construction.
+///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler does not compile yet (the reason
+///   names the part) reads every row of the file into a temporary `InMemoryRowStore` and runs
+///   there with the reference executor, so its answers are the in-memory store's by
+///   construction. A plan with a part Apple's SQL store cannot run either (a block predicate, a
+///   comparator sort, a custom `FUNCTION()`, two to-many steps in a key path) fails with
+///   `NSPersistentStoreUnsupportedRequestTypeError` naming the part and why.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
-/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction: deletes, inserts, then
-///   updates (`SQLiteRowWriter`), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key used. Any
-///   failure rolls the transaction back, leaving the file as it was.
+/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction (see `SQLiteRowStore+Save`):
+///   uniqueness constraints checked, then deletes, inserts and updates (`SQLiteRowWriter`),
+///   guarded by `Z_OPT` (optimistic locking), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key
+///   used. Any failure rolls the transaction back, leaving the file as it was.
 /// - **Primary keys** are reserved as Apple does: `Z_MAX` of the hierarchy root is raised in its
 ///   own transaction, so keys are never handed out twice, even to another coordinator.
 ///
@@ -36,6 +39,9 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     package let file: SQLiteStoreFile
     package let isReadOnly: Bool
     private let lock = NSLock()
+    /// Test hook: the result code a save's `COMMIT` reports (after it really ran); see
+    /// `SQLiteRowStore+Testing`.
+    var injectedCommitResult: Int32?
 
     package var schema: StoreSchema { file.layout.schema }
 
@@ -85,13 +91,18 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
-        if case .dictionaries(let shape) = plan.output,
-            case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan, shape: shape)
-        {
-            return try withLock { try runDictionaries(query) }
-        }
-        if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
-            return try withLock { try run(query, output: plan.output) }
+        if case .dictionaries(let shape) = plan.output {
+            switch SQLCompiler(layout: file.layout).compile(plan, shape: shape) {
+            case .compiled(let query): return try withLock { try runDictionaries(query) }
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            case .notCompilable: break
+            }
+        } else {
+            switch SQLCompiler(layout: file.layout).compile(plan) {
+            case .compiled(let query): return try withLock { try run(query, output: plan.output) }
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            case .notCompilable: break
+            }
         }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
@@ -112,18 +123,10 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         return try withLock { try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys) }
     }
 
-    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
-        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) else { return }
+    package func apply(_ changes: SaveChanges) throws {
+        guard !changes.isEmpty else { return }
         try refuseIfReadOnly("save changes")
-        try withLock {
-            let connection = file.connection
-            let writer = SQLiteRowWriter(connection: connection, layout: file.layout)
-            try connection.transaction {
-                try writer.delete(deleted)
-                try writer.insert(inserted)
-                try writer.update(updated)
-            }
-        }
+        try withLock { try save(changes) }
     }
 
     package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {

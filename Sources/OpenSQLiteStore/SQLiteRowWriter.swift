@@ -69,9 +69,16 @@ package struct SQLiteRowWriter {
 
     /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
     /// and join-table rows.
+    ///
+    /// A row with an entry in `expectedVersions` is rewritten only if its `Z_OPT` is that
+    /// version (`WHERE … AND Z_OPT = ?`); otherwise (or when it is gone) its key is returned
+    /// and the caller rolls the transaction back.
+    /// - Returns: The keys whose version was not the expected one.
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity, with the wrong
-    ///   number of values, or that is not in the file.
-    package func update(_ rows: [RowSnapshot]) throws {
+    ///   number of values, or that is not in the file (without an expected version).
+    @discardableResult
+    package func update(_ rows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        var conflicts: [ObjectKey] = []
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
@@ -98,8 +105,16 @@ package struct SQLiteRowWriter {
                 }
             }
             values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
-            try connection.run(
-                "UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_ENT = ?", values)
+            var condition = "Z_PK = ? AND Z_ENT = ?"
+            if let expected = expectedVersions[row.key] {
+                condition += " AND Z_OPT = ?"
+                values.append(.integer(expected))
+            }
+            try connection.run("UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE \(condition)", values)
+            if connection.changes == 0, expectedVersions[row.key] != nil {
+                conflicts.append(row.key)
+                continue
+            }
             guard connection.changes > 0 else {
                 throw SQLiteStoreError.operation(
                     "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)",
@@ -108,12 +123,19 @@ package struct SQLiteRowWriter {
             try deleteJoinRows(of: row.key)
         }
         for row in rows { try writeToManys(of: row) }
+        return conflicts
     }
 
     /// Deletes rows and their join-table rows.
+    ///
+    /// A key with an entry in `expectedVersions` is deleted only if its row's `Z_OPT` is that
+    /// version; otherwise (or when it is gone) it is returned.
+    /// - Returns: The keys whose version was not the expected one.
     /// - Throws: `NSPersistentStoreOperationError` for a key of an unknown entity or whose row is
-    ///   not in the file.
-    package func delete(_ keys: [ObjectKey]) throws {
+    ///   not in the file (without an expected version).
+    @discardableResult
+    package func delete(_ keys: [ObjectKey], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        var conflicts: [ObjectKey] = []
         for key in keys {
             guard layout.entities.indices.contains(key.entityID - 1) else {
                 throw SQLiteStoreError.operation(
@@ -121,9 +143,19 @@ package struct SQLiteRowWriter {
             }
             let entity = layout.entities[key.entityID - 1]
             let table = layout.tables[entity.table]
-            try connection.run(
-                "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
-                [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
+            if let expected = expectedVersions[key] {
+                try connection.run(
+                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
+                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)])
+                if connection.changes == 0 {
+                    conflicts.append(key)
+                    continue
+                }
+            } else {
+                try connection.run(
+                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
+                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
+            }
             guard connection.changes > 0 else {
                 throw SQLiteStoreError.operation(
                     "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)",
@@ -131,6 +163,35 @@ package struct SQLiteRowWriter {
             }
             try deleteJoinRows(of: key)
         }
+        return conflicts
+    }
+
+    /// The keys of the rows of an entity and its sub-entities whose columns for `slots` hold
+    /// `values` (uniqueness constraints; a unique index answers it).
+    /// - Throws: `NSPersistentStoreOperationError` when a slot has no column.
+    package func keys(of entityID: Int, slots: [Int], values: [StoreValue]) throws -> [ObjectKey] {
+        let entity = layout.entities[entityID - 1]
+        var conditions: [String] = []
+        for slot in slots {
+            switch entity.slots[slot] {
+            case .attribute(let column, _), .toOne(let column, _, _):
+                conditions.append("\(column) = ?")
+            default:
+                throw SQLiteStoreError.operation(
+                    "A uniqueness constraint of \(layout.schema.entity(entityID).name) names a property without a column",
+                    path: connection.url.path)
+            }
+        }
+        let sql = "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var keys: [ObjectKey] = []
+        while try statement.step() {
+            guard let id = layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
+            keys.append(ObjectKey(entityID: id, primaryKey: statement.int64(at: 0)))
+        }
+        return keys
     }
 
     /// Removes the join-table rows of an object's many-to-many relationships.

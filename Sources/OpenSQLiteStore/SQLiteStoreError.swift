@@ -26,6 +26,8 @@ enum SQLiteStoreError {
     static let incompatibleSchemaCode = 134_020
     /// `NSPersistentStoreOperationError`: an operation the store cannot carry out.
     static let operationCode = 134_070
+    /// `NSPersistentStoreUnsupportedRequestTypeError`: a request the store does not support.
+    static let unsupportedRequestCode = 134_091
 
     /// A failed SQLite call: SQLite's message, result code and, when there was one, the SQL.
     static func sqlite(_ message: String, resultCode: Int32, sql: String?, path: String?) -> NSError {
@@ -58,9 +60,39 @@ enum SQLiteStoreError {
         make(code: incompatibleSchemaCode, reason: reason, path: path, extra: [:])
     }
 
+    /// `NSPersistentStoreSaveError`: a save whose outcome is unknown.
+    static let saveCode = 134_030
+    /// The `userInfo` key, set to `true`, of a save error whose outcome is unknown.
+    static let outcomeUnknownKey = "NSPersistentStoreSaveOutcomeUnknown"
+
+    /// A save that failed after its commit point (an I/O error reported by `COMMIT`): the file
+    /// may or may not hold it. `NSPersistentStoreSaveError` with `outcomeUnknownKey` set, SQLite's
+    /// code and the SQLite error under `NSUnderlyingErrorKey`.
+    static func outcomeUnknown(resultCode: Int32, underlying: NSError, path: String) -> NSError {
+        make(
+            code: saveCode,
+            reason: "The outcome of the save to \(path) is unknown: SQLite reported an I/O error (\(resultCode)) when "
+                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew.",
+            path: path,
+            extra: [outcomeUnknownKey: true, "NSSQLiteErrorDomain": Int(resultCode), NSUnderlyingErrorKey: underlying])
+    }
+
     /// A request the store cannot carry out (unknown entity, bad value for a column).
     static func operation(_ reason: String, path: String? = nil) -> NSError {
         make(code: operationCode, reason: reason, path: path, extra: [:])
+    }
+
+    /// A fetch with a part Apple's SQL store cannot run (a block predicate, a comparator sort, a
+    /// custom `FUNCTION()`, two to-many steps in a key path): the reason names the part and why.
+    ///
+    /// **Differences from Apple:** Apple's SQL store raises `NSInvalidArgumentException`
+    /// ("unsupported predicate", "to-many key not allowed here"); here the fetch throws an
+    /// `NSError` with `NSPersistentStoreUnsupportedRequestTypeError` (134091), the code Apple
+    /// uses for requests a store does not support.
+    static func unsupportedFetch(_ reason: String, path: String?) -> NSError {
+        make(
+            code: unsupportedRequestCode, reason: "The SQLite store can't run this fetch: \(reason)", path: path,
+            extra: [:])
     }
 
     private static func make(code: Int, reason: String, path: String?, extra: [String: Any]) -> NSError {

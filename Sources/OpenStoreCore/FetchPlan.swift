@@ -98,13 +98,21 @@ package protocol RowStore: AnyObject {
     /// The current rows of several objects in one call (for batched faulting and prefetching),
     /// in the order of `keys`; keys whose row does not exist are left out.
     func rows(for keys: [ObjectKey]) throws -> [RowSnapshot]
-    /// Applies a save: new rows, changed rows, deleted keys, all or nothing.
-    func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws
+    /// Applies a save, all or nothing: new rows, changed rows, deleted keys. Refuses it with
+    /// `SaveConflictError` when a changed or deleted row has another version than
+    /// `changes.expectedVersions` says, or when it would break a uniqueness constraint
+    /// (checked with `UniquenessCheck`).
+    func apply(_ changes: SaveChanges) throws
     /// Reserves `count` new primary keys for rows of an entity's hierarchy.
     func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
 }
 
 extension RowStore {
+    /// Applies a save without optimistic locking (no expected versions).
+    package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
+        try apply(SaveChanges(inserted: inserted, updated: updated, deleted: deleted))
+    }
+
     /// One `row(for:)` per key: a back end that can load many rows at once overrides this.
     package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
         try keys.compactMap { try row(for: $0) }

@@ -21,6 +21,19 @@ package struct StoreSchema: Sendable {
 
     /// The entity with this name, if the schema has one.
     package func entity(named name: String) -> EntitySchema? { entityIDsByName[name].map(entity) }
+
+    /// The uniqueness constraints a row of an entity must keep: those the entity declares and
+    /// those of every entity above it, as (declaring entity, slots), nearest first.
+    package func uniquenessConstraints(applyingTo entityID: Int) -> [(entityID: Int, slots: [Int])] {
+        var result: [(entityID: Int, slots: [Int])] = []
+        var next: Int? = entityID
+        while let id = next, entities.indices.contains(id - 1) {
+            let entity = entity(id)
+            result += entity.uniquenessConstraints.map { (id, $0) }
+            next = entity.superID
+        }
+        return result
+    }
 }
 
 /// One entity: its number, name, place in the hierarchy and properties.
@@ -41,10 +54,14 @@ package struct EntitySchema: Sendable {
     /// The entity's name in an earlier model version (`NSEntityDescription.renamingIdentifier`),
     /// under which an existing store may still know it.
     package let renamingIdentifier: String?
+    /// The uniqueness constraints this entity declares (inherited ones are its super-entity's),
+    /// each as the slots whose values together must be unique among the rows of this entity
+    /// and its sub-entities. Empty by default.
+    package let uniquenessConstraints: [[Int]]
 
     package init(
         id: Int, name: String, isAbstract: Bool, superID: Int?, familyIDs: Set<Int>, properties: [PropertySchema],
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, uniquenessConstraints: [[Int]] = []
     ) {
         self.id = id
         self.name = name
@@ -53,6 +70,7 @@ package struct EntitySchema: Sendable {
         self.superID = superID
         self.familyIDs = familyIDs
         self.properties = properties
+        self.uniquenessConstraints = uniquenessConstraints
         var slots: [String: Int] = [:]
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotsByName = slots

@@ -38,9 +38,25 @@ func selfColumn(_ name: String) -> DictionaryShape.Column {
         guard case .dictionaries(let shape) = plan.output else { return nil }
         switch SQLCompiler(layout: try Company.layout()).compile(plan, shape: shape) {
         case .compiled(let query): return query
-        case .notCompilable(let reason):
+        case .notCompilable(let reason), .unsupported(let reason):
             Issue.record("not compilable: \(reason)")
             return nil
+        }
+    }
+
+    /// Apple's SQL-store limits refuse dictionary fetches too, instead of running them in memory.
+    @Test func appleLimitsAreUnsupportedForDictionaries() throws {
+        let shape = DictionaryShape(columns: [column("name", .string)])
+        var sorted = plan(shape, "age > 30")
+        sorted.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]
+        var blocked = plan(shape, "age > 30")
+        blocked.predicate = NSPredicate { _, _ in true }
+        for plan in [sorted, blocked] {
+            guard case .unsupported(let reason) = SQLCompiler(layout: try Company.layout()).compile(plan, shape: shape) else {
+                Issue.record("\(plan.predicate?.description ?? "") was not refused as unsupported")
+                continue
+            }
+            #expect(reason.contains("comparator") || reason.contains("block"), "\(reason)")
         }
     }
 

@@ -9,10 +9,11 @@ import Testing
 ///
 /// - 1 Department: title; people (→ Person, inverse department)
 /// - 2 Person: active, age (Int32), born (date), name, ratio (double), salary (decimal), uid
-///   (UUID); department (→ Department)
+///   (UUID); department (→ Department); projects (many-to-many → Project)
 /// - 3 Manager (sub-entity of Person): level (Int16)
+/// - 4 Project: name; members (many-to-many → Person, join table `Z_2PROJECTS`)
 enum Company {
-    static let department = 1, person = 2, manager = 3
+    static let department = 1, person = 2, manager = 3, project = 4
 
     static let schema = makeSchema([
         (
@@ -28,26 +29,47 @@ enum Company {
                 attribute("active", .boolean), attribute("age", .integer32), attribute("born", .date), attribute("name", .string),
                 attribute("ratio", .double), attribute("salary", .decimal), attribute("uid", .uuid),
                 PropertySchema(name: "department", kind: .toOne(destination: 1, inverse: "people")),
+                PropertySchema(name: "projects", kind: .toMany(destination: 4, inverse: "members", ordered: false)),
             ]
         ),
         ("Manager", 2, false, [attribute("level", .integer16)]),
+        (
+            "Project", nil, false,
+            [
+                attribute("name", .string),
+                PropertySchema(name: "members", kind: .toMany(destination: 2, inverse: "projects", ordered: false)),
+            ]
+        ),
     ])
 
     static let names: [String?] = [
         "Crèpes Suzette", "Gaufres de Liège", "crepes", "CRÊPES au sucre", "Straße", "alice", "Alice", "bob", nil, "Émile",
-        "", "Zoë", "a*b?c", "100%_x", "Bob", "crème brûlée", "Liege", nil,
+        "", "Zoë", "a*b?c", "100%_x", "Bob", "crème brûlée", "Liege", nil, "file10", "File2", "file2", "Åsa", "zoe",
     ]
-    static let titles = ["Sales", "Research", "séances"]
+    /// The last department has no people.
+    static let titles = ["Sales", "Research", "séances", "Empty"]
+    /// The last project has no members; one has no name.
+    static let projectNames: [String?] = ["Apollo", "Gemini", "apollo", nil, "Mercury"]
+
+    /// The projects of person `index`: 0 holds every third person, 1 every fourth from 1, 2
+    /// every tenth from 2, 3 every fifth from 4; 4 nobody.
+    static func projectIndices(ofPerson index: Int) -> [Int] {
+        [index % 3 == 0, index % 4 == 1, index % 10 == 2, index % 5 == 4].enumerated().compactMap { $1 ? $0 : nil }
+    }
+
+    static func projectKey(_ index: Int) -> ObjectKey { ObjectKey(entityID: project, primaryKey: Int64(index + 1)) }
 
     static func departmentKey(_ index: Int) -> ObjectKey { ObjectKey(entityID: department, primaryKey: Int64(index + 1)) }
     static func personKey(_ index: Int, manager isManager: Bool) -> ObjectKey {
         ObjectKey(entityID: isManager ? manager : person, primaryKey: Int64(index + 1))
     }
 
-    /// 3 departments and 60 people (every fourth a manager), with NULLs in every column.
+    /// 4 departments, 60 people (every fourth a manager) and 5 projects, with NULLs in every
+    /// column and empty to-manys.
     static func rows() -> [RowSnapshot] {
         var people: [RowSnapshot] = []
-        var members: [[ObjectKey]] = [[], [], []]
+        var members: [[ObjectKey]] = [[], [], [], []]
+        var projectMembers: [[ObjectKey]] = projectNames.map { _ in [] }
         for index in 0..<60 {
             let isManager = index % 4 == 3
             let key = personKey(index, manager: isManager)
@@ -62,14 +84,20 @@ enum Company {
                 index % 10 == 9 ? .null : .decimal(Decimal(index * 25) / 10),
                 .uuid(UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", index)) ?? UUID()),
                 departmentIndex.map { .object(departmentKey($0)) } ?? .null,
+                .objects(projectIndices(ofPerson: index).map(projectKey)),
             ]
+            for project in projectIndices(ofPerson: index) { projectMembers[project].append(key) }
             if isManager { values.append(index % 8 == 7 ? .null : .integer(Int64(index % 3))) }
             people.append(RowSnapshot(key: key, version: 1, values: values))
         }
         let departments = titles.enumerated().map { index, title in
             RowSnapshot(key: departmentKey(index), version: 1, values: [.string(title), .objects(members[index])])
         }
-        return departments + people
+        let projects = projectNames.enumerated().map { index, name in
+            RowSnapshot(
+                key: projectKey(index), version: 1, values: [name.map(StoreValue.string) ?? .null, .objects(projectMembers[index])])
+        }
+        return departments + people + projects
     }
 
     /// The two stores with the same rows.
@@ -84,7 +112,7 @@ enum Company {
     }
 
     static func layout() throws -> SQLiteLayout {
-        try SQLiteLayout(schema: schema, entityNumbers: ["Department": 1, "Person": 2, "Manager": 3])
+        try SQLiteLayout(schema: schema, entityNumbers: ["Department": 1, "Person": 2, "Manager": 3, "Project": 4])
     }
 }
 
@@ -94,7 +122,7 @@ enum Company {
     func compile(_ plan: FetchPlan) throws -> SQLQuery {
         switch SQLCompiler(layout: try Company.layout()).compile(plan) {
         case .compiled(let query): return query
-        case .notCompilable(let reason):
+        case .notCompilable(let reason), .unsupported(let reason):
             Issue.record("not compilable: \(reason)")
             return SQLQuery(sql: "", arguments: [])
         }
@@ -190,6 +218,24 @@ enum Company {
         #expect(query.arguments == [.integer(2), .integer(30), .integer(-1), .integer(3)])
     }
 
+    /// The localized selectors sort through collations that call the in-memory sorter's comparison;
+    /// on values that are not strings they are `compare:`.
+    @Test func localizedSortsUseCollations() throws {
+        var plan = keysPlan("age > 30", entityIDs: [Company.person])
+        plan.sortDescriptors = [
+            NSSortDescriptor(key: "name", ascending: false, selector: "localizedCompare:"),
+            NSSortDescriptor(key: "department.title", ascending: true, selector: "localizedCaseInsensitiveCompare:"),
+            NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:"),
+            NSSortDescriptor(key: "age", ascending: true, selector: "localizedStandardCompare:"),
+        ]
+        let query = try compile(plan)
+        #expect(
+            query.sql
+                == Self.select + Self.join
+                + " WHERE t0.Z_ENT IN (?) AND t0.ZAGE > ? ORDER BY t0.ZNAME COLLATE ocd_localized DESC,"
+                + " t1.ZTITLE COLLATE ocd_localized_ci, t0.ZNAME COLLATE ocd_localized_standard, t0.ZAGE, t0.Z_PK")
+    }
+
     @Test func countsTheWindow() throws {
         var plan = keysPlan("age > 30")
         plan.output = .count
@@ -210,30 +256,18 @@ enum Company {
         #expect(query.arguments.count == 1)
     }
 
-    // MARK: - Not compilable
+    // MARK: - Not compilable, unsupported
 
-    /// (predicate, sort key and selector, a part the reason must name).
+    /// (predicate, sort key and selector, a part the reason must name): not compiled yet, the
+    /// store runs them in memory.
     static let notCompilable: [(String, String?, String)] = [
-        ("ANY department.people.name == 'bob'", nil, "ANY"),
-        ("department.people.@count > 3", nil, "people"),
-        ("name.length > 3", nil, "name.length"),
-        ("SUBQUERY(department.people, $p, $p.age > 3).@count > 0", nil, "SUBQUERY"),
-        ("age > 3", "localizedCaseInsensitiveCompare:", "localizedCaseInsensitiveCompare:"),
-        ("age == salary", nil, "two key paths"),
+        ("name.uppercaseString == 'BOB'", nil, "name.uppercaseString"),
+        ("ANY {1, 2} == age", nil, "constant"),
+        // A count compared with a string is false: its sub-select's values would be left unplaced.
+        ("SUBQUERY(department.people, $p, $p.age > 10).@count < 'x'", nil, "does not need"),
+        // KVC reads the key of every member's name, then counts the people.
+        ("department.people.name.@count > 3", nil, "department.people.name.@count"),
     ]
-
-    @Test func comparatorSortFallsBack() throws {
-        var plan = keysPlan("age > 3")
-        plan.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]
-        guard case .notCompilable(let reason) = SQLCompiler(layout: try Company.layout()).compile(plan) else {
-            Issue.record("a comparator sort compiled")
-            return
-        }
-        #expect(reason.contains("comparator"))
-        let folder = try TemporaryFolder()
-        let (sqlite, memory) = try Company.stores(in: folder)
-        try expectSameAnswers(sqlite, memory, plan, label: "comparator")
-    }
 
     @Test(arguments: notCompilable.indices)
     func notCompilableSaysWhichPart(_ index: Int) throws {
@@ -255,12 +289,77 @@ enum Company {
             if let selector { plan.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selector: selector)] }
             try expectSameAnswers(sqlite, memory, plan, label: format)
         }
-        let departments = FetchPlan(
-            entityID: Company.department, entityIDs: [Company.department],
-            predicate: NSPredicate(format: "ANY people.name BEGINSWITH[cd] 'crepes'"), output: .keys)
-        try expectSameAnswers(sqlite, memory, departments, label: "departments")
-        guard case .keys(let keys) = try sqlite.execute(departments) else { return }
-        #expect(!keys.isEmpty)
+    }
+
+    /// Apple's documented limits of SQL stores: (what, the plan, parts the reason must name).
+    static let unsupported: [(String, FetchPlan, [String])] = {
+        let people: Set<Int> = [Company.person, Company.manager]
+        func plan(_ predicate: NSPredicate, _ sorts: [NSSortDescriptor] = []) -> FetchPlan {
+            FetchPlan(entityID: Company.person, entityIDs: people, predicate: predicate, sortDescriptors: sorts, output: .keys)
+        }
+        return [
+            (
+                "comparator sort",
+                plan(NSPredicate(format: "age > 3"), [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]),
+                ["name", "comparator"]
+            ),
+            ("block predicate", plan(NSPredicate { _, _ in true }), ["block"]),
+            (
+                "custom selector",
+                plan(
+                    NSComparisonPredicate(
+                        leftExpression: NSExpression(forKeyPath: "name"), rightExpression: NSExpression(forConstantValue: "x"),
+                        customSelector: "isSimilarTo:")),
+                ["isSimilarTo:"]
+            ),
+            ("FUNCTION()", plan(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'BOB'")), ["FUNCTION", "uppercaseString"]),
+            (
+                "two to-many steps", plan(NSPredicate(format: "ANY department.people.projects.name == 'Apollo'")),
+                ["department.people.projects.name", "two to-many"]
+            ),
+            (
+                "two to-many steps before @count", plan(NSPredicate(format: "department.people.projects.@count > 1")),
+                ["department.people.projects.@count", "two to-many"]
+            ),
+            (
+                "two to-many steps under @sum", plan(NSPredicate(format: "department.people.@sum.projects.name > 1")),
+                ["two to-many"]
+            ),
+        ]
+    }()
+
+    /// A transient key is refused as Apple refuses it (the plan builder refuses it first).
+    @Test func transientKeysAreUnsupported() throws {
+        let layout = try SQLiteLayout(schema: Library.schema)
+        let plan = FetchPlan(
+            entityID: Library.book, entityIDs: [Library.book], predicate: NSPredicate(format: "scratch == 'x'"), output: .keys)
+        guard case .unsupported(let reason) = SQLCompiler(layout: layout).compile(plan) else {
+            Issue.record("a transient key was not refused")
+            return
+        }
+        #expect(reason.contains("scratch") && reason.contains("transient"), "\(reason)")
+    }
+
+    /// The compiler names the part and why; the store throws `NSPersistentStoreUnsupportedRequestTypeError`
+    /// (134091) with that reason instead of running the plan in memory.
+    @Test(arguments: unsupported.indices)
+    func unsupportedPartsFailTheFetch(_ index: Int) throws {
+        let (label, plan, parts) = Self.unsupported[index]
+        guard case .unsupported(let reason) = SQLCompiler(layout: try Company.layout()).compile(plan) else {
+            Issue.record("\(label): not refused")
+            return
+        }
+        for part in parts { #expect(reason.contains(part), "\(label): \(reason)") }
+        let folder = try TemporaryFolder()
+        let (sqlite, _) = try Company.stores(in: folder)
+        do {
+            _ = try sqlite.execute(plan)
+            Issue.record("\(label): the fetch ran")
+        } catch let error as NSError {
+            #expect(error.domain == NSCocoaErrorDomain)
+            #expect(error.code == 134_091)
+            for part in parts { #expect(error.localizedDescription.contains(part), "\(label): \(error.localizedDescription)") }
+        }
     }
 }
 
@@ -315,6 +414,9 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
         ),
         ("self == %@", [Company.personKey(3, manager: true)]), ("NOT (self == %@)", [Company.personKey(3, manager: true)]),
         ("level > 0", []),
+        ("name.length > 5", []), ("name.length == 0", []), ("length:(name) < 4", []), ("NOT (name.length >= 4)", []),
+        ("uppercase:(name) == 'STRASSE'", []), ("lowercase:(name) BEGINSWITH 'cr'", []), ("department.title.length == 5", []),
+        ("uppercase:(name) == uppercase:(department.title)", []),
     ]
 
     static let sorts: [[NSSortDescriptor]] = [
@@ -327,6 +429,14 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
         ],
         [NSSortDescriptor(key: "salary", ascending: false), NSSortDescriptor(key: "born", ascending: false)],
         [NSSortDescriptor(key: "name", ascending: false, selector: "caseInsensitiveCompare:")],
+        [NSSortDescriptor(key: "name", ascending: true, selector: "localizedCompare:")],
+        [NSSortDescriptor(key: "name", ascending: false, selector: "localizedCaseInsensitiveCompare:")],
+        [
+            NSSortDescriptor(key: "department.title", ascending: false, selector: "localizedStandardCompare:"),
+            NSSortDescriptor(key: "name", ascending: true, selector: "localizedStandardCompare:"),
+        ],
+        [NSSortDescriptor(key: "age", ascending: true, selector: "localizedCompare:")],
+        [NSSortDescriptor(key: "name.length", ascending: false)],
     ]
 
     static let windows: [(limit: Int, offset: Int)] = [(0, 0), (5, 0), (0, 7), (4, 3), (10, 100)]

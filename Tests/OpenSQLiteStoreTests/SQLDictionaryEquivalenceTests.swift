@@ -192,7 +192,9 @@ func expectSameDictionaries(
         let rows = salaries.enumerated().map { index, salary in
             RowSnapshot(
                 key: Company.personKey(index, manager: false), version: 1,
-                values: [.null, .null, .null, .null, .null, .decimal(Decimal(string: salary) ?? 0), .null, .null])
+                values: [
+                    .null, .null, .null, .null, .null, .decimal(Decimal(string: salary) ?? 0), .null, .null, .objects([]),
+                ])
         }
         try sqlite.apply(inserted: rows, updated: [], deleted: [])
         try memory.apply(inserted: rows, updated: [], deleted: [])

@@ -105,10 +105,12 @@ extension NSManagedObjectContext {
     ///
     /// **Default:** `NSErrorMergePolicy`.
     ///
-    /// **Differences from Apple:** the policy is kept but not yet enforced: the in-memory store
-    /// does not detect optimistic-locking conflicts (the later save wins); the SQLite store
-    /// will. Apple stops the process when given something that is not a merge policy; this
-    /// keeps whatever it is given.
+    /// Both stores detect the conflicts (a row whose version changed since it was fetched, a
+    /// broken uniqueness constraint); see `NSMergePolicy` for what each policy does with them.
+    /// A value that is not an `NSMergePolicy` acts as `NSErrorMergePolicy`.
+    ///
+    /// **Differences from Apple:** Apple stops the process when given something that is not a
+    /// merge policy; this keeps whatever it is given.
     /// See [mergePolicy](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/mergepolicy).
     public var mergePolicy: Any {
         get { changeState.locked { $0.mergePolicy } }

@@ -21,11 +21,24 @@ extension NSManagedObjectContext {
     ///
     /// Before writing, delete rules run (cascade, nullify, deny), every changed object is
     /// validated (`validateForInsert/Update/Delete`: non-optional properties must have values),
-    /// and inserted objects get permanent IDs. A failed save leaves the stores as they were and
-    /// the context's changes in place.
+    /// and inserted objects get permanent IDs. Each changed or deleted object carries the
+    /// version (`Z_OPT`) it was fetched at: a store whose row has another version, or that would
+    /// break a uniqueness constraint, refuses the save, and the conflicts go to the context's
+    /// `mergePolicy` (`NSMergePolicy.resolve(mergeConflicts:)`); when the policy resolves them,
+    /// the save is tried again, up to four attempts in all. A failed save leaves the stores as
+    /// they were and the context's changes in place. An object deleted while still a fault (its
+    /// values never loaded) carries no version and is deleted whatever the store's version is.
     ///
     /// - Throws: The first validation error (`NSValidationMissingMandatoryPropertyError`,
-    ///   `NSValidationRelationshipDeniedDeleteError`, …) or the store's error.
+    ///   `NSValidationRelationshipDeniedDeleteError`, …); `NSManagedObjectMergeError` or
+    ///   `NSManagedObjectConstraintMergeError` with `"conflictList"` in `userInfo`
+    ///   (`NSMergeConflict`s or `NSConstraintConflict`s) under `NSErrorMergePolicy`; or the
+    ///   store's error (an SQLite store whose `COMMIT` reported an I/O error says the outcome
+    ///   is unknown: `NSPersistentStoreSaveError` with
+    ///   `"NSPersistentStoreSaveOutcomeUnknown"` set).
+    ///
+    /// **Differences from Apple:** a save to several stores writes one store after another, so
+    /// a conflict or error in a later store leaves the earlier ones saved.
     public func save() throws {
         processPendingChanges()
         guard hasChanges else { return }
@@ -43,10 +56,44 @@ extension NSManagedObjectContext {
             saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
             return
         }
-        try obtainPermanentIDs(for: inserted)
+        var attempt = 1
+        while true {
+            let inserted = insertedList, deleted = deletedList
+            let updated = changedList.filter { $0.isUpdated }
+            try obtainPermanentIDs(for: inserted)
+            do {
+                try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
+            } catch let refusal as StoreRefusal {
+                let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
+                guard attempt < Self.saveAttempts else { throw NSMergePolicy.mergeError(refusal.conflicts) }
+                try policy.resolve(mergeConflicts: refusal.conflicts)
+                attempt += 1
+                continue
+            }
+            for object in inserted { object.version = 1 }
+            for object in updated { object.version += 1 }
+            didSave(inserted: inserted, updated: updated, deleted: deleted)
+            NotificationCenter.default.post(
+                name: .NSManagedObjectContextDidSave, object: self,
+                userInfo: [
+                    NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+                ])
+            return
+        }
+    }
 
+    /// How many times a save is tried when its merge policy resolves conflicts.
+    static let saveAttempts = 4
+
+    /// Writes one batch per store; a store's conflicts come back as a `StoreRefusal` holding
+    /// `NSMergeConflict`s or `NSConstraintConflict`s.
+    private func write(
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+        coordinator: NSPersistentStoreCoordinator
+    ) throws {
         // One batch per store, built in place (a reference type, so appending never copies).
         var batches: [ObjectIdentifier: SaveBatch] = [:]
+        var order: [SaveBatch] = []
         func batch(for object: NSManagedObject) throws -> SaveBatch {
             guard let store = object.objectID.persistentStore as? RowBackedPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
@@ -54,26 +101,36 @@ extension NSManagedObjectContext {
             if let batch = batches[ObjectIdentifier(store)] { return batch }
             let batch = SaveBatch(store: store)
             batches[ObjectIdentifier(store)] = batch
+            order.append(batch)
             return batch
         }
         for object in inserted {
-            try batch(for: object).inserted.append(try snapshot(of: object, version: 1, coordinator: coordinator))
+            let row = try snapshot(of: object, version: 1, coordinator: coordinator)
+            let batch = try batch(for: object)
+            batch.changes.inserted.append(row)
+            batch.objects[row.key] = object
         }
         for object in updated {
-            try batch(for: object).updated.append(try snapshot(of: object, version: object.version + 1, coordinator: coordinator))
+            let row = try snapshot(of: object, version: object.version + 1, coordinator: coordinator)
+            let batch = try batch(for: object)
+            batch.changes.updated.append(row)
+            batch.objects[row.key] = object
+            if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
         }
         for object in deleted {
-            if let key = object.objectID.key { try batch(for: object).deleted.append(key) }
+            guard let key = object.objectID.key else { continue }
+            let batch = try batch(for: object)
+            batch.changes.deleted.append(key)
+            batch.objects[key] = object
+            if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
         }
-        for batch in batches.values {
-            try batch.store.rows.apply(inserted: batch.inserted, updated: batch.updated, deleted: batch.deleted)
+        for batch in order {
+            do {
+                try batch.store.rows.apply(batch.changes)
+            } catch let error as SaveConflictError {
+                throw StoreRefusal(conflicts: conflicts(error, batch: batch, coordinator: coordinator))
+            }
         }
-        for object in inserted { object.version = 1 }
-        for object in updated { object.version += 1 }
-        didSave(inserted: inserted, updated: updated, deleted: deleted)
-        NotificationCenter.default.post(
-            name: .NSManagedObjectContextDidSave, object: self,
-            userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])
     }
 
     /// Chooses the store a newly inserted object is saved to (by default, the first store whose
@@ -214,14 +271,18 @@ extension NSManagedObjectContext {
     }
 }
 
-/// The rows one save writes to one store.
-private final class SaveBatch {
+/// The rows one save writes to one store, and the objects they come from.
+final class SaveBatch {
     let store: RowBackedPersistentStore
-    var inserted: [RowSnapshot] = []
-    var updated: [RowSnapshot] = []
-    var deleted: [ObjectKey] = []
+    var changes = SaveChanges()
+    var objects: [ObjectKey: NSManagedObject] = [:]
 
     init(store: RowBackedPersistentStore) {
         self.store = store
     }
+}
+
+/// A save a store refused, with its conflicts as the merge policy receives them.
+struct StoreRefusal: Error {
+    let conflicts: [Any]
 }

@@ -284,6 +284,39 @@ open class NSManagedObjectContext: NSObject {
         deletedList = []
     }
 
+    // MARK: - Conflict resolution (see `NSMergePolicy+Resolution`)
+
+    /// Takes back the deletion of an object: it stays, with its values.
+    func undoDeletion(_ object: NSManagedObject) {
+        deletedList.removeAll { $0 === object }
+        object.deleted = false
+    }
+
+    /// Drops an inserted object: it leaves the context as if deleted before the save.
+    func discardInsertion(_ object: NSManagedObject) {
+        insertedList.removeAll { $0 === object }
+        registry[object.objectID] = nil
+        object.inserted = false
+        object.deleted = true
+        object.context = nil
+    }
+
+    /// Turns an inserted object into the saved object with `id` (a stored row): it is no longer
+    /// inserted but changed, and the object registered for `id` before, if another, leaves.
+    func adoptStoredIdentity(_ object: NSManagedObject, id: NSManagedObjectID) {
+        if let previous = registry[id], previous !== object {
+            changedList.removeAll { $0 === previous }
+            previous.context = nil
+        }
+        registry[object.objectID] = nil
+        insertedList.removeAll { $0 === object }
+        object.objectID = id
+        object.inserted = false
+        registry[id] = object
+        if !changedList.contains(where: { $0 === object }) { changedList.append(object) }
+    }
+
+    /// Forgets the changes of an object whose row is being reloaded.
     func forgetChange(_ object: NSManagedObject) {
         changedList.removeAll { $0 === object }
     }

@@ -17,8 +17,9 @@ public enum NSMergePolicyType: UInt, Sendable {
     case rollbackMergePolicyType = 4
 }
 
-/// How a context resolves conflicts between its changes and changes saved to the store since
-/// it fetched an object (optimistic-locking conflicts).
+/// How a context resolves conflicts found when it saves: optimistic-locking conflicts
+/// (`NSMergeConflict`: a row changed or deleted by someone else since the context fetched it)
+/// and uniqueness-constraint conflicts (`NSConstraintConflict`).
 ///
 /// ```swift
 /// context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
@@ -26,11 +27,37 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// context.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
 /// ```
 ///
-/// **Differences from Apple:** the policies are kept and reported as Apple's are, but nothing
-/// enforces them yet: the in-memory store does not detect optimistic-locking conflicts (a later
-/// save simply wins), and the SQLite store, when it lands, is where conflicts will be detected
-/// and resolved by these policies. `resolve(mergeConflicts:)`,
-/// `resolve(optimisticLockingConflicts:)` and `resolve(constraintConflicts:)` are not provided.
+/// The store refuses a save with conflicts as a whole; the context hands them to its policy's
+/// `resolve(mergeConflicts:)`, which either throws (`NSErrorMergePolicy`: the save fails with
+/// `NSManagedObjectMergeError` or `NSManagedObjectConstraintMergeError`, `"conflictList"` in
+/// `userInfo`, the store and the context's changes as they were) or changes the context's
+/// objects, after which the save is tried again (at most four times in all).
+///
+/// Optimistic-locking conflicts, by policy:
+/// - **mergeByPropertyStoreTrump**: property by property, a property the store changed takes
+///   the store's value, the others keep the context's; to-many relationships get both sides'
+///   additions and removals. The object is then saved over the store's version.
+/// - **mergeByPropertyObjectTrump**: the same, except that a property both changed keeps the
+///   context's value.
+/// - **overwrite**: the context's object is saved as it is over the store's version.
+/// - **rollback**: the context's changes to the object (deletion included) are dropped; it takes
+///   the store's values.
+///
+/// Uniqueness-constraint conflicts with a stored row (Apple's "upsert"): with the two
+/// merge-by-property policies and overwrite, the inserted object takes over the stored row's
+/// identity (its `objectID` becomes the row's): store-trump keeps the row's non-nil values and
+/// fills the rest from the object, object-trump keeps the values set on the object and fills
+/// the rest from the row, overwrite keeps the object's values; rollback drops the inserted
+/// object. Several inserted objects with the same values become one (the first inserted), the
+/// others leave the context and relationships to them point to the one kept.
+///
+/// **Differences from Apple:** where Apple's behaviour is not documented these are choices: a
+/// row deleted in the store wins over every policy (the context's object leaves the context, as
+/// after merging a deletion; a pending deletion of an object changed in the store still
+/// proceeds except under rollback); a constraint conflict where an *updated* (not inserted)
+/// object took values another row has cannot be merged and fails with the error, whatever the
+/// policy; `resolve(constraintConflicts:)` and `resolve(optimisticLockingConflicts:)` are
+/// called through `resolve(mergeConflicts:)`.
 /// See [NSMergePolicy](https://developer.apple.com/documentation/coredata/nsmergepolicy).
 open class NSMergePolicy: NSObject, @unchecked Sendable {
     /// The kind of policy.
@@ -54,6 +81,39 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     open class var overwrite: NSMergePolicy { sharedOverwrite }
     /// The context's conflicting changes are dropped (`NSRollbackMergePolicy`).
     open class var rollback: NSMergePolicy { sharedRollback }
+
+    /// Resolves the conflicts of a save: the `NSMergeConflict`s through
+    /// `resolve(optimisticLockingConflicts:)`, then the `NSConstraintConflict`s through
+    /// `resolve(constraintConflicts:)`. The context calls it when a save finds conflicts.
+    ///
+    /// - Throws: For `NSErrorMergePolicy`, `NSManagedObjectConstraintMergeError` when there are
+    ///   constraint conflicts, else `NSManagedObjectMergeError`, with `"conflictList"` in
+    ///   `userInfo`.
+    open func resolve(mergeConflicts list: [Any]) throws {
+        if mergeType == .errorMergePolicyType { throw Self.mergeError(list) }
+        let lockingConflicts = list.compactMap { $0 as? NSMergeConflict }
+        let constraintConflicts = list.compactMap { $0 as? NSConstraintConflict }
+        if !lockingConflicts.isEmpty { try resolve(optimisticLockingConflicts: lockingConflicts) }
+        if !constraintConflicts.isEmpty { try resolve(constraintConflicts: constraintConflicts) }
+    }
+
+    /// Resolves optimistic-locking conflicts by changing the conflicting objects as the policy
+    /// says (see the type's description).
+    ///
+    /// - Throws: `NSManagedObjectMergeError` for `NSErrorMergePolicy`.
+    open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
+        if mergeType == .errorMergePolicyType { throw Self.mergeError(list) }
+        for conflict in list { resolveLocking(conflict) }
+    }
+
+    /// Resolves uniqueness-constraint conflicts as the policy says (see the type's description).
+    ///
+    /// - Throws: `NSManagedObjectConstraintMergeError` for `NSErrorMergePolicy`, or for a
+    ///   conflict no policy can merge.
+    open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
+        if mergeType == .errorMergePolicyType { throw Self.mergeError(list) }
+        for conflict in list { try resolveConstraint(conflict) }
+    }
 
     /// Equal when both are of the same kind.
     open override func isEqual(_ object: Any?) -> Bool {

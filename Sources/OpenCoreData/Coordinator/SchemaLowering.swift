@@ -26,9 +26,38 @@ enum SchemaLowering {
             let properties = entity.properties.compactMap { property in lower(property, id: id) }
             return EntitySchema(
                 id: index + 1, name: entity.name ?? "", isAbstract: entity.isAbstract, superID: id(of: entity.superentity),
-                familyIDs: family, properties: properties, renamingIdentifier: entity.renamingIdentifier)
+                familyIDs: family, properties: properties, renamingIdentifier: entity.renamingIdentifier,
+                uniquenessConstraints: uniquenessConstraints(of: entity, properties: properties))
         }
         return StoreSchema(entities: entities)
+    }
+
+    /// The constraints an entity declares (not those it inherits), as slots. A group naming a
+    /// property the entity lacks, or one that is not an attribute or a to-one relationship, or
+    /// a transient one, is left out (it cannot be enforced by a store).
+    private static func uniquenessConstraints(of entity: NSEntityDescription, properties: [PropertySchema]) -> [[Int]] {
+        var slots: [String: Int] = [:]
+        for (slot, property) in properties.enumerated() { slots[property.name] = slot }
+        let inherited = Set(entity.superentity?.uniquenessConstraints.map { $0.map(constraintElementName) } ?? [])
+        return entity.uniquenessConstraints.compactMap { group -> [Int]? in
+            let names = group.map(constraintElementName)
+            guard !names.isEmpty, !inherited.contains(names) else { return nil }
+            let groupSlots = names.compactMap { slots[$0] }
+            guard groupSlots.count == names.count,
+                groupSlots.allSatisfy({ slot in
+                    switch properties[slot].kind {
+                    case .attribute, .toOne: !properties[slot].isTransient
+                    case .toMany: false
+                    }
+                })
+            else { return nil }
+            return groupSlots
+        }
+    }
+
+    /// A constraint element's property name: the name itself, or a property description's.
+    private static func constraintElementName(_ element: Any) -> String {
+        (element as? NSPropertyDescription)?.name ?? (element as? String) ?? "\(element)"
     }
 
     /// The model's entities in Apple's numbering order.

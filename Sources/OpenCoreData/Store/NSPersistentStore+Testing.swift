@@ -1,5 +1,6 @@
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLiteStore
 import OpenStoreCore
 
 extension NSPersistentStore {
@@ -14,5 +15,15 @@ extension NSPersistentStore {
     /// Test hook: sets the store's call counters back to zero.
     package func resetTestingStoreCalls() {
         ((self as? RowBackedPersistentStore)?.rows as? InMemoryRowStore)?.callCounts = .init()
+    }
+}
+
+extension NSPersistentStore {
+    /// Test hook: for an SQLite store, makes every save run its `COMMIT` and then fail as if
+    /// `COMMIT` had returned this SQLite result code (see `SQLiteRowStore.testingCommitResult`);
+    /// nil for other stores and by default.
+    package var testingCommitResult: Int32? {
+        get { ((self as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)?.testingCommitResult }
+        set { ((self as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)?.testingCommitResult = newValue }
     }
 }

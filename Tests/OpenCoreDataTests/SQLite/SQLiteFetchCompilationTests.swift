@@ -42,8 +42,11 @@ import Testing
         ("Employee", "name IN[c] {'ann', 'BOB', 'dee'}", [("name", true)]),
         ("Manager", "name LIKE[cd] 'crep*'", []),
         ("Person", "born < %@", [("born", false), ("name", true)]),
-        ("Department", "ANY employees.name BEGINSWITH[cd] 'crepe'", [("title", true)]),  // falls back
-        ("Department", "employees.@count > 1", [("title", true)]),  // falls back
+        ("Department", "ANY employees.name BEGINSWITH[cd] 'crepe'", [("title", true)]),
+        ("Department", "employees.@count > 1", [("title", true)]),
+        ("Department", "ALL employees.salary > 60000", [("title", true)]),
+        ("Department", "SUBQUERY(employees, $e, $e.salary == nil).@count == 0", [("title", false)]),
+        ("Employee", "department.employees.@avg.salary > salary", [("name", true)]),
     ]
 
     @Test(arguments: cases.indices)
@@ -89,5 +92,34 @@ import Testing
             ])
         request.predicate = NSPredicate(format: "department IN %@", [labs.objectID])
         #expect(try sqlite.context.count(for: request) == 3)
+    }
+
+    /// Parts Apple's SQL store cannot run fail `context.fetch` with
+    /// `NSPersistentStoreUnsupportedRequestTypeError`, naming the part, instead of running in memory.
+    @Test func unsupportedPartsFailTheFetch() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcompile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sqlite = try Stack(url: folder.appendingPathComponent("Company.sqlite"))
+        try Self.fill(sqlite)
+        let comparator = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        comparator.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true) { _, _ in .orderedSame }]
+        let block = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        block.predicate = NSPredicate { _, _ in true }
+        let twoToMany = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        twoToMany.predicate = NSPredicate(format: "ANY employees.department.employees.name == 'Ann'")
+        let cases: [(NSFetchRequest<NSManagedObject>, [String])] = [
+            (comparator, ["name", "comparator"]), (block, ["block"]),
+            (twoToMany, ["employees.department.employees.name", "two to-many"]),
+        ]
+        for (request, parts) in cases {
+            do {
+                _ = try sqlite.context.fetch(request)
+                Issue.record("\(parts): the fetch ran")
+            } catch let error as NSError {
+                #expect(error.domain == NSCocoaErrorDomain)
+                #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+                for part in parts { #expect(error.localizedDescription.contains(part), "\(error.localizedDescription)") }
+            }
+        }
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+import OpenInMemoryStore
+import OpenSQLiteStore
+import OpenStoreCore
+import Testing
+
+/// Saves at the store level, through `SQLiteRowStore` and `InMemoryRowStore` with the same
+/// answers: optimistic locking on `Z_OPT`, uniqueness constraints and Apple's unique indexes.
+@Suite struct SQLiteSaveTests {
+    /// Car (numberPlate unique) > SportCar, and Person (firstName, lastName unique), as in
+    /// CoreDataPlus's SampleModel.
+    static let schema: StoreSchema = {
+        let plain = makeSchema([
+            (name: "Car", superID: nil, abstract: false, properties: [attribute("numberPlate", .string), attribute("maker", .string)]),
+            (name: "SportCar", superID: 1, abstract: false, properties: []),
+            (name: "Person", superID: nil, abstract: false, properties: [attribute("firstName", .string), attribute("lastName", .string)]),
+        ])
+        let constraints: [Int: [[Int]]] = [1: [[0]], 3: [[0, 1]]]
+        return StoreSchema(
+            entities: plain.entities.map { entity in
+                EntitySchema(
+                    id: entity.id, name: entity.name, isAbstract: entity.isAbstract, superID: entity.superID,
+                    familyIDs: entity.familyIDs, properties: entity.properties,
+                    uniquenessConstraints: constraints[entity.id] ?? [])
+            })
+    }()
+
+    /// Both back ends, fresh.
+    static func stores(in folder: TemporaryFolder) throws -> [(String, RowStore)] {
+        [
+            ("in-memory", InMemoryRowStore(schema: schema)),
+            ("sqlite", try SQLiteRowStore.open(at: folder.file("Cars.sqlite"), schema: schema, readOnly: false, modelVersionHashes: [:])),
+        ]
+    }
+
+    static func car(_ key: Int64, _ plate: String?, entity: Int = 1, version: Int64 = 1) -> RowSnapshot {
+        RowSnapshot(key: ObjectKey(entityID: entity, primaryKey: key), version: version, values: [plate.map { .string($0) } ?? .null, .null])
+    }
+
+    @Test func uniqueIndexesAreSpelledAsApplesAre() throws {
+        let layout = try SQLiteLayout(schema: Self.schema)
+        let expected = [
+            "CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)",
+            "CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)",
+        ]
+        #expect(layout.uniqueIndexStatements == expected)
+        #expect(Array(layout.createStatements.suffix(4).prefix(2)) == expected)
+        // The real store Apple wrote for this model has the same statements.
+        if RealStores.isAvailable {
+            let folder = try TemporaryFolder()
+            let url = try RealStores.copy("coredataplus-samplemodel-v2", file: "SampleModel_V2.sqlite", into: folder)
+            let connection = try SQLiteConnection(url: url, mode: .readOnly)
+            let statement = try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE ? ORDER BY name")
+            try statement.bind([.string("%UNIQUE%")])
+            var real: [String] = []
+            while try statement.step() { real.append(statement.string(at: 0) ?? "") }
+            statement.reset()
+            #expect(real.filter { $0.contains("UNIQUE") } == expected)
+        }
+    }
+
+    @Test func staleRowsAreRefusedAsAWhole() throws {
+        let folder = try TemporaryFolder()
+        var answers: [String] = []
+        for (name, store) in try Self.stores(in: folder) {
+            try store.apply(SaveChanges(inserted: [Self.car(1, "A"), Self.car(2, "B"), Self.car(3, "C", entity: 2)]))
+            // Car 1 at version 1 rewritten to 2; a later writer that saw version 1 is refused.
+            try store.apply(SaveChanges(updated: [Self.car(1, "A1", version: 2)], expectedVersions: [ObjectKey(entityID: 1, primaryKey: 1): 1]))
+            let stale = SaveChanges(
+                inserted: [Self.car(4, "D")], updated: [Self.car(1, "A2", version: 2), Self.car(2, "B2", version: 2)],
+                deleted: [ObjectKey(entityID: 2, primaryKey: 3), ObjectKey(entityID: 1, primaryKey: 9)],
+                expectedVersions: [
+                    ObjectKey(entityID: 1, primaryKey: 1): 1, ObjectKey(entityID: 1, primaryKey: 2): 1,
+                    ObjectKey(entityID: 2, primaryKey: 3): 1, ObjectKey(entityID: 1, primaryKey: 9): 1,
+                ])
+            do {
+                try store.apply(stale)
+                Issue.record("\(name): a stale save went through")
+            } catch let error as SaveConflictError {
+                let described = error.versionConflicts.map { "\($0.key) expected \($0.expectedVersion) now \($0.current.map { "\($0.version)" } ?? "gone")" }
+                answers.append(described.sorted().joined(separator: "; "))
+                #expect(error.constraintConflicts.isEmpty)
+            }
+            // Nothing of the refused save was written.
+            let rows = try store.rows(for: (1...4).map { ObjectKey(entityID: $0 == 3 ? 2 : 1, primaryKey: $0) })
+            #expect(rows.map(\.values.first) == [.string("A1"), .string("B"), .string("C")], "\(name)")
+            #expect(rows.map(\.version) == [2, 1, 1], "\(name)")
+        }
+        #expect(answers.count == 2)
+        #expect(Set(answers).count == 1)
+        #expect(answers.first == "1/p1 expected 1 now 2; 1/p9 expected 1 now gone")
+    }
+
+    @Test func constraintsSpanSubEntitiesAndIgnoreNulls() throws {
+        let folder = try TemporaryFolder()
+        var answers: [String] = []
+        for (name, store) in try Self.stores(in: folder) {
+            try store.apply(SaveChanges(inserted: [Self.car(1, "A"), Self.car(2, nil), Self.car(3, nil, entity: 2)]))
+            do {
+                // A sport car with a stored car's plate, and two new cars sharing one.
+                try store.apply(SaveChanges(inserted: [Self.car(4, "A", entity: 2), Self.car(5, "E"), Self.car(6, "E")]))
+                Issue.record("\(name): a duplicate went through")
+            } catch let error as SaveConflictError {
+                answers.append(
+                    error.constraintConflicts.map { "\($0.values) \($0.keys) existing \($0.existing.map { "\($0.key)" } ?? "none")" }
+                        .joined(separator: "; "))
+            }
+            // Freeing a value and taking it in the same save is allowed.
+            try store.apply(
+                SaveChanges(inserted: [Self.car(7, "A")], deleted: [ObjectKey(entityID: 1, primaryKey: 1)]))
+            #expect(try store.rows(for: [ObjectKey(entityID: 1, primaryKey: 7)]).count == 1, "\(name)")
+        }
+        #expect(answers.count == 2)
+        #expect(Set(answers).count == 1)
+        #expect(answers.first == #"[OpenStoreCore.StoreValue.string("A")] [2/p4] existing 1/p1; [OpenStoreCore.StoreValue.string("E")] [1/p5, 1/p6] existing none"#)
+    }
+}
