@@ -1,0 +1,61 @@
+import OpenStoreCore
+
+/// How an SQLite store runs a fetch plan, for `coredata explain` and for people reading why a
+/// fetch is slow.
+package enum FetchExplanation: Equatable {
+    /// The plan runs in SQL: the statement (`sql` with `?` placeholders), the values bound to
+    /// them in order, and SQLite's `EXPLAIN QUERY PLAN` for it with those values, one line per
+    /// row of the plan (`detail`, indented two spaces per level).
+    case sql(SQLQuery, queryPlan: [String])
+    /// The plan runs in memory, over every row of the file read into an in-memory store: the
+    /// part of the plan that SQL cannot run, and why.
+    case inMemory(reason: String)
+}
+
+extension SQLiteRowStore {
+    /// How `execute(_:)` runs `plan`, without running it: the compiled statement (the
+    /// dictionary statement for a dictionary plan) with its bound values and query plan, or the
+    /// reason it runs in memory.
+    ///
+    /// ```swift
+    /// if case .sql(let query, let queryPlan) = try store.explain(plan) {
+    ///     print(query.sql, query.arguments, queryPlan)   // …, [.integer(30)], ["SCAN t0", …]
+    /// }
+    /// ```
+    ///
+    /// - Throws: the error `execute(_:)` throws for a plan Apple's store refuses
+    ///   (`NSSQLiteError` 134091), or `NSSQLiteError` if SQLite refuses to plan the statement.
+    package func explain(_ plan: FetchPlan) throws -> FetchExplanation {
+        let compiler = SQLCompiler(layout: file.layout)
+        let query: SQLQuery
+        if case .dictionaries(let shape) = plan.output {
+            switch compiler.compile(plan, shape: shape) {
+            case .compiled(let compiled): query = compiled.query
+            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            }
+        } else {
+            switch compiler.compile(plan) {
+            case .compiled(let compiled): query = compiled
+            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+            }
+        }
+        return .sql(query, queryPlan: try queryPlan(query))
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` rows for `query`, each `detail` indented by its depth.
+    private func queryPlan(_ query: SQLQuery) throws -> [String] {
+        let statement = try file.connection.statement("EXPLAIN QUERY PLAN " + query.sql)
+        defer { statement.reset() }
+        try statement.bind(query.arguments)
+        var depth: [Int64: Int] = [:]
+        var lines: [String] = []
+        while try statement.step() {
+            let level = (depth[statement.int64(at: 1)] ?? -1) + 1
+            depth[statement.int64(at: 0)] = level
+            lines.append(String(repeating: "  ", count: level) + (statement.string(at: 3) ?? ""))
+        }
+        return lines
+    }
+}
