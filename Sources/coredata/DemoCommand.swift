@@ -9,7 +9,7 @@ struct DemoCommand: ParsableCommand {
         discussion: """
             The model (Department, Employee, Manager) is built in code; 3,000 employees are written \
             in 8 departments, the same on every run. With --folder the store is kept there \
-            (Company.sqlite, replaced if it exists); otherwise it goes to a temporary folder that \
+            (Company.sqlite, replaced if it exists, and the model as Company.xcdatamodel for `coredata fetch`); otherwise it goes to a temporary folder that \
             is removed at the end.
             """)
 
@@ -34,6 +34,13 @@ struct DemoCommand: ParsableCommand {
         }
 
         let model = DemoModel.make()
+        let modelURL = folderURL.appendingPathComponent("Company.xcdatamodel")
+        do {
+            try FileManager.default.createDirectory(at: modelURL, withIntermediateDirectories: true)
+            try Data(ModelFileWriter.contents(of: model).utf8).write(to: modelURL.appendingPathComponent("contents"))
+        } catch {
+            throw ToolError.wrapping(error, "can't write the demo model \(modelURL.path)")
+        }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         do {
             try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
@@ -60,5 +67,10 @@ struct DemoCommand: ParsableCommand {
         var tour = DemoTour(context: context)
         try context.performAndWait { try tour.run() }
         Console.print("\nEvery request above ran through NSManagedObjectContext.fetch(_:) or count(for:) on the SQLite file.")
+        if keep {
+            Console.print(
+                "Try: coredata fetch --model \(modelURL.path) --store \(storeURL.path) --entity Manager"
+                    + " --sort=-salary --limit 5 --properties firstName,lastName,salary,department.name,reports")
+        }
     }
 }

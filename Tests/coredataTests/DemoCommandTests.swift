@@ -30,7 +30,7 @@ import Testing
         #expect(out.contains("   Finance             375  111882.6667  226000  2010-03-04T00:00:00Z"))
         // 10–13. count, template, fetched property, batching
         #expect(out.contains("Employee where hireDate >= CAST(599616000.000000, \"NSDate\") AND badge != nil\n   → 109"))
-        #expect(out.contains("→ salary > 198000: 3 employees"))
+        #expect(out.contains("→ salary > 198000: 38 employees, the first 3:"))
         #expect(out.contains("Research has 3 high earners"))
         #expect(out.contains("   Mateo      Jones     212000"))
         #expect(out.contains("3000 employees returned, 3000 of them faults"))
@@ -52,6 +52,27 @@ import Testing
         #expect(stores.stdout.contains("    1  Department                8     8"))
         #expect(stores.stdout.contains("    2  Employee               3000  2880"))
         #expect(stores.stdout.contains("    3  Manager     Employee      0   120"))
+        // The demo also writes its model as an Xcode model file, with the store's version hashes.
+        let model = folder.appendingPathComponent("Company.xcdatamodel").path
+        let compared = try ToolRunner.run(["stores", store, "--model", model])
+        #expect(compared.stdout.hasSuffix("The model matches the store: every version hash is the same.\n"))
+        let managers = try ToolRunner.run([
+            "fetch", "--model", model, "--store", store, "--entity", "Manager", "--sort=-salary,email", "--limit", "2",
+            "--properties", "firstName,lastName,salary,department.name,reports",
+        ])
+        #expect(
+            managers.stdout == """
+                objectID      firstName  lastName  salary  department.name  reports
+                ────────────  ─────────  ────────  ──────  ───────────────  ──────────
+                Manager/p83   José       Nakamura  239000  Support          26 objects
+                Manager/p119  Olga       Kowalski  238000  Légal            21 objects
+                (2 rows)
+
+                """)
+        let template = try ToolRunner.run([
+            "count", "--model", model, "--store", store, "--template", "EarnsMoreThan", "--var", "MINIMUM=198000",
+        ])
+        #expect(template.stdout == "38\n")
     }
 
     @Test func unknownCommandIsAUsageError() throws {

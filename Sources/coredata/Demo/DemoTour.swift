@@ -92,6 +92,8 @@ struct DemoTour {
     private mutating func objectIDs() throws {
         let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
         request.resultType = .managedObjectIDResultType
+        // count(for:) honours fetchLimit, as Apple's does: count before setting it.
+        let total = try context.count(for: request)
         request.sortDescriptors = [
             NSSortDescriptor(key: "salary", ascending: false), NSSortDescriptor(key: "email", ascending: true),
         ]
@@ -135,6 +137,8 @@ struct DemoTour {
             let request = try model.fetchRequestFromTemplate(
                 withName: "EarnsMoreThan", validatingSubstitutionVariables: ["MINIMUM": 198_000])
         else { return }
+        // count(for:) honours fetchLimit, as Apple's does: count before setting it.
+        let total = try context.count(for: request)
         request.sortDescriptors = [
             NSSortDescriptor(key: "salary", ascending: false), NSSortDescriptor(key: "email", ascending: true),
         ]
@@ -143,7 +147,7 @@ struct DemoTour {
         let templatePredicate = model.fetchRequestTemplate(forName: "EarnsMoreThan")?.predicate.map { "\($0)" } ?? ""
         Console.print("\n\(step). Fetch request template EarnsMoreThan (\(templatePredicate)) with MINIMUM = 198000")
         Console.print(
-            "   → \(request.predicate.map { "\($0)" } ?? ""): \(try context.count(for: request)) employees, the first 3:")
+            "   → \(request.predicate.map { "\($0)" } ?? ""): \(total) employees, the first 3:")
         show(try context.fetch(request).compactMap { $0 as? NSManagedObject }, ["firstName", "lastName", "salary"])
     }
 
