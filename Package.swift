@@ -48,7 +48,7 @@ let package = Package(
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
         .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
-        .testTarget(name: "coredataTests", dependencies: ["CoreData", "coredata"]),
+        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
     ],
     swiftLanguageModes: [.v5]
 )

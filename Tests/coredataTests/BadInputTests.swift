@@ -1,4 +1,5 @@
 import CoreData
+import OpenSQLiteStore
 import Testing
 
 /// Bad input of every kind ends the same way: exactly one line on stderr naming the culprit,
@@ -49,6 +50,8 @@ import Testing
         try Data("not a database\n".utf8).write(to: URL(fileURLWithPath: text))
         let truncated = folder.appendingPathComponent("truncated.sqlite").path
         try Data(try Data(contentsOf: URL(fileURLWithPath: library.store)).prefix(3000)).write(to: URL(fileURLWithPath: truncated))
+        let plain = folder.appendingPathComponent("plain.sqlite")
+        try SQLiteConnection(url: plain, mode: .create).execute("CREATE TABLE notes (body TEXT)")
         let badXML = folder.appendingPathComponent("bad.xml").path
         try Data("<model>\n<entity name=\"A\"\n".utf8).write(to: URL(fileURLWithPath: badXML))
         let otherModel = folder.appendingPathComponent("Other.xcdatamodel")
@@ -68,6 +71,9 @@ import Testing
             (["fetch", "--model", badXML, "--store", library.store, "--entity", "Book"], "bad.xml:3:1: malformed XML"),
             (["fetch", "--model", otherModel.path, "--store", library.store, "--entity", "Song"], "is incompatible with the one used to create it"),
             (["fetch", "--model", library.store, "--store", library.store, "--entity", "Book"], "Library.sqlite:1:1: malformed XML"),
+            (["fetch", "--model", library.model, "--store", plain.path, "--entity", "Book"],
+                "plain.sqlite is a SQLite database but not a Core Data store (no Z_METADATA table)"),
+            (["stores", plain.path], "plain.sqlite is a SQLite database but not a Core Data store (no Z_METADATA table)"),
             (["model", badXML], "bad.xml:3:1: malformed XML"),
             (["model", folder.appendingPathComponent("none").path], "no model file or folder at "),
             (["stores", text], "notes.sqlite is not a SQLite database"),
