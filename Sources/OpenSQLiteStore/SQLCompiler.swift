@@ -512,6 +512,19 @@ struct CompilerState {
         case .evaluatedObject:
             let family = schema.entity(entityID).familyIDs
             return .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: family)
+        case .function where expression.function == "FETCH":
+            // An NSFetchRequestExpression: when its request and context are constants, its value
+            // is the same for every row, so it runs once, here, and is compared as a constant.
+            guard (expression.arguments ?? []).allSatisfy({ $0.expressionType == .constantValue }) else {
+                throw NotCompilable("\(predicate): a FETCH() whose request or context is not a constant runs in memory")
+            }
+            let value: Any?
+            do {
+                value = try expression.expressionValue(validating: nil, context: nil)
+            } catch {
+                throw NotCompilable("\(predicate): FETCH() failed: \(error.localizedDescription)")
+            }
+            return .constant(try classify(value, in: predicate))
         case .function where !Self.builtinFunctions.contains(expression.function):
             throw NotCompilable(
                 unsupported: "\(predicate): FUNCTION(…, '\(expression.function)') calls a method; a SQL store can't")

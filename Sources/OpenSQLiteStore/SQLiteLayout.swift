@@ -45,6 +45,12 @@ import OpenStoreCore
 ///   its members without `Z_` (`Z_26ASSETS.Z_FOK_34ASSETS`). When both columns would have the
 ///   same name (a relationship that is its own inverse), the first gets the suffix `1`
 ///   (inferred; Apple's stores show `Z_4PARENTS1`).
+/// - **A to-many relationship without an inverse** (Apple warns against them, but keeps them) is
+///   a many-to-many whose other side is a relationship of Apple's own, `<NAME>INVERSE`, pointing
+///   back to the declaring entity: Kik's store has `Z_6ADMINSINVERSE (Z_6ADMINS,
+///   Z_6ADMINSINVERSE)` for a reflexive `admins`. The same rules name and order the columns.
+///   (The same store also has `Z_6MEMBERS (Z_6MEMBERSINVERSE, Z_6MEMBERS)`, the other order for
+///   a reflexive pair; which tie-break gives that is not known, and here the name decides.)
 /// - **Column order** in `CREATE TABLE` (observed in every store since 2013): the entities of the
 ///   table in entity order, each contributing its own attributes by name, then its own to-ones by
 ///   name (each followed by its `Z<n>_` and `Z_FOK_` columns), then stably sorted by SQL type:
@@ -55,10 +61,9 @@ import OpenStoreCore
 ///   `<TABLE>_Z_ENT_INDEX` on a table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on a join
 ///   table (its primary key covers the first column).
 ///
-/// **Not covered yet:** uniqueness constraints (`Z_<Entity>_UNIQUE_<names>`) and fetch indexes
-/// (`Z_<Entity>_<indexName>`) are not in `StoreSchema`; a to-many without an inverse (Apple warns
-/// against it) has no storage here (`.unsupported`); `objectID` and `undefined` attributes have no
-/// column; persistent history (`ACHANGE`, `ATRANSACTION`, entity numbers from 16001) is ignored.
+/// **Not covered yet:** fetch indexes (`Z_<Entity>_<indexName>`) are not in `StoreSchema`;
+/// `objectID` and `undefined` attributes have no column; persistent history (`ACHANGE`,
+/// `ATRANSACTION`, entity numbers from 16001) is ignored.
 package struct SQLiteLayout: Sendable {
     package let schema: StoreSchema
     /// One table per hierarchy root, in root order.
@@ -327,15 +332,25 @@ private struct LayoutBuilder {
     private mutating func buildJoinTables() {
         for entity in schema.entities {
             for property in ownProperties(of: entity) where !property.isTransient {
-                guard case .toMany(let destination, let inverse?, let ordered) = property.kind,
-                    joins[JoinKey(entity: entity.id, property: property.name)] == nil,
-                    let inverseProperty = schema.entity(destination).property(named: inverse),
-                    case .toMany(let inverseDestination, _, let inverseOrdered) = inverseProperty.kind
+                guard case .toMany(let destination, let inverse, let ordered) = property.kind,
+                    joins[JoinKey(entity: entity.id, property: property.name)] == nil
                 else { continue }
+                // Many-to-many, or a to-many without an inverse, which Apple keeps as a
+                // many-to-many with an inverse of its own named `<NAME>INVERSE`.
+                let ownSide: (number: Int, name: String)
+                var inverseOrdered = false
+                if let inverse {
+                    guard let inverseProperty = schema.entity(destination).property(named: inverse),
+                        case .toMany(let inverseDestination, _, let isOrdered) = inverseProperty.kind
+                    else { continue }
+                    ownSide = (number(inverseDestination), inverse.uppercased())
+                    inverseOrdered = isOrdered
+                } else {
+                    ownSide = (number(entity.id), property.name.uppercased() + "INVERSE")
+                }
                 // The column of this relationship's members, and the column of the inverse's
                 // members (this entity's rows): Z_<number of the entity held><relationship name>.
                 let memberSide = (number: number(destination), name: property.name.uppercased())
-                let ownSide = (number: number(inverseDestination), name: inverse.uppercased())
                 let memberFirst = (memberSide.number, memberSide.name) < (ownSide.number, ownSide.name)
                 let first = memberFirst ? memberSide : ownSide
                 let second = memberFirst ? ownSide : memberSide
@@ -354,7 +369,9 @@ private struct LayoutBuilder {
                         orderColumns: [memberOrder, ownOrder].compactMap { $0 }))
                 joins[JoinKey(entity: entity.id, property: property.name)] = (index, ownColumn, memberColumn, memberOrder)
                 // The inverse, declared on the destination, sees the table from the other side.
-                joins[JoinKey(entity: destination, property: inverse)] = (index, memberColumn, ownColumn, ownOrder)
+                if let inverse {
+                    joins[JoinKey(entity: destination, property: inverse)] = (index, memberColumn, ownColumn, ownOrder)
+                }
             }
         }
     }
@@ -389,9 +406,7 @@ private struct LayoutBuilder {
                         destination: destination)
                 }
                 guard let inverse, let inverseColumn = columnNames[destination - 1][inverse] else {
-                    return .unsupported(
-                        "\(entity.name).\(property.name): a to-many relationship without an inverse has no storage in the SQLite store yet"
-                    )
+                    return .unsupported("\(entity.name).\(property.name): the inverse of this to-many relationship has no column")
                 }
                 return .toManyByInverse(
                     table: tableOfEntity[destination - 1], column: inverseColumn,

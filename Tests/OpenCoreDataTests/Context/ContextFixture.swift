@@ -1,18 +1,33 @@
 import Foundation
 import OpenCoreData
 
-/// A context on an in-memory store of `CompanyModel`, with a few saved objects:
-/// departments Sales and Labs; employees Ann (Sales, 50k), Bob (Sales, 70k), Cy (Labs, 90k) and a
-/// manager Dee (Labs, 120k, reports: Cy).
+/// A context on a store of `CompanyModel` (in memory, or an SQLite file in a temporary folder),
+/// with a few saved objects: departments Sales and Labs; employees Ann (Sales, 50k), Bob (Sales,
+/// 70k), Cy (Labs, 90k) and a manager Dee (Labs, 120k, reports: Cy).
+///
+/// Context tests run once per store type (`storeTypes`): both stores must give the same answers.
 struct ContextFixture {
+    /// The store types every context test runs against.
+    static let storeTypes = [NSInMemoryStoreType, NSSQLiteStoreType]
+
     let model = CompanyModel.make()
     let coordinator: NSPersistentStoreCoordinator
     let context: NSManagedObjectContext
     let store: NSPersistentStore
+    /// The SQLite store's folder, removed with the fixture.
+    let folder: TemporaryFolder?
 
-    init(saved: Bool = true) throws {
+    init(saved: Bool = true, storeType: String = NSInMemoryStoreType) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        if storeType == NSSQLiteStoreType {
+            let folder = try TemporaryFolder()
+            self.folder = folder
+            store = try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("Company.sqlite"))
+        } else {
+            folder = nil
+            store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: nil)
+        }
         context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let sales = insert("Department", ["title": "Sales"])

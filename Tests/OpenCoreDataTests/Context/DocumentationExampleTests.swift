@@ -40,9 +40,13 @@ import Testing
         return model
     }
 
-    static func context(for model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+    /// A context on a new store of `storeType` (an SQLite file in `folder`).
+    static func context(for model: NSManagedObjectModel, _ storeType: String, in folder: TemporaryFolder) throws
+        -> NSManagedObjectContext
+    {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let url = storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Example.sqlite") : nil
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let moc = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         moc.persistentStoreCoordinator = coordinator
         return moc
@@ -50,8 +54,9 @@ import Testing
 
     // MARK: - Fetching objects ("Fetching Objects" in the Core Data Programming Guide)
 
-    @Test func fetchingFilteringAndSortingEmployees() throws {
-        let moc = try Self.context(for: Self.companyModel())
+    @Test(arguments: ContextFixture.storeTypes) func fetchingFilteringAndSortingEmployees(_ storeType: String) throws {
+        let folder = try TemporaryFolder()
+        let moc = try Self.context(for: Self.companyModel(), storeType, in: folder)
         let engineering = NSEntityDescription.insertNewObject(forEntityName: "Department", into: moc)
         engineering.setValue("Engineering", forKey: "name")
         for (first, last, salary) in [("Ada", "Lovelace", 90_000.0), ("Alan", "Turing", 85_000.0), ("Grace", "Hopper", 95_000.0),
@@ -95,13 +100,14 @@ import Testing
 
     // MARK: - Events sorted by date, with a limit
 
-    @Test func latestEventsSortedByCreationDate() throws {
+    @Test(arguments: ContextFixture.storeTypes) func latestEventsSortedByCreationDate(_ storeType: String) throws {
         let event = NSEntityDescription()
         event.name = "Event"
         event.properties = [Self.attribute("creationDate", .dateAttributeType)]
         let model = NSManagedObjectModel()
         model.entities = [event]
-        let moc = try Self.context(for: model)
+        let folder = try TemporaryFolder()
+        let moc = try Self.context(for: model, storeType, in: folder)
         let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
         for offset in [3, 1, 4, 1.5, 9, 2, 6] {
             let newEvent = NSManagedObject(entity: event, insertInto: moc)
@@ -122,7 +128,7 @@ import Testing
 
     // MARK: - Entity inheritance: Graphic, Circle, TextArea, Line
 
-    @Test func fetchingAGraphicReturnsEverySubentity() throws {
+    @Test(arguments: ContextFixture.storeTypes) func fetchingAGraphicReturnsEverySubentity(_ storeType: String) throws {
         let graphic = NSEntityDescription()
         graphic.name = "Graphic"
         graphic.properties = [Self.attribute("name", .stringAttributeType), Self.attribute("x", .doubleAttributeType)]
@@ -136,7 +142,8 @@ import Testing
         graphic.subentities = subentities
         let model = NSManagedObjectModel()
         model.entities = [graphic] + subentities
-        let moc = try Self.context(for: model)
+        let folder = try TemporaryFolder()
+        let moc = try Self.context(for: model, storeType, in: folder)
         for (entity, name) in [("Graphic", "plain"), ("Circle", "sun"), ("TextArea", "label"), ("Line", "ruler"), ("Circle", "moon")] {
             let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: moc)
             object.setValue(name, forKey: "name")

@@ -3,8 +3,8 @@ import OpenCoreData
 import Testing
 
 @Suite struct ExecuteAndRefreshTests {
-    @Test func asynchronousFetchDeliversOnTheContextsQueue() async throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func asynchronousFetchDeliversOnTheContextsQueue(_ storeType: String) async throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let request = fixture.request("Employee", "salary > 60000", sort: [("name", true)])
         let names: [String] = try await withCheckedThrowingContinuation { continuation in
             let asynchronous = NSAsynchronousFetchRequest(fetchRequest: request) { result in
@@ -21,8 +21,8 @@ import Testing
         #expect(names == ["Bob", "Cy", "Dee"])
     }
 
-    @Test func otherRequestsAreRefusedByExecute() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func otherRequestsAreRefusedByExecute(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         do {
             _ = try fixture.context.execute(fixture.request("Employee"))
             Issue.record("a plain fetch request was executed")
@@ -33,8 +33,8 @@ import Testing
 
     /// A refetch keeps what the context holds unless `shouldRefreshRefetchedObjects`; unsaved
     /// changes survive either way.
-    @Test func shouldRefreshRefetchedObjects() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func shouldRefreshRefetchedObjects(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let mine = fixture.context
         let ann = try #require(try mine.fetch(fixture.request("Employee", "name == 'Ann'")).first)
         let bob = try #require(try mine.fetch(fixture.request("Employee", "name == 'Bob'")).first)
@@ -64,8 +64,8 @@ import Testing
 @Suite struct ChangedValuesTests {
     /// `changedValues()` gives new values since the last save; `changedValuesForCurrentEvent()`
     /// the old values since the context last announced its changes.
-    @Test func currentEventHasTheOldValues() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func currentEventHasTheOldValues(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let ann = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'")).first)
         ann.setValue(Decimal(1), forKey: "salary")
         ann.setValue(Decimal(2), forKey: "salary")

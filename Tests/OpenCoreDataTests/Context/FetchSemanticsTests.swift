@@ -4,8 +4,8 @@ import Testing
 
 /// Fetch semantics on the in-memory store, point by point.
 @Suite struct FetchSemanticsTests {
-    @Test func predicateSortLimitOffset() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func predicateSortLimitOffset(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         #expect(try fixture.names("Employee") == ["Ann", "Bob", "Cy", "Dee"])
         #expect(try fixture.names("Employee", "salary > 60000", sort: [("salary", false)]) == ["Dee", "Cy", "Bob"])
         #expect(try fixture.names("Employee", configure: { $0.fetchLimit = 2 }) == ["Ann", "Bob"])
@@ -14,8 +14,8 @@ import Testing
         #expect(try fixture.names("Employee", sort: [("department.title", true), ("name", false)]) == ["Dee", "Cy", "Bob", "Ann"])
     }
 
-    @Test func subentities() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func subentities(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         #expect(try fixture.names("Person") == ["Ann", "Bob", "Cy", "Dee"])
         #expect(try fixture.names("Employee", configure: { $0.includesSubentities = false }) == ["Ann", "Bob", "Cy"])
         #expect(try fixture.names("Manager") == ["Dee"])
@@ -23,8 +23,8 @@ import Testing
         #expect(dee.entity.name == "Manager")
     }
 
-    @Test func resultTypes() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func resultTypes(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
         ids.resultType = .managedObjectIDResultType
         ids.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
@@ -47,8 +47,8 @@ import Testing
         #expect(rows.first?["salary"] as? Decimal == 120_000)
     }
 
-    @Test func groupedDictionaries() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func groupedDictionaries(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
         request.resultType = .dictionaryResultType
         let total = NSExpressionDescription()
@@ -68,8 +68,8 @@ import Testing
         #expect(rows.first?["total"] as? Decimal == 210_000)
     }
 
-    @Test func pendingChanges() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func pendingChanges(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         // An unsaved insert that matches is returned.
         fixture.insert("Employee", ["name": "Eve", "salary": Decimal(80_000)])
@@ -98,8 +98,8 @@ import Testing
     /// Pending objects are placed among the store's sorted rows by their current values: a
     /// changed sort key moves its object, inserted ones land where they sort, ties keep stored
     /// rows first, and the window applies after the merge.
-    @Test func pendingChangesMergeInSortOrder() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func pendingChangesMergeInSortOrder(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let bySalary = [("salary", false)]
         #expect(try fixture.names("Employee", sort: bySalary) == ["Dee", "Cy", "Bob", "Ann"])
         let ann = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'")).first)
@@ -113,8 +113,8 @@ import Testing
         #expect(try fixture.names("Employee", "salary < 90000", sort: bySalary) == ["Eve", "Bob", "Fay"])
     }
 
-    @Test func uniquingKeepsUnsavedValues() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func uniquingKeepsUnsavedValues(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let first = try fixture.context.fetch(fixture.request("Employee", "name == 'Ann'"))
         let ann = try #require(first.first)
         ann.setValue("Anne", forKey: "name")
@@ -126,8 +126,8 @@ import Testing
         #expect(bob.value(forKey: "name") as? String == "Bob")
     }
 
-    @Test func faults() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func faults(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = fixture.coordinator
         let faults = try other.fetch(fixture.request("Employee", sort: [("name", true)]))
@@ -141,8 +141,8 @@ import Testing
         #expect(try third.fetch(loaded).allSatisfy { !$0.isFault })
     }
 
-    @Test func predicatesThroughRelationships() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func predicatesThroughRelationships(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         #expect(try fixture.names("Employee", "department.title == 'Sales'") == ["Ann", "Bob"])
         #expect(try fixture.names("Department", "ANY employees.salary > 100000", sort: [("title", true)]) == ["Labs"])
         #expect(try fixture.names("Department", "employees.@count == 2", sort: [("title", true)]) == ["Labs", "Sales"])
@@ -154,8 +154,8 @@ import Testing
         #expect(try fixture.names("Person", configure: { $0.predicate = NSPredicate(format: "self IN %@", people) }) == ["Ann", "Cy"])
     }
 
-    @Test func unknownKeysAreErrors() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func unknownKeysAreErrors(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         #expect(throws: (any Error).self) { try fixture.context.fetch(fixture.request("Employee", "nmae == 'x'")) }
         #expect(throws: (any Error).self) { try fixture.context.fetch(fixture.request("Nobody")) }
     }

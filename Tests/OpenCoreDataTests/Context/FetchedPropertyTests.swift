@@ -4,8 +4,8 @@ import Testing
 
 /// Fetched properties and fetch request expressions: requests run by the object graph.
 @Suite struct FetchedPropertyTests {
-    @Test func aFetchedPropertyRunsLazilyAndIsCachedUntilRefresh() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aFetchedPropertyRunsLazilyAndIsCachedUntilRefresh(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let labs = try #require(try context.fetch(fixture.request("Department", "title == 'Labs'")).first)
         let sales = try #require(try context.fetch(fixture.request("Department", "title == 'Sales'")).first)
@@ -49,8 +49,8 @@ import Testing
         #expect(names == ["Cat", "Bob"], "ordered as the request sorts")
     }
 
-    @Test func fetchRequestExpressionCountsAndFetches() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func fetchRequestExpressionCountsAndFetches(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let big = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
         big.predicate = NSPredicate(format: "salary > 80000")
         let context = NSExpression(forConstantValue: fixture.context)

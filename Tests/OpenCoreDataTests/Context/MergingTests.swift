@@ -45,8 +45,8 @@ final class NotificationRecorder: @unchecked Sendable {
         try #require(try context.fetch(fixture.request("Employee", "name == '\(name)'")).first)
     }
 
-    @Test func automaticMergeRefreshesObjectsAndKeepsTheirOwnChanges() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func automaticMergeRefreshesObjectsAndKeepsTheirOwnChanges(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: true)
         let born = Date(timeIntervalSince1970: 1_000_000)
         let annInOther = try other.performAndWait {
@@ -70,8 +70,8 @@ final class NotificationRecorder: @unchecked Sendable {
         }
     }
 
-    @Test func withoutAutomaticMergingLoadedObjectsKeepTheirValues() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func withoutAutomaticMergingLoadedObjectsKeepTheirValues(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: false)
         let annInOther = try other.performAndWait {
             let ann = try employee("Ann", in: other, fixture)
@@ -94,8 +94,8 @@ final class NotificationRecorder: @unchecked Sendable {
         other.performAndWait { #expect(annInOther.value(forKey: "salary") as? Decimal == 61_000) }
     }
 
-    @Test func insertedObjectsAreRegisteredAndDeletedOnesLeave() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func insertedObjectsAreRegisteredAndDeletedOnesLeave(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: true)
         let bobInOther = try other.performAndWait {
             let bob = try employee("Bob", in: other, fixture)
@@ -121,8 +121,8 @@ final class NotificationRecorder: @unchecked Sendable {
         #expect(try other.performAndWait { try other.count(for: fixture.request("Employee")) } == 4)
     }
 
-    @Test func mergeChangesFromAGivenNotification() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func mergeChangesFromAGivenNotification(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: false)
         let saves = NotificationRecorder(.NSManagedObjectContextDidSave, from: fixture.context)
         let annInOther = try other.performAndWait {
@@ -164,8 +164,8 @@ final class NotificationRecorder: @unchecked Sendable {
 
     // MARK: - Objects-did-change
 
-    @Test func processPendingChangesAnnouncesChangesSinceTheLastAnnouncement() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func processPendingChangesAnnouncesChangesSinceTheLastAnnouncement(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let ann = try employee("Ann", in: context, fixture)
         let bob = try employee("Bob", in: context, fixture)
@@ -199,8 +199,8 @@ final class NotificationRecorder: @unchecked Sendable {
         #expect(recorder.notifications.count == 2)
     }
 
-    @Test func saveAnnouncesPendingChangesBeforeItsDidSave() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func saveAnnouncesPendingChangesBeforeItsDidSave(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let order = OrderRecorder(context)
         let ann = try employee("Ann", in: context, fixture)

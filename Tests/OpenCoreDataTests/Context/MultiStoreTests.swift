@@ -59,8 +59,8 @@ import Testing
 }
 
 @Suite struct ExecuteAndKeyPathTests {
-    @Test func executeRunsInTheCurrentContext() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func executeRunsInTheCurrentContext(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let names = try fixture.context.performAndWait {
             try fixture.request("Employee", "salary > 60000", sort: [("name", true)]).execute().map { $0.value(forKey: "name") as? String }
         }
@@ -68,8 +68,8 @@ import Testing
         #expect(throws: (any Error).self) { try fixture.request("Employee").execute() }
     }
 
-    @Test func valueForKeyPath() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func valueForKeyPath(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let cy = try #require(try fixture.context.fetch(fixture.request("Employee", "name == 'Cy'")).first)
         #expect(cy.value(forKeyPath: "department.title") as? String == "Labs")
         #expect(cy.value(forKeyPath: "name") as? String == "Cy")

@@ -5,8 +5,8 @@ import Testing
 /// `mutableSetValue(forKey:)` and `mutableOrderedSetValue(forKey:)`: proxies whose changes go
 /// through `setValue(_:forKey:)`.
 @Suite struct MutableRelationshipTests {
-    @Test func aMutableSetChangesTheRelationshipAndItsInverse() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aMutableSetChangesTheRelationshipAndItsInverse(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let sales = try #require(try context.fetch(fixture.request("Department", "title == 'Sales'")).first)
         let labs = try #require(try context.fetch(fixture.request("Department", "title == 'Labs'")).first)
@@ -27,8 +27,8 @@ import Testing
         #expect(try fixture.names("Employee", "department.title == 'Sales'") == ["Bob", "Cy"])
     }
 
-    @Test func aMutableOrderedSetKeepsOrder() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aMutableOrderedSetKeepsOrder(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let dee = try #require(try context.fetch(fixture.request("Manager")).first)
         let ann = try #require(try context.fetch(fixture.request("Employee", "name == 'Ann'")).first)

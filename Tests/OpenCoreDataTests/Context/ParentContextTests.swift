@@ -16,8 +16,8 @@ import Testing
         }
     }
 
-    @Test func aChildSavesIntoItsParentNotTheStore() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aChildSavesIntoItsParentNotTheStore(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
         let child = Self.child(of: parent)
         #expect(child.parent === parent && child.persistentStoreCoordinator === fixture.coordinator)
@@ -47,8 +47,8 @@ import Testing
         #expect(try other.count(for: fixture.request("Employee", "department.title == 'Sales'")) == 3)
     }
 
-    @Test func updatesAndDeletesArePushedToo() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func updatesAndDeletesArePushedToo(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
         let child = Self.child(of: parent)
         let ann = try #require(try child.fetch(fixture.request("Employee", "name == 'Ann'")).first)
@@ -69,8 +69,8 @@ import Testing
         #expect(try Self.names(other, fixture, "salary > 60000") == ["Ann", "Cy", "Dee"])
     }
 
-    @Test func aChildSeesItsParentsUnsavedChangesUnderTheSameIDs() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aChildSeesItsParentsUnsavedChangesUnderTheSameIDs(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
         let fay = fixture.insert("Employee", ["name": "Fay", "salary": Decimal(10)])
         let cy = try #require(try parent.fetch(fixture.request("Employee", "name == 'Cy'")).first)
@@ -88,8 +88,8 @@ import Testing
         #expect(fay.value(forKey: "name") as? String == "Faye")
     }
 
-    @Test func permanentIDsComeFromTheRoot() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func permanentIDsComeFromTheRoot(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
         let child = Self.child(of: parent)
         let gus = NSManagedObject(entity: fixture.model[entity: "Employee"], insertInto: child)

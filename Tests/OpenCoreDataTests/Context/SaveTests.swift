@@ -3,8 +3,8 @@ import OpenCoreData
 import Testing
 
 @Suite struct SaveTests {
-    @Test func savingGivesPermanentIDsAndClearsChanges() throws {
-        let fixture = try ContextFixture(saved: false)
+    @Test(arguments: ContextFixture.storeTypes) func savingGivesPermanentIDsAndClearsChanges(_ storeType: String) throws {
+        let fixture = try ContextFixture(saved: false, storeType: storeType)
         let context = fixture.context
         #expect(context.hasChanges && context.insertedObjects.count == 6)
         let ann = try #require(context.insertedObjects.first { $0.entity.name == "Employee" && $0.value(forKey: "name") as? String == "Ann" })
@@ -25,8 +25,8 @@ import Testing
         #expect(try other.existingObject(with: ann.objectID).value(forKey: "salary") as? Decimal == 1)
     }
 
-    @Test func inversesStayInStep() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func inversesStayInStep(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let sales = try #require(try context.fetch(fixture.request("Department", "title == 'Sales'")).first)
         let labs = try #require(try context.fetch(fixture.request("Department", "title == 'Labs'")).first)
@@ -40,8 +40,8 @@ import Testing
         #expect(try fixture.names("Department", "employees.@count == 1", sort: [("title", true)]) == ["Sales"])
     }
 
-    @Test func deleteRules() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func deleteRules(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         // Cascade: deleting a department deletes its employees.
         let sales = try #require(try context.fetch(fixture.request("Department", "title == 'Sales'")).first)
@@ -57,8 +57,8 @@ import Testing
         #expect(try fixture.names("Department", "employees.@count == 1", sort: [("title", true)]) == ["Labs"])
     }
 
-    @Test func aFailedSaveChangesNothing() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func aFailedSaveChangesNothing(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         fixture.insert("Employee", ["salary": Decimal(1)])  // no name: required
         let ann = try #require(try context.fetch(fixture.request("Employee", "name == 'Ann'")).first)
@@ -79,8 +79,8 @@ import Testing
         #expect(!context.hasChanges && ann.value(forKey: "salary") as? Decimal == 50_000)
     }
 
-    @Test func wrongTypesAreRefused() throws {
-        let fixture = try ContextFixture()
+    @Test(arguments: ContextFixture.storeTypes) func wrongTypesAreRefused(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
         let object = fixture.insert("Employee", ["name": "Zed"])
         #expect(throws: (any Error).self) { try object.setValue(validating: "lots", forKey: "salary") }
         #expect(throws: (any Error).self) { try object.setValue(validating: 1, forKey: "nope") }

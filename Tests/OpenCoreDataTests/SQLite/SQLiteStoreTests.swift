@@ -152,23 +152,33 @@ import Testing
         #expect(reader.context.object(with: id).value(forKey: "name") as? String == "Bob")
     }
 
-    /// A to-many relationship without an inverse has no storage in the file yet: saving members
-    /// in one is refused, and the store keeps what it had (nothing is silently dropped).
-    @Test func valuesWithoutStorageAreRefusedNotDropped() throws {
+    /// A to-many relationship without an inverse (`Manager.reports`, ordered) is kept as Apple
+    /// keeps it: a join table whose second side is `REPORTSINVERSE`, with the order in `Z_FOK_`.
+    @Test func aToManyWithoutAnInverseIsAJoinTable() throws {
         let folder = try TemporaryFolder()
-        let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
+        let url = folder.url.appendingPathComponent("Company.sqlite")
+        let stack = try Stack(url: url)
         try stack.fill()
+        let ann = try #require(try stack.objects("Employee", "name == 'Ann'").first)
         let cy = try #require(try stack.objects("Employee", "name == 'Cy'").first)
         let dee = try #require(try stack.objects("Manager").first)
-        dee.setValue(NSOrderedSet(array: [cy]), forKey: "reports")
-        do {
-            try stack.context.save()
-            Issue.record("members of a to-many without an inverse were saved (or dropped)")
-        } catch {
-            #expect(error.localizedDescription.contains("Manager.reports"), "\(error.localizedDescription)")
-        }
-        let other = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
-        #expect(try other.names("Employee") == ["Ann", "Bob", "Cy", "Dee"])
+        dee.setValue(NSOrderedSet(array: [cy, ann]), forKey: "reports")
+        try stack.context.save()
+
+        let other = try Stack(url: url)
+        let reports = try #require(try other.objects("Manager").first?.value(forKey: "reports") as? NSOrderedSet)
+        #expect(reports.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == ["Cy", "Ann"])
+        #expect(try other.objects("Manager", "ANY reports.name == 'Ann'").count == 1)
+        #expect(try other.objects("Manager", "reports.@count == 2").count == 1)
+
+        let connection = try SQLiteConnection(url: url, mode: .readOnly)
+        let joinTables = try connection.schemaObjectNames(type: "table").filter { $0.hasSuffix("REPORTSINVERSE") }
+        #expect(joinTables.count == 1)
+        let table = try #require(joinTables.first)
+        let columns = try connection.columnNames(of: table)
+        #expect(columns.count == 3)
+        #expect(columns.contains { $0.hasSuffix("REPORTSINVERSE") } && columns.contains { $0.hasPrefix("Z_FOK_") })
+        #expect(try connection.rowCount(table: table) == 2)
     }
 
     @Test func theFileHasAppleLayoutAndMetadata() throws {
