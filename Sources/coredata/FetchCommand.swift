@@ -61,6 +61,7 @@ struct FetchSession {
         let context = self.context
         let entity = request.entity ?? NSEntityDescription()
         let shown = builder.shownProperties
+        if request.resultType == .managedObjectResultType { try checkKeyPaths(shown, in: entity) }
         return try context.performAndWait { () throws -> ResultTable in
             let results: [Any]
             do {
@@ -76,7 +77,6 @@ struct FetchSession {
             case .countResultType:
                 return ResultTable(columns: ["count"], rows: results.map { [Cell($0)] })
             default:
-                try checkKeyPaths(shown, in: entity)
                 return .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
             }
         }

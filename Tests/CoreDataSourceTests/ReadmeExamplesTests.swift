@@ -150,7 +150,7 @@ struct ReadmeExamplesTests {
         let first = try #require(try readmeBlocks().first)
         #expect(readme.hasPrefix("```"))
         #expect(first.lines == [
-            "swift run coredata demo          # the main job (for now: a short tour of predicates and sort descriptors)",
+            "swift run coredata demo          # the main job: a sample SQLite store and a tour of fetch requests",
             "swift test                       # the tests",
         ])
         // The commands name things that exist.
