@@ -83,6 +83,19 @@ import Testing
         #expect(outcome.stdout.isEmpty)
     }
 
+    @Test func missingArgumentsAreUsageErrors() throws {
+        for (arguments, message) in [
+            (["fetch", "--entity", "Book"], "Missing expected argument '--model <model>'"),
+            (["stores"], "Missing expected argument '<path>'"),
+            (["fetch", "--model", "m", "--store", "s", "--entity", "Book", "--colour"], "Unknown option '--colour'"),
+        ] {
+            let outcome = try ToolRunner.run(arguments)
+            #expect(outcome.status == 64, "\(arguments)")
+            #expect(outcome.stderr == "coredata: error: \(message)\n", "\(arguments)")
+            #expect(outcome.stdout.isEmpty)
+        }
+    }
+
     @Test func helpListsTheCommands() throws {
         let outcome = try ToolRunner.run(["--help"])
         #expect(outcome.status == 0)
