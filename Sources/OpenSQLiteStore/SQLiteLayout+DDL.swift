@@ -11,7 +11,8 @@ extension SQLiteLayout {
     /// ```
     ///
     /// Indexes: `<TABLE>_<COLUMN>_INDEX` on each to-one key column, `<TABLE>_Z_ENT_INDEX` on a
-    /// table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on each join table, and for each
+    /// table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX (<SECOND>, <FIRST>)` on each join
+    /// table, each fetch index as `Z_<Entity>_<name>` (see `fetchIndexStatements`), and for each
     /// uniqueness constraint `CREATE UNIQUE INDEX Z_<Entity>_UNIQUE_<a>_<b> ON <TABLE>
     /// (<A> COLLATE BINARY ASC, <B> COLLATE BINARY ASC)`, named after the entity that declares it.
     package var createStatements: [String] {
@@ -37,11 +38,37 @@ extension SQLiteLayout {
             }
         }
         for join in joinTables {
-            statements.append("CREATE INDEX \(join.name)_\(join.secondColumn)_INDEX ON \(join.name) (\(join.secondColumn))")
+            let columns = "\(join.secondColumn), \(join.firstColumn)"
+            statements.append("CREATE INDEX \(join.name)_\(join.secondColumn)_INDEX ON \(join.name) (\(columns))")
         }
+        statements += fetchIndexStatements
         statements += uniqueIndexStatements
         statements.append(SQLitePrimaryKeys.tableDDL)
         statements.append(SQLiteMetadata.tableDDL)
+        return statements
+    }
+
+    /// Apple's index of each fetch index (`NSFetchIndexDescription`), named after the entity
+    /// that declares it, e.g.
+    /// `CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)`.
+    package var fetchIndexStatements: [String] {
+        var statements: [String] = []
+        for entity in schema.entities {
+            let layout = entities[entity.id - 1]
+            for index in entity.fetchIndexes {
+                var columns: [String] = []
+                for element in index.elements where layout.slots.indices.contains(element.slot) {
+                    switch layout.slots[element.slot] {
+                    case .attribute(let column, _), .toOne(let column, _, _):
+                        columns.append("\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")")
+                    default: continue
+                    }
+                }
+                guard columns.count == index.elements.count else { continue }
+                let list = columns.joined(separator: ", ")
+                statements.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(tables[layout.table].name) (\(list))")
+            }
+        }
         return statements
     }
 

@@ -59,11 +59,12 @@ import OpenStoreCore
 ///   `DECIMAL` is inferred (no store has both). The 2010 store predates the name order.
 /// - **Indexes**: `<TABLE>_<COLUMN>_INDEX` on every to-one key column (`ZCAR_ZOWNER_INDEX`),
 ///   `<TABLE>_Z_ENT_INDEX` on a table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on a join
-///   table (its primary key covers the first column).
+///   table over (second, first) column (its primary key covers (first, second); EasyLife 1.5.0).
 ///
-/// **Not covered yet:** fetch indexes (`Z_<Entity>_<indexName>`) are not in `StoreSchema`;
-/// `objectID` and `undefined` attributes have no column; persistent history (`ACHANGE`,
-/// `ATRANSACTION`, entity numbers from 16001) is ignored.
+/// **Not covered yet:** R-tree and partial fetch indexes are not created; `objectID` and
+/// `undefined` attributes have no column; persistent history (`ACHANGE`, `ATRANSACTION`, entity
+/// numbers from 16001) is ignored; `Z_MODELCACHE` (Apple's compiled copy of the model, which
+/// stores written before 2013 lack too) is not written.
 package struct SQLiteLayout: Sendable {
     package let schema: StoreSchema
     /// One table per hierarchy root, in root order.

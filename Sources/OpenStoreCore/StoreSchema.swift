@@ -58,10 +58,12 @@ package struct EntitySchema: Sendable {
     /// each as the slots whose values together must be unique among the rows of this entity
     /// and its sub-entities. Empty by default.
     package let uniquenessConstraints: [[Int]]
+    /// The fetch indexes this entity declares (`NSFetchIndexDescription`). Empty by default.
+    package let fetchIndexes: [FetchIndexSchema]
 
     package init(
         id: Int, name: String, isAbstract: Bool, superID: Int?, familyIDs: Set<Int>, properties: [PropertySchema],
-        renamingIdentifier: String? = nil, uniquenessConstraints: [[Int]] = []
+        renamingIdentifier: String? = nil, uniquenessConstraints: [[Int]] = [], fetchIndexes: [FetchIndexSchema] = []
     ) {
         self.id = id
         self.name = name
@@ -71,6 +73,7 @@ package struct EntitySchema: Sendable {
         self.familyIDs = familyIDs
         self.properties = properties
         self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
         var slots: [String: Int] = [:]
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotsByName = slots
@@ -78,6 +81,28 @@ package struct EntitySchema: Sendable {
 
     /// The property with this name, if the entity has one.
     package func property(named name: String) -> PropertySchema? { slotsByName[name].map { properties[$0] } }
+}
+
+/// A fetch index of an entity: its name and, in order, the slots it covers.
+package struct FetchIndexSchema: Sendable, Equatable {
+    /// One indexed property.
+    package struct Element: Sendable, Equatable {
+        package let slot: Int
+        package let ascending: Bool
+
+        package init(slot: Int, ascending: Bool) {
+            self.slot = slot
+            self.ascending = ascending
+        }
+    }
+
+    package let name: String
+    package let elements: [Element]
+
+    package init(name: String, elements: [Element]) {
+        self.name = name
+        self.elements = elements
+    }
 }
 
 /// One property of an entity, as stores see it.

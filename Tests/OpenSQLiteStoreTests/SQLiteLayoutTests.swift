@@ -17,7 +17,7 @@ import Testing
                 "CREATE INDEX ZBOOK_ZAUTHOR_INDEX ON ZBOOK (ZAUTHOR)",
                 "CREATE INDEX ZBOOK_Z_ENT_INDEX ON ZBOOK (Z_ENT)",
                 "CREATE INDEX ZPAGE_ZBOOK_INDEX ON ZPAGE (ZBOOK)",
-                "CREATE INDEX Z_2TAGS_Z_5TAGS_INDEX ON Z_2TAGS (Z_5TAGS)",
+                "CREATE INDEX Z_2TAGS_Z_5TAGS_INDEX ON Z_2TAGS (Z_5TAGS, Z_2BOOKS)",
                 "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
                 "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
             ])
@@ -65,7 +65,7 @@ import Testing
         ])
         let statements = try SQLiteLayout(schema: schema).createStatements
         #expect(statements.contains("CREATE TABLE Z_2BLOCKING ( Z_2BLOCKEDBY INTEGER, Z_2BLOCKING INTEGER, PRIMARY KEY (Z_2BLOCKEDBY, Z_2BLOCKING) )"))
-        #expect(statements.contains("CREATE INDEX Z_2BLOCKING_Z_2BLOCKING_INDEX ON Z_2BLOCKING (Z_2BLOCKING)"))
+        #expect(statements.contains("CREATE INDEX Z_2BLOCKING_Z_2BLOCKING_INDEX ON Z_2BLOCKING (Z_2BLOCKING, Z_2BLOCKEDBY)"))
         #expect(statements.contains("CREATE INDEX ZTODOITEM_ZPROJECT_INDEX ON ZTODOITEM (ZPROJECT)"))
         #expect(
             statements.contains(
@@ -93,5 +93,33 @@ import Testing
         #expect(layout.tables[2].columns.map(\.name) == ["ZNUMBER", "ZBOOK", "Z3_BOOK"])
         #expect(layout.joinTables[0].name == "Z_3TAGS")
         #expect(throws: NSError.self) { try SQLiteLayout(schema: Library.schema, entityNumbers: ["Author": 1]) }
+    }
+}
+
+/// Fetch indexes as Apple spells them (checked against Apple's own statements in
+/// `AppleWrittenStoreTests.newStoresHaveApplesSchema`); descending elements say `DESC`.
+@Suite struct SQLiteFetchIndexTests {
+    @Test func fetchIndexesAreNamedAfterTheirEntity() throws {
+        let base = makeSchema([
+            ("Car", nil, false, [attribute("maker", .string), attribute("year", .integer16)]),
+            ("SportCar", 1, false, [attribute("speed", .double)]),
+        ])
+        let indexes: [Int: [FetchIndexSchema]] = [
+            1: [FetchIndexSchema(name: "byMakerAndYear", elements: [.init(slot: 0, ascending: true), .init(slot: 1, ascending: false)])],
+            2: [FetchIndexSchema(name: "bySpeed", elements: [.init(slot: 2, ascending: true)])],
+        ]
+        let schema = StoreSchema(
+            entities: base.entities.map { entity in
+                EntitySchema(
+                    id: entity.id, name: entity.name, isAbstract: entity.isAbstract, superID: entity.superID,
+                    familyIDs: entity.familyIDs, properties: entity.properties, fetchIndexes: indexes[entity.id] ?? [])
+            })
+        let layout = try SQLiteLayout(schema: schema)
+        #expect(
+            layout.fetchIndexStatements == [
+                "CREATE INDEX Z_Car_byMakerAndYear ON ZCAR (ZMAKER COLLATE BINARY ASC, ZYEAR COLLATE BINARY DESC)",
+                "CREATE INDEX Z_SportCar_bySpeed ON ZCAR (ZSPEED COLLATE BINARY ASC)",
+            ])
+        #expect(layout.createStatements.contains(layout.fetchIndexStatements[1]))
     }
 }

@@ -27,7 +27,8 @@ enum SchemaLowering {
             return EntitySchema(
                 id: index + 1, name: entity.name ?? "", isAbstract: entity.isAbstract, superID: id(of: entity.superentity),
                 familyIDs: family, properties: properties, renamingIdentifier: entity.renamingIdentifier,
-                uniquenessConstraints: uniquenessConstraints(of: entity, properties: properties))
+                uniquenessConstraints: uniquenessConstraints(of: entity, properties: properties),
+                fetchIndexes: fetchIndexes(of: entity, properties: properties))
         }
         return StoreSchema(entities: entities)
     }
@@ -52,6 +53,26 @@ enum SchemaLowering {
                 })
             else { return nil }
             return groupSlots
+        }
+    }
+
+    /// The fetch indexes an entity declares, as slots. Indexes a store cannot build as a plain
+    /// index are left out: R-tree elements, partial indexes (`partialIndexPredicate`), and
+    /// elements naming a property without a column (transient, to-many, unknown).
+    private static func fetchIndexes(of entity: NSEntityDescription, properties: [PropertySchema]) -> [FetchIndexSchema] {
+        var slots: [String: Int] = [:]
+        for (slot, property) in properties.enumerated() { slots[property.name] = slot }
+        return entity.indexes.compactMap { index -> FetchIndexSchema? in
+            guard index.partialIndexPredicate == nil, !index.elements.isEmpty else { return nil }
+            var elements: [FetchIndexSchema.Element] = []
+            for element in index.elements {
+                guard element.collationType == .binary, let name = element.propertyName, let slot = slots[name],
+                    !properties[slot].isTransient
+                else { return nil }
+                if case .toMany = properties[slot].kind { return nil }
+                elements.append(FetchIndexSchema.Element(slot: slot, ascending: element.isAscending))
+            }
+            return FetchIndexSchema(name: index.name, elements: elements)
         }
     }
 
