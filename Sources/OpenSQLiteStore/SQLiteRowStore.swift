@@ -12,7 +12,8 @@ import OpenStoreCore
 /// ```
 ///
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
-///   limit and offset pushed down; rows are then read by key). A plan the compiler refuses (the
+///   limit and offset pushed down; rows read by column index from that statement, to-many
+///   relationships with one more query each for all the rows selected). A plan the compiler refuses (the
 ///   reason names the part: to-many key paths, functions, comparator sorts, dictionaries…)
 ///   reads every row of the file into a temporary `InMemoryRowStore` and runs there with the
 ///   reference executor, so its answers are the in-memory store's by construction.
@@ -84,7 +85,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
         if case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan) {
-            return try withLock { try run(query, output: plan.output) }
+            return try withLock { try run(query, plan: plan) }
         }
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
@@ -131,24 +132,35 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
 
     // MARK: - Compiled plans
 
-    /// Runs a compiled plan: the count, or the keys (and then their rows through the reader).
-    private func run(_ query: SQLQuery, output: FetchPlan.Output) throws -> FetchOutput {
+    /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
+    /// column index through `SQLiteRowDecoder`, then one query per to-many relationship for the
+    /// rows selected).
+    private func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let statement = try file.connection.statement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.arguments)
-        if case .count = output {
+        switch plan.output {
+        case .count:
             return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
+        case .rows:
+            let tableIndex = file.layout.entities[plan.entityID - 1].table
+            var decoder = SQLiteRowDecoder(
+                layout: file.layout, table: tableIndex, entities: file.layout.tables[tableIndex].entityIDs)
+            var rows: [RowSnapshot] = []
+            while try statement.step() {
+                if let row = decoder.decode(statement) { rows.append(row) }
+            }
+            statement.reset()
+            try decoder.fillToMany(&rows, connection: file.connection, owners: .selected)
+            return .rows(rows)
+        default:
+            var keys: [ObjectKey] = []
+            while try statement.step() {
+                guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
+                keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+            }
+            return .keys(keys)
         }
-        var keys: [ObjectKey] = []
-        while try statement.step() {
-            guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
-            keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
-        }
-        statement.reset()
-        if case .rows = output {
-            return .rows(try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys))
-        }
-        return .keys(keys)
     }
 
     // MARK: - Helpers
