@@ -42,8 +42,8 @@ package struct SQLiteRowDecoder {
     let table: SQLiteTable
     /// Slot readers by schema entity ID (index `entityID`); nil for entities not read.
     private var readers: [[SlotReader]?]
-    /// Schema entity IDs by file entity number (`Z_ENT`), for the numbers that are read.
-    private var entityIDsByNumber: [Int: Int] = [:]
+    /// Schema entity IDs by file entity number (`Z_ENT`), 0 for numbers that are not read.
+    private var entityIDsByNumber: [Int] = []
     /// The distinct to-many relationships of the entities read.
     private var toManySlots: [SQLiteSlot] = []
     /// For each row decoded that has to-many slots: its index in the result, and its slots to
@@ -60,7 +60,11 @@ package struct SQLiteRowDecoder {
         readers = Array(repeating: nil, count: layout.entities.count + 1)
         var toMany: [SQLiteSlot] = []
         for id in entities where layout.entities.indices.contains(id - 1) {
-            entityIDsByNumber[layout.entityNumber(of: id)] = id
+            let number = layout.entityNumber(of: id)
+            if number >= entityIDsByNumber.count {
+                entityIDsByNumber += Array(repeating: 0, count: number + 1 - entityIDsByNumber.count)
+            }
+            entityIDsByNumber[number] = id
             readers[id] = layout.entities[id - 1].slots.map { slot -> SlotReader in
                 switch slot {
                 case .transient, .unsupported: return .null
@@ -89,9 +93,11 @@ package struct SQLiteRowDecoder {
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
     /// entity is not one of the decoder's.
     package mutating func decode(_ statement: SQLiteStatement) -> RowSnapshot? {
-        guard let entityID = entityIDsByNumber[Int(statement.int64(at: 1))], let slotReaders = readers[entityID] else {
-            return nil
-        }
+        let number = Int(statement.int64(at: 1))
+        guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,
+            let slotReaders = readers[entityIDsByNumber[number]]
+        else { return nil }
+        let entityID = entityIDsByNumber[number]
         let primaryKey = statement.int64(at: 0)
         var values: [StoreValue] = []
         values.reserveCapacity(slotReaders.count)

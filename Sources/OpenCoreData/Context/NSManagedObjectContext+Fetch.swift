@@ -67,7 +67,7 @@ extension NSManagedObjectContext {
             let results = try results(
                 of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
             if case .count = plan.output { return results }
-            if request.resultType == .managedObjectResultType {
+            if request.resultType == .managedObjectResultType && (batchSize > 0 || !prefetching.isEmpty) {
                 try prepare(results.compactMap { $0 as? NSManagedObject }, batchSize: batchSize, prefetching: prefetching)
             }
             return results
@@ -304,8 +304,9 @@ extension NSManagedObjectContext {
 
     /// The permanent ID of a row of a store.
     func id(for key: ObjectKey, in store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectID {
-        let name = coordinator.schema.entity(key.entityID).name
-        let entity = coordinator.managedObjectModel.entitiesByName[name] ?? NSEntityDescription()
+        let entity =
+            coordinator.entityDescriptions.indices.contains(key.entityID - 1)
+            ? coordinator.entityDescriptions[key.entityID - 1] : NSEntityDescription()
         return NSManagedObjectID(
             entity: entity, identity: .permanent(storeIdentifier: store.identifier ?? "", key: key), store: store)
     }
