@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "OpenPredicate", targets: ["OpenPredicate"]),
         .executable(name: "coredata", targets: ["coredata"]),
     ],
+    dependencies: [
+        // SQL tracing (`-com.apple.CoreData.SQLDebug N`) goes through swift-log.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
     targets: [
         .target(name: "OpenPredicate"),
         // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
@@ -22,14 +26,18 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
         // Apple's SQLite store layout: connection, statements, metadata, tables and columns.
-        .target(name: "OpenSQLiteStore", dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite"]),
+        .target(
+            name: "OpenSQLiteStore",
+            dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "coredata", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
-        .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore", "OpenInMemoryStore"]),
+        .testTarget(
+            name: "OpenSQLiteStoreTests",
+            dependencies: ["OpenSQLiteStore", "OpenInMemoryStore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenSQLiteStore"],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
