@@ -165,6 +165,11 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
 
     // MARK: - Helpers
 
+    /// Runs `body` with the connection, under the store's lock.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+        try withLock { try body(file.connection) }
+    }
+
     private func refuseIfReadOnly(_ action: String) throws {
         guard isReadOnly else { return }
         let path = file.connection.url.path

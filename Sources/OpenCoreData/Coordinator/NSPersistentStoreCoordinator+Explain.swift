@@ -1,0 +1,40 @@
+import OpenSQLiteStore
+import OpenStoreCore
+
+extension NSPersistentStoreCoordinator {
+    /// How an SQLite store of this coordinator runs a fetch request, without running it: the
+    /// SQL, its bound values and SQLite's `EXPLAIN QUERY PLAN`, or why the request runs in
+    /// memory (see `FetchExplanation`). For the command-line tool's `explain`.
+    ///
+    /// The request is checked and planned as `NSManagedObjectContext.fetch(_:)` plans it (a
+    /// `fetchBatchSize` on an object fetch selects IDs first, so the statement shown is that
+    /// one); pending changes of a context are not considered.
+    ///
+    /// - Parameters:
+    ///   - request: the fetch request.
+    ///   - store: the store asked; **default:** the first SQLite store (in the request's
+    ///     `affectedStores`, else the coordinator's) whose configuration holds the entity.
+    /// - Throws: the `NSError` a fetch would throw for a bad request, or `NSCoreDataError`
+    ///   naming the entity when no SQLite store holds it.
+    package func explain<ResultType>(_ request: NSFetchRequest<ResultType>, in store: NSPersistentStore? = nil) throws
+        -> FetchExplanation
+    {
+        var plan = try FetchPlanBuilder(model: managedObjectModel, schema: schema).plan(for: request)
+        if request.resultType == .managedObjectResultType, request.fetchBatchSize > 0, case .rows = plan.output {
+            plan.output = .keys
+        }
+        let entityName = schema.entity(plan.entityID).name
+        let candidates = store.map { [$0] } ?? request.affectedStores ?? persistentStores
+        let holding = candidates.first { candidate in
+            guard candidate is SQLitePersistentStore,
+                let entities = managedObjectModel.entities(forConfigurationName: candidate.configurationName)
+            else { return false }
+            return entities.contains { $0.name == entityName }
+        }
+        guard let sqlite = (holding as? RowBackedPersistentStore)?.rows as? SQLiteRowStore else {
+            throw CoreDataError.make(
+                code: NSCoreDataError, reason: "No SQLite store of the coordinator holds the entity \(entityName)")
+        }
+        return try sqlite.explain(plan)
+    }
+}

@@ -1,0 +1,36 @@
+import OpenStoreCore
+
+/// How an SQLite store runs a fetch plan, for `coredata explain` and for people reading why a
+/// fetch is slow.
+package enum FetchExplanation: Equatable {
+    /// The plan runs in SQL: the statement (`sql` with `?` placeholders), the values bound to
+    /// them in order, and SQLite's `EXPLAIN QUERY PLAN` for it with those values, one line per
+    /// row of the plan (`detail`, indented two spaces per level). A `.rows` plan also runs one
+    /// query per to-many relationship of the entity for the rows selected (not shown).
+    case sql(SQLQuery, queryPlan: [String])
+    /// The plan runs in memory, over every row of the file read into an in-memory store: the
+    /// part of the plan that SQL cannot run, and why.
+    case inMemory(reason: String)
+}
+
+extension SQLiteRowStore {
+    /// How `execute(_:)` runs `plan`, without running it: the compiled statement with its bound
+    /// values and query plan, or the reason it runs in memory.
+    ///
+    /// ```swift
+    /// if case .sql(let query, let queryPlan) = try store.explain(plan) {
+    ///     print(query.sql, query.arguments, queryPlan)   // …, [.integer(30)], ["SCAN t0", …]
+    /// }
+    /// ```
+    ///
+    /// - Throws: `NSSQLiteError` if SQLite refuses to plan the statement.
+    package func explain(_ plan: FetchPlan) throws -> FetchExplanation {
+        switch SQLCompiler(layout: file.layout).compile(plan) {
+        case .notCompilable(let reason):
+            return .inMemory(reason: reason)
+        case .compiled(let query):
+            let lines = try withConnection { try $0.queryPlan(query.sql, arguments: query.arguments) }
+            return .sql(query, queryPlan: lines)
+        }
+    }
+}
