@@ -39,7 +39,8 @@ let package = Package(
             name: "OpenSQLiteStoreTests",
             dependencies: ["OpenSQLiteStore", "OpenInMemoryStore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
-            name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenSQLiteStore"],
+            name: "OpenCoreDataTests",
+            dependencies: ["OpenCoreData", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.

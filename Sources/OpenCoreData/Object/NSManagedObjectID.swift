@@ -28,7 +28,12 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         entityDescription = entity
         self.identity = identity
         self.store = store
-        identityHash = identity.hashValue
+        // The row key (or number) alone: equal identities have equal keys, and hashing the
+        // store's UUID string for every fetched row would cost more than the rare collision.
+        switch identity {
+        case .permanent(_, let key): identityHash = key.hashValue
+        case .temporary(let number): identityHash = number.hashValue
+        }
         super.init()
     }
 
