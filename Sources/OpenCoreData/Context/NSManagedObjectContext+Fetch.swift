@@ -346,6 +346,7 @@ extension NSManagedObjectContext {
     ) -> [String: Any] {
         let entity = coordinator.schema.entity(row.key.entityID)
         var values: [String: Any] = [:]
+        values.reserveCapacity(entity.properties.count)
         for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
             switch (property.kind, row.values[slot]) {
             case (_, .null): continue
