@@ -258,13 +258,23 @@ extension NSManagedObjectContext {
         case .keys(let keys):
             let ids = keys.map { id(for: $0, in: store, coordinator: coordinator) }
             if request.resultType == .managedObjectIDResultType { return ids }
+            registry.reserveCapacity(registry.count + ids.count)
             return ids.map { object(with: $0) }
         case .rows(let rows):
+            rowCache.reserveCapacity(rowCache.count + rows.count)
+            registry.reserveCapacity(registry.count + rows.count)
             return rows.map { row in
                 let id = id(for: row.key, in: store, coordinator: coordinator)
                 let registered = registry[id]
                 if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
-                let object = object(with: id)
+                // `object(with:)` without looking the ID up a second time.
+                let object: NSManagedObject
+                if let registered {
+                    object = registered
+                } else {
+                    object = managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
+                    registry[id] = object
+                }
                 if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
                     registered.refault(keepChanges: false)
                 }

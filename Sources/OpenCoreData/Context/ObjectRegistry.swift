@@ -31,4 +31,6 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
     var values: Dictionary<Entry, NSManagedObject>.Values { objects.values }
 
     var count: Int { objects.count }
+
+    mutating func reserveCapacity(_ capacity: Int) { objects.reserveCapacity(capacity) }
 }
