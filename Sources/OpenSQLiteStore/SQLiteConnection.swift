@@ -34,6 +34,8 @@ package final class SQLiteConnection {
     package let mode: Mode
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The SQL of the cached statements, oldest first.
+    private var preparedOrder: [String] = []
     /// This connection's SQL trace, overriding the process-wide one (`SQLTrace.shared`) when
     /// set. **Default:** nil.
     package var trace: SQLTrace?
@@ -104,15 +106,26 @@ package final class SQLiteConnection {
     ///
     /// One statement per SQL text: finish iterating a statement before asking for the same SQL
     /// again (the second request resets the first).
+    ///
+    /// The cache keeps the `statementCacheLimit` statements prepared last; an older one is
+    /// dropped from it (a caller still holding it keeps it usable) and prepared again if asked
+    /// for again, so that apps that build many different predicates do not grow it forever.
     package func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
+        if statements.count >= Self.statementCacheLimit, !preparedOrder.isEmpty {
+            statements[preparedOrder.removeFirst()] = nil
+        }
         statements[sql] = statement
+        preparedOrder.append(sql)
         return statement
     }
+
+    /// How many prepared statements the cache keeps.
+    package static let statementCacheLimit = 256
 
     /// Resets every cached statement (ends reads left on a row, which hold a lock).
     package func resetCachedStatements() {

@@ -140,6 +140,23 @@ enum Shelf {
         #expect(afterRowsByKey <= count + 2)
     }
 
+    /// The cache keeps the statements prepared last, and a statement dropped from it still runs.
+    @Test func statementCacheIsBounded() throws {
+        let folder = try TemporaryFolder()
+        let connection = try SQLiteConnection(url: folder.file("Cache.sqlite"), mode: .create)
+        let first = try connection.statement("SELECT 0")
+        for index in 1...SQLiteConnection.statementCacheLimit + 10 {
+            _ = try connection.statement("SELECT \(index)")
+        }
+        #expect(connection.cachedStatementCount == SQLiteConnection.statementCacheLimit)
+        #expect(try first.step() && first.int64(at: 0) == 0)
+        first.reset()
+        let again = try connection.statement("SELECT 0")
+        #expect(again !== first)
+        #expect(try again.step() && again.int64(at: 0) == 0)
+        again.reset()
+    }
+
     /// The company rows compiled and in memory agree value for value.
     @Test func rowsAgreeWithTheInMemoryStore() throws {
         let folder = try TemporaryFolder()

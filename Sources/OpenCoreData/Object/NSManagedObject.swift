@@ -28,7 +28,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     public internal(set) var objectID: NSManagedObjectID {
         get {
             if let storedID { return storedID }
-            // Made on first use: a fault gets its permanent ID right after `init`.
+            // Made on first use: a fault gets its permanent ID right after `init`, and an
+            // object inserted into a context gets its temporary ID inside `init` (the context
+            // registers it), so only an object created without a context makes it later.
             let id = NSManagedObjectID.temporary(for: entityDescription)
             storedID = id
             return id
