@@ -120,6 +120,26 @@ import Testing
         #expect(capture.statements.count == 1)
     }
 
+    /// The public knob sets the process-wide level (clamped to 0…4), which connections without
+    /// their own trace follow.
+    @Test func sqlDebugLevelSwitchesTracingOn() throws {
+        let folder = try TemporaryFolder()
+        let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
+        try stack.fill()
+        let capture = Capture()
+        SQLTrace.shared = SQLTrace(level: 0, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        defer { SQLTrace.resetToLaunchSettings() }
+        NSPersistentStoreCoordinator.sqlDebugLevel = 9
+        #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 4)
+        NSPersistentStoreCoordinator.sqlDebugLevel = 1
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.predicate = NSPredicate(format: "title == 'Sales'")
+        #expect(try stack.context.fetch(request).count == 1)
+        #expect(capture.statements.contains { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE FROM ZDEPARTMENT t0 WHERE") })
+        NSPersistentStoreCoordinator.sqlDebugLevel = -1
+        #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 0)
+    }
+
     @Test func prefetchingRunsOneStatementPerStep() throws {
         let folder = try TemporaryFolder()
         let (_, context, capture) = try traced(in: folder)
