@@ -14,7 +14,9 @@ let package = Package(
     ],
     dependencies: [
         // The command-line tool's argument parsing.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SQL tracing (`-com.apple.CoreData.SQLDebug N`) goes through swift-log.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "OpenPredicate"),
@@ -26,7 +28,9 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
         // Apple's SQLite store layout: connection, statements, metadata, tables and columns.
-        .target(name: "OpenSQLiteStore", dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite"]),
+        .target(
+            name: "OpenSQLiteStore",
+            dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
@@ -40,9 +44,12 @@ let package = Package(
             ]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
-        .testTarget(name: "OpenSQLiteStoreTests", dependencies: ["OpenSQLiteStore", "OpenInMemoryStore"]),
         .testTarget(
-            name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenSQLiteStore"],
+            name: "OpenSQLiteStoreTests",
+            dependencies: ["OpenSQLiteStore", "OpenInMemoryStore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "OpenCoreDataTests",
+            dependencies: ["OpenCoreData", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.

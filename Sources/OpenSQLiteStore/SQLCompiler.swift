@@ -10,6 +10,7 @@ import OpenStoreCore
 ///                      predicate: NSPredicate(format: "title BEGINSWITH[cd] %@", "crepes"), output: .keys)
 /// switch SQLCompiler(layout: layout).compile(plan) {
 /// case .compiled(let query):   // SELECT t0.Z_PK, t0.Z_ENT FROM ZBOOK t0 WHERE ocd_begins_with(t0.ZTITLE, ?, 3) …
+///                              // (`.rows` selects every column: `selectList(for:table:)`)
 /// case .notCompilable(let reason): …
 /// }
 /// ```
@@ -185,7 +186,9 @@ struct CompilerState {
         case .count:
             sql = "SELECT COUNT(*) FROM (SELECT 1" + from + whereClause + window + ")"
         default:
-            sql = "SELECT t0.Z_PK, t0.Z_ENT" + from + whereClause + " ORDER BY " + orderTerms.joined(separator: ", ") + window
+            sql =
+                "SELECT " + selectList(for: plan.output, table: table) + from + whereClause + " ORDER BY "
+                + orderTerms.joined(separator: ", ") + window
         }
         _ = final.bind(windowArguments.values)
         return SQLQuery(sql: sql, arguments: final.values)

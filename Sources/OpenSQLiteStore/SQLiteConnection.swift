@@ -34,6 +34,14 @@ package final class SQLiteConnection {
     package let mode: Mode
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The SQL of the cached statements, oldest first.
+    private var preparedOrder: [String] = []
+    /// This connection's SQL trace, overriding the process-wide one (`SQLTrace.shared`) when
+    /// set. **Default:** nil.
+    package var trace: SQLTrace?
+
+    /// The trace statements follow: this connection's, else the process-wide one.
+    var activeTrace: SQLTrace { trace ?? SQLTrace.shared }
 
     /// Opens (or creates) the database at `url`.
     ///
@@ -99,15 +107,26 @@ package final class SQLiteConnection {
     ///
     /// One statement per SQL text: finish iterating a statement before asking for the same SQL
     /// again (the second request resets the first).
+    ///
+    /// The cache keeps the `statementCacheLimit` statements prepared last; an older one is
+    /// dropped from it (a caller still holding it keeps it usable) and prepared again if asked
+    /// for again, so that apps that build many different predicates do not grow it forever.
     package func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
         }
         let statement = try SQLiteStatement(connection: self, sql: sql)
+        if statements.count >= Self.statementCacheLimit, !preparedOrder.isEmpty {
+            statements[preparedOrder.removeFirst()] = nil
+        }
         statements[sql] = statement
+        preparedOrder.append(sql)
         return statement
     }
+
+    /// How many prepared statements the cache keeps.
+    package static let statementCacheLimit = 256
 
     /// Resets every cached statement (ends reads left on a row, which hold a lock).
     package func resetCachedStatements() {
@@ -119,6 +138,8 @@ package final class SQLiteConnection {
 
     /// Runs one or more statements that return no rows (DDL, pragmas), without caching them.
     package func execute(_ sql: String) throws {
+        let trace = activeTrace
+        if trace.level > 0 { trace.statement(sql) }
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
@@ -133,6 +154,24 @@ package final class SQLiteConnection {
         let statement = try statement(sql)
         try statement.bind(arguments)
         try statement.run()
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` for `sql` with `arguments` bound: the `detail` column of
+    /// each row, indented two spaces per level of nesting (as the `sqlite3` shell draws its
+    /// tree). The statement is prepared for this call only and never traced.
+    ///
+    /// - Throws: `NSSQLiteError` when SQLite refuses the statement.
+    package func queryPlan(_ sql: String, arguments: [StoreValue]) throws -> [String] {
+        let explain = try SQLiteStatement(connection: self, sql: "EXPLAIN QUERY PLAN " + sql, traced: false)
+        try explain.bind(arguments)
+        var depth: [Int64: Int] = [0: -1]
+        var lines: [String] = []
+        while try explain.step() {
+            let level = (depth[explain.int64(at: 1)] ?? -1) + 1
+            depth[explain.int64(at: 0)] = level
+            lines.append(String(repeating: "  ", count: level) + (explain.string(at: 3) ?? ""))
+        }
+        return lines
     }
 
     // MARK: - Transactions

@@ -5,7 +5,8 @@ import OpenStoreCore
 package enum FetchExplanation: Equatable {
     /// The plan runs in SQL: the statement (`sql` with `?` placeholders), the values bound to
     /// them in order, and SQLite's `EXPLAIN QUERY PLAN` for it with those values, one line per
-    /// row of the plan (`detail`, indented two spaces per level).
+    /// row of the plan (`detail`, indented two spaces per level). A `.rows` plan also runs one
+    /// query per to-many relationship of the entity for the rows selected (not shown).
     case sql(SQLQuery, queryPlan: [String])
     /// The plan runs in memory, over every row of the file read into an in-memory store: the
     /// part of the plan that SQL cannot run, and why.
@@ -24,7 +25,8 @@ extension SQLiteRowStore {
     /// ```
     ///
     /// - Throws: the error `execute(_:)` throws for a plan Apple's store refuses
-    ///   (`NSSQLiteError` 134091), or `NSSQLiteError` if SQLite refuses to plan the statement.
+    ///   (`NSPersistentStoreUnsupportedRequestTypeError` 134091), or `NSSQLiteError` if SQLite
+    ///   refuses to plan the statement.
     package func explain(_ plan: FetchPlan) throws -> FetchExplanation {
         let compiler = SQLCompiler(layout: file.layout)
         let query: SQLQuery
@@ -41,21 +43,7 @@ extension SQLiteRowStore {
             case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
             }
         }
-        return .sql(query, queryPlan: try queryPlan(query))
-    }
-
-    /// SQLite's `EXPLAIN QUERY PLAN` rows for `query`, each `detail` indented by its depth.
-    private func queryPlan(_ query: SQLQuery) throws -> [String] {
-        let statement = try file.connection.statement("EXPLAIN QUERY PLAN " + query.sql)
-        defer { statement.reset() }
-        try statement.bind(query.arguments)
-        var depth: [Int64: Int] = [:]
-        var lines: [String] = []
-        while try statement.step() {
-            let level = (depth[statement.int64(at: 1)] ?? -1) + 1
-            depth[statement.int64(at: 0)] = level
-            lines.append(String(repeating: "  ", count: level) + (statement.string(at: 3) ?? ""))
-        }
-        return lines
+        let lines = try withConnection { try $0.queryPlan(query.sql, arguments: query.arguments) }
+        return .sql(query, queryPlan: lines)
     }
 }

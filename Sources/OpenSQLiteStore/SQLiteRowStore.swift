@@ -12,8 +12,9 @@ import OpenStoreCore
 /// ```
 ///
 /// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
-///   limit and offset pushed down; rows are then read by key); dictionary fetches, grouped or
-///   not, as one `SELECT` read straight into the result dictionaries
+///   limit and offset pushed down; rows read by column index from that statement, to-many
+///   relationships with one more query each for all the rows selected); dictionary fetches,
+///   grouped or not, as one `SELECT` read straight into the result dictionaries
 ///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler does not compile yet (the reason
 ///   names the part) reads every row of the file into a temporary `InMemoryRowStore` and runs
 ///   there with the reference executor, so its answers are the in-memory store's by
@@ -99,7 +100,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
             }
         } else {
             switch SQLCompiler(layout: file.layout).compile(plan) {
-            case .compiled(let query): return try withLock { try run(query, output: plan.output) }
+            case .compiled(let query): return try withLock { try run(query, plan: plan) }
             case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
             case .notCompilable: break
             }
@@ -141,27 +142,43 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
 
     // MARK: - Compiled plans
 
-    /// Runs a compiled plan: the count, or the keys (and then their rows through the reader).
-    private func run(_ query: SQLQuery, output: FetchPlan.Output) throws -> FetchOutput {
+    /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
+    /// column index through `SQLiteRowDecoder`, then one query per to-many relationship for the
+    /// rows selected).
+    private func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let statement = try file.connection.statement(query.sql)
         defer { statement.reset() }
         try statement.bind(query.arguments)
-        if case .count = output {
+        switch plan.output {
+        case .count:
             return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
+        case .rows:
+            let tableIndex = file.layout.entities[plan.entityID - 1].table
+            var decoder = SQLiteRowDecoder(
+                layout: file.layout, table: tableIndex, entities: file.layout.tables[tableIndex].entityIDs)
+            var rows: [RowSnapshot] = []
+            while try statement.step() {
+                if let row = decoder.decode(statement) { rows.append(row) }
+            }
+            statement.reset()
+            try decoder.fillToMany(&rows, connection: file.connection, owners: .selected)
+            return .rows(rows)
+        default:
+            var keys: [ObjectKey] = []
+            while try statement.step() {
+                guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
+                keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+            }
+            return .keys(keys)
         }
-        var keys: [ObjectKey] = []
-        while try statement.step() {
-            guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
-            keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
-        }
-        statement.reset()
-        if case .rows = output {
-            return .rows(try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys))
-        }
-        return .keys(keys)
     }
 
     // MARK: - Helpers
+
+    /// Runs `body` with the connection, under the store's lock.
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+        try withLock { try body(file.connection) }
+    }
 
     private func refuseIfReadOnly(_ action: String) throws {
         guard isReadOnly else { return }

@@ -22,8 +22,18 @@ package final class SQLiteStatement {
     let handle: OpaquePointer
     private let database: OpaquePointer
     private let path: String
+    /// The connection, for its trace settings (see `SQLTrace`).
+    private weak var connection: SQLiteConnection?
+    /// Statements the trace itself runs (`EXPLAIN QUERY PLAN`) are not traced.
+    private var isTraced = true
+    /// The values bound since the last reset, for the trace and `EXPLAIN QUERY PLAN`.
+    private(set) var boundValues: [StoreValue] = []
+    /// Whether the statement has stepped since the last reset.
+    private var started = false
+    /// The trace of the current run, when tracing is on.
+    private var tracedRun: (trace: SQLTrace, start: Date, rows: Int)?
 
-    init(connection: SQLiteConnection, sql: String) throws {
+    init(connection: SQLiteConnection, sql: String, traced: Bool = true) throws {
         var pointer: OpaquePointer?
         let result = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard result == SQLITE_OK, let pointer else {
@@ -34,12 +44,17 @@ package final class SQLiteStatement {
         self.handle = pointer
         self.database = connection.handle
         self.path = connection.url.path
+        self.connection = connection
+        self.isTraced = traced
     }
 
     deinit { sqlite3_finalize(handle) }
 
     /// Makes the statement ready to run again and clears its bindings.
     package func reset() {
+        if tracedRun != nil { finishTrace() }
+        started = false
+        if !boundValues.isEmpty { boundValues.removeAll(keepingCapacity: true) }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -49,13 +64,62 @@ package final class SQLiteStatement {
     /// Advances to the next row: true if there is one, false when the statement is done.
     /// - Throws: `NSSQLiteError` with SQLite's message and the SQL.
     package func step() throws -> Bool {
+        if !started {
+            started = true
+            if isTraced, let trace = connection?.activeTrace, trace.level > 0 { startTrace(trace) }
+        }
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case SQLITE_ROW:
+            if tracedRun != nil { traceRow() }
+            return true
+        case SQLITE_DONE:
+            if tracedRun != nil { finishTrace() }
+            return false
         case let result:
             let error = failure(result)
+            if tracedRun != nil { finishTrace() }
             sqlite3_reset(handle)
             throw error
+        }
+    }
+
+    // MARK: - Tracing
+
+    private func startTrace(_ trace: SQLTrace) {
+        trace.statement(sql)
+        if trace.level >= 2 { trace.bindings(boundValues) }
+        if trace.level >= 4, let connection {
+            do {
+                for detail in try connection.queryPlan(sql, arguments: boundValues) { trace.plan(detail) }
+            } catch {
+                trace.plan("unavailable: \(error.localizedDescription)")
+            }
+        }
+        tracedRun = (trace, Date(), 0)
+    }
+
+    private func traceRow() {
+        guard var current = tracedRun else { return }
+        current.rows += 1
+        tracedRun = current
+        guard current.trace.level >= 3 else { return }
+        current.trace.row(
+            (0..<columnCount).map { index in
+                switch sqlite3_column_type(handle, index) {
+                case SQLITE_NULL: "NULL"
+                case SQLITE_INTEGER: String(int64(at: index))
+                case SQLITE_FLOAT: "\(double(at: index))"
+                case SQLITE_TEXT: "'" + (string(at: index) ?? "") + "'"
+                default: "<\(sqlite3_column_bytes(handle, index)) bytes>"
+                }
+            })
+    }
+
+    private func finishTrace() {
+        guard let current = tracedRun else { return }
+        tracedRun = nil
+        if current.trace.level >= 2 {
+            current.trace.finished(rows: current.rows, seconds: Date().timeIntervalSince(current.start))
         }
     }
 
@@ -93,6 +157,7 @@ package final class SQLiteStatement {
     /// **Differences from Apple:** none known for the values; a `Decimal` with more than 15-17
     /// significant digits loses precision, as it does in Apple's store.
     package func bind(_ value: StoreValue, at index: Int32) throws {
+        if Int(index) == boundValues.count + 1 { boundValues.append(value) }
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)

@@ -1,21 +1,27 @@
-// Prints figures for fetching from the in-memory and SQLite stores: a fetch request with a
-// predicate and two sort descriptors over 100,000 objects, against the raw SQLite C API running the same query
-// on the same rows (an in-memory database) and against a hand-written Swift filter and sort, all
-// in the same run. Also the cost of merging unsaved changes into a fetch. Nothing here is a test.
+// Prints figures for fetching from an NSSQLiteStoreType store of 100,000 employees in 100
+// departments, each against the raw SQLite C API doing the same work on the same file in the same
+// run, and the peak memory of iterating 10^6 rows with a fetchBatchSize (in a child process, so
+// that the figure is that iteration's alone). Nothing here is a test.
 //
 //     cd Benchmarks && swift run -c release FetchBenchmarks [results.json]
 //
-// OBJECTS=<n> in the environment changes the number of objects (default 100,000).
-//
-// The table goes to stdout; the last line of stdout is the same results as one JSON object, also
-// written to the file named by the first argument, if any.
+// OBJECTS=<n> changes the number of employees (default 100,000); BATCH_OBJECTS=<n> the rows of
+// the batch iteration (default 1,000,000). The table goes to stdout; the last line of stdout is
+// the same results as one JSON object, also written to the file named by the first argument.
 
-import RawSQLite
 import CoreData
+import RawSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 let clock = ContinuousClock()
 let runs = 5
-let objectCount = Int(ProcessInfo.processInfo.environment["OBJECTS"] ?? "") ?? 100_000
+let environment = ProcessInfo.processInfo.environment
+let objectCount = Int(environment["OBJECTS"] ?? "") ?? 100_000
+let batchObjectCount = Int(environment["BATCH_OBJECTS"] ?? "") ?? 1_000_000
+let departmentCount = 100
 let minimumSalary: Int64 = 100_000
 
 extension Duration {
@@ -36,13 +42,120 @@ func best<T>(_ body: () throws -> T) rethrows -> (milliseconds: Double, result: 
     return (fastest, result)
 }
 
-// MARK: - Data (deterministic)
+/// Peak resident memory of this process so far, in MB: `VmHWM` of /proc/self/status, which
+/// starts afresh at exec (getrusage's `ru_maxrss` keeps the parent's peak in a spawned child).
+func peakMegabytes() -> Double {
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+    {
+        return kilobytes / 1024
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
 
-struct Person {
+// MARK: - Model
+
+func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+    let attribute = NSAttributeDescription()
+    attribute.name = name
+    attribute.attributeType = type
+    return attribute
+}
+
+func makeModel() -> NSManagedObjectModel {
+    let department = NSEntityDescription()
+    department.name = "Department"
+    let employee = NSEntityDescription()
+    employee.name = "Employee"
+    let employees = NSRelationshipDescription()
+    employees.name = "employees"
+    employees.destinationEntity = employee
+    employees.maxCount = 0
+    employees.deleteRule = .nullifyDeleteRule
+    let worksIn = NSRelationshipDescription()
+    worksIn.name = "department"
+    worksIn.destinationEntity = department
+    worksIn.maxCount = 1
+    employees.inverseRelationship = worksIn
+    worksIn.inverseRelationship = employees
+    department.properties = [attribute("name", .stringAttributeType), attribute("budget", .integer64AttributeType), employees]
+    employee.properties = [
+        attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
+        attribute("salary", .integer64AttributeType), attribute("age", .integer16AttributeType),
+        attribute("hired", .dateAttributeType), worksIn,
+    ]
+    let model = NSManagedObjectModel()
+    model.entities = [department, employee]
+    return model
+}
+
+let model = makeModel()
+guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
+    fatalError("model")
+}
+
+func openStore(_ url: URL) -> NSPersistentStoreCoordinator {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    do {
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+    } catch {
+        fatalError("\(error)")
+    }
+    return coordinator
+}
+
+func newContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
+}
+
+// MARK: - Raw SQLite C API
+
+func openRaw(_ path: String) -> OpaquePointer {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { fatalError("sqlite3_open") }
+    return db
+}
+
+/// A prepared statement run by `body` (reset before each run).
+final class Raw {
+    let statement: OpaquePointer
+    init(_ db: OpaquePointer, _ sql: String) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            fatalError(String(cString: sqlite3_errmsg(db)))
+        }
+        self.statement = statement
+    }
+    deinit { sqlite3_finalize(statement) }
+    func text(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        return String(cString: text)
+    }
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    func rows(_ bind: (OpaquePointer) -> Void = { _ in }, _ row: () -> Void) {
+        sqlite3_reset(statement)
+        bind(statement)
+        while sqlite3_step(statement) == SQLITE_ROW { row() }
+    }
+}
+
+struct Employee {
     let id: Int64
+    let firstName: String
     let lastName: String
     let salary: Int64
+    let age: Int64
+    let hired: Date
+    let department: Int64
 }
+
+// MARK: - The 100,000-employee store
 
 var seed: UInt64 = 42
 func next() -> UInt64 {
@@ -50,191 +163,332 @@ func next() -> UInt64 {
     return seed >> 33
 }
 let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "we", "zo", "an", "el", "or", "us", "ix"]
-let people: [Person] = (0..<objectCount).map { index in
-    let name = (0..<3).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
-    return Person(id: Int64(index + 1), lastName: name, salary: 20_000 + Int64(next() % 180_000))
+func name(_ count: Int) -> String {
+    (0..<count).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
 }
 
-// MARK: - Raw SQLite C API
-
-/// Runs the query with the raw C API on a database: `:memory:` (filled here) or a store file our
-/// SQLite store wrote (same table and column names, as Apple's layout gives them).
-func sqliteRows(path: String = ":memory:") -> [Person] {
-    var db: OpaquePointer?
-    guard sqlite3_open(path, &db) == SQLITE_OK, let db else { fatalError("sqlite3_open") }
-    defer { sqlite3_close(db) }
-    if path == ":memory:" {
-        sqlite3_exec(db, "CREATE TABLE ZEMPLOYEE (Z_PK INTEGER PRIMARY KEY, ZLASTNAME VARCHAR, ZSALARY INTEGER)", nil, nil, nil)
-        sqlite3_exec(db, "BEGIN", nil, nil, nil)
-        var insert: OpaquePointer?
-        sqlite3_prepare_v2(db, "INSERT INTO ZEMPLOYEE VALUES (?, ?, ?)", -1, &insert, nil)
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for person in people {
-            sqlite3_bind_int64(insert, 1, person.id)
-            sqlite3_bind_text(insert, 2, person.lastName, -1, transient)
-            sqlite3_bind_int64(insert, 3, person.salary)
-            sqlite3_step(insert)
-            sqlite3_reset(insert)
-        }
-        sqlite3_finalize(insert)
-        sqlite3_exec(db, "COMMIT", nil, nil, nil)
-    }
-    var query: OpaquePointer?
-    sqlite3_prepare_v2(
-        db, "SELECT Z_PK, ZLASTNAME, ZSALARY FROM ZEMPLOYEE WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC", -1, &query, nil)
-    defer { sqlite3_finalize(query) }
-    return best { () -> [Person] in
-        sqlite3_reset(query)
-        sqlite3_bind_int64(query, 1, minimumSalary)
-        var rows: [Person] = []
-        while sqlite3_step(query) == SQLITE_ROW {
-            let name = sqlite3_column_text(query, 1).map { String(cString: $0) } ?? ""
-            rows.append(Person(id: sqlite3_column_int64(query, 0), lastName: name, salary: sqlite3_column_int64(query, 2)))
-        }
-        return rows
-    }.result
-}
-
-// MARK: - OpenCoreData
-
-func makeModel() -> NSManagedObjectModel {
-    let lastName = NSAttributeDescription()
-    lastName.name = "lastName"
-    lastName.attributeType = .stringAttributeType
-    let salary = NSAttributeDescription()
-    salary.name = "salary"
-    salary.attributeType = .integer64AttributeType
-    let employee = NSEntityDescription()
-    employee.name = "Employee"
-    employee.properties = [lastName, salary]
-    let model = NSManagedObjectModel()
-    model.entities = [employee]
-    return model
-}
-
-let model = makeModel()
-let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-do {
-    try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-} catch {
-    fatalError("\(error)")
-}
-func newContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    return context
-}
-guard let employeeEntity = model.entitiesByName["Employee"] else { fatalError("model") }
-
-print("Fetch benchmarks (in-memory and SQLite stores) — \(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) objects")
-print("")
-
-let insertStart = clock.now
-let loader = newContext()
-for person in people {
-    let object = NSManagedObject(entity: employeeEntity, insertInto: loader)
-    object.setValue(person.lastName, forKey: "lastName")
-    object.setValue(person.salary, forKey: "salary")
-}
-do { try loader.save() } catch { fatalError("\(error)") }
-let insertMilliseconds = (clock.now - insertStart).milliseconds
-FileHandle.standardError.write("inserted and saved in \(Int(insertMilliseconds)) ms\n".data(using: .utf8) ?? Data())
-loader.reset()
-
-func request() -> NSFetchRequest<NSManagedObject> {
-    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-    request.predicate = NSPredicate(format: "salary > %@", NSNumber(value: minimumSalary))
-    request.sortDescriptors = [NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false)]
-    return request
-}
-
-let sqlite = best { sqliteRows().count }
-let swiftLoop = best { () -> Int in
-    people.filter { $0.salary > minimumSalary }
-        .sorted { $0.lastName != $1.lastName ? $0.lastName < $1.lastName : $0.salary > $1.salary }.count
-}
-let fetchFaults = try best { () -> Int in try newContext().fetch(request()).count }
-let fetchAndRead = try best { () -> Int in
-    let context = newContext()  // objects hold their context weakly: keep it
-    let objects = try context.fetch(request())
-    var total: Int64 = 0
-    for object in objects { total &+= (object.value(forKey: "salary") as? Int64) ?? 0 }
-    return objects.count
-}
-let count = try best { () -> Int in try newContext().count(for: request()) }
-
-// Pending changes: 1,000 saved objects changed (half now match, half no longer do) and 1,000
-// new ones, then the same fetch.
-let pendingContext = newContext()
-let changed = try pendingContext.fetch({ () -> NSFetchRequest<NSManagedObject> in
-    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-    request.fetchLimit = 1_000
-    return request
-}())
-for (index, object) in changed.enumerated() { object.setValue(index.isMultiple(of: 2) ? 150_000 : 1_000, forKey: "salary") }
-for index in 0..<1_000 {
-    let object = NSManagedObject(entity: employeeEntity, insertInto: pendingContext)
-    object.setValue("Pending\(index)", forKey: "lastName")
-    object.setValue(Int64(120_000), forKey: "salary")
-}
-let withPending = try best { () -> Int in try pendingContext.fetch(request()).count }
-let sameContextClean = newContext()
-_ = try sameContextClean.fetch(request())
-let withoutPending = try best { () -> Int in try sameContextClean.fetch(request()).count }
-
-// The same objects in a store file written by NSSQLiteStoreType, and the same request on it.
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FetchBenchmarks-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: folder) }
-let fileURL = folder.appendingPathComponent("Employees.sqlite")
-let fileCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+
+/// With `--batch-iteration <store>`: iterate every employee of the store with a fetchBatchSize,
+/// reading the salary of each, and print `<ms> <peak MB> <rows> <sum>`; with `--raw-iteration`,
+/// the same with the raw C API.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--batch-iteration" || CommandLine.arguments[1] == "--raw-iteration" {
+    let path = CommandLine.arguments[2]
+    let start = clock.now
+    var total: Int64 = 0
+    var rows = 0
+    if CommandLine.arguments[1] == "--raw-iteration" {
+        let db = openRaw(path)
+        let query = Raw(db, "SELECT Z_PK, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED, ZDEPARTMENT FROM ZEMPLOYEE")
+        query.rows {
+            let employee = Employee(
+                id: query.int(0), firstName: query.text(1), lastName: query.text(2), salary: query.int(3), age: query.int(4),
+                hired: Date(timeIntervalSinceReferenceDate: query.double(5)), department: query.int(6))
+            total &+= employee.salary
+            rows += 1
+        }
+    } else {
+        let context = newContext(openStore(URL(fileURLWithPath: path)))
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.fetchBatchSize = 1_000
+        let objects = try context.fetch(request)
+        for object in objects {
+            total &+= (object.value(forKey: "salary") as? Int64) ?? 0
+            rows += 1
+        }
+    }
+    print((clock.now - start).milliseconds, peakMegabytes(), rows, total)
+    exit(0)
+}
+
+print(
+    "Fetch benchmarks (NSSQLiteStoreType against the raw SQLite C API on the same file) — "
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) employees")
+
+let storeURL = folder.appendingPathComponent("Employees.sqlite")
+let coordinator = openStore(storeURL)
+let saveStart = clock.now
 do {
-    try fileCoordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: fileURL, options: nil)
+    let loader = newContext(coordinator)
+    let departments = (0..<departmentCount).map { index -> NSManagedObject in
+        let department = NSManagedObject(entity: departmentEntity, insertInto: loader)
+        department.setValue("Department \(index)", forKey: "name")
+        department.setValue(Int64(index * 1_000), forKey: "budget")
+        return department
+    }
+    for index in 0..<objectCount {
+        let object = NSManagedObject(entity: employeeEntity, insertInto: loader)
+        object.setValue(name(2), forKey: "firstName")
+        object.setValue(name(3), forKey: "lastName")
+        object.setValue(20_000 + Int64(next() % 180_000), forKey: "salary")
+        object.setValue(Int16(20 + next() % 45), forKey: "age")
+        object.setValue(Date(timeIntervalSinceReferenceDate: Double(next() % 600_000_000)), forKey: "hired")
+        object.setValue(departments[index % departmentCount], forKey: "department")
+    }
+    try loader.save()
 } catch {
     fatalError("\(error)")
 }
-func newFileContext() -> NSManagedObjectContext {
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = fileCoordinator
-    return context
-}
-let fileSaveStart = clock.now
-let fileLoader = newFileContext()
-for person in people {
-    let object = NSManagedObject(entity: employeeEntity, insertInto: fileLoader)
-    object.setValue(person.lastName, forKey: "lastName")
-    object.setValue(person.salary, forKey: "salary")
-}
-do { try fileLoader.save() } catch { fatalError("\(error)") }
-let fileSaveMilliseconds = (clock.now - fileSaveStart).milliseconds
-fileLoader.reset()
-let sqliteFile = best { sqliteRows(path: fileURL.path).count }
-let fileFetch = try best { () -> Int in try newFileContext().fetch(request()).count }
-let fileCount = try best { () -> Int in try newFileContext().count(for: request()) }
+let saveMilliseconds = (clock.now - saveStart).milliseconds
+let db = openRaw(storeURL.path)
 
-let rows: [(String, Double, Int)] = [
-    ("raw SQLite C API: SELECT … WHERE … ORDER BY …, rows read into structs", sqlite.milliseconds, sqlite.result),
-    ("Swift: filter + sort an array of structs", swiftLoop.milliseconds, swiftLoop.result),
-    ("fetch(request) → faults (fresh context)", fetchFaults.milliseconds, fetchFaults.result),
-    ("fetch(request), then read salary of each object", fetchAndRead.milliseconds, fetchAndRead.result),
-    ("count(for: request)", count.milliseconds, count.result),
-    ("fetch in a context with 2,000 pending changes", withPending.milliseconds, withPending.result),
-    ("the same fetch, same-sized context, nothing pending", withoutPending.milliseconds, withoutPending.result),
-    ("raw SQLite C API on the store file NSSQLiteStoreType wrote", sqliteFile.milliseconds, sqliteFile.result),
-    ("NSSQLiteStoreType: fetch(request) → faults (fresh context)", fileFetch.milliseconds, fileFetch.result),
-    ("NSSQLiteStoreType: count(for: request)", fileCount.milliseconds, fileCount.result),
-]
-print("Request: Employee WHERE salary > \(minimumSalary) ORDER BY lastName, salary DESC")
-print("      ms   × SQLite  results  what")
-for (label, milliseconds, results) in rows {
-    let ratio = milliseconds / sqlite.milliseconds
-    print(String(format: "%8.1f  %8.2f  %7d  %@", milliseconds, ratio, results, label))
+/// One measured line: what, our time, the raw time, results.
+var lines: [(what: String, ours: Double, raw: Double, results: Int, goal: Double?)] = []
+let only = environment["ONLY"]
+func measure(_ what: String, goal: Double? = nil, raw: () -> Int, ours: () throws -> Int) {
+    if let only, !what.contains(only) { return }
+    let rawRun = best(raw)
+    do {
+        let ourRun = try best(ours)
+        if ourRun.result != rawRun.result {
+            FileHandle.standardError.write("\(what): \(ourRun.result) results, raw \(rawRun.result)\n".data(using: .utf8) ?? Data())
+        }
+        lines.append((what, ourRun.milliseconds, rawRun.milliseconds, ourRun.result, goal))
+    } catch {
+        FileHandle.standardError.write("\(what): \(error)\n".data(using: .utf8) ?? Data())
+    }
 }
-print(String(format: "\nInserting and saving %d objects: in memory %.0f ms, SQLite file %.0f ms (one run each)", objectCount, insertMilliseconds, fileSaveMilliseconds))
+
+let allColumns = "SELECT Z_PK, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED, ZDEPARTMENT FROM ZEMPLOYEE"
+func readEmployees(_ query: Raw, bind: (OpaquePointer) -> Void = { _ in }) -> [Employee] {
+    var rows: [Employee] = []
+    query.rows(bind) {
+        rows.append(
+            Employee(
+                id: query.int(0), firstName: query.text(1), lastName: query.text(2), salary: query.int(3), age: query.int(4),
+                hired: Date(timeIntervalSinceReferenceDate: query.double(5)), department: query.int(6)))
+    }
+    return rows
+}
+func readAll(_ objects: [NSManagedObject]) -> Int64 {
+    var total: Int64 = 0
+    for object in objects {
+        total &+= (object.value(forKey: "salary") as? Int64) ?? 0
+        total &+= Int64((object.value(forKey: "age") as? Int16) ?? 0)
+        total &+= Int64((object.value(forKey: "firstName") as? String)?.utf8.count ?? 0)
+        total &+= Int64((object.value(forKey: "lastName") as? String)?.utf8.count ?? 0)
+        total &+= Int64((object.value(forKey: "hired") as? Date)?.timeIntervalSinceReferenceDate ?? 0)
+        total &+= object.value(forKey: "department") == nil ? 0 : 1
+    }
+    return total
+}
+
+// Objects: every employee, as faults, then with every attribute read.
+let everyone = Raw(db, allColumns)
+measure("objects: fetch every employee (faults filled from the row cache)", raw: { readEmployees(everyone).count }) {
+    try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
+}
+measure("objects: fetch every employee, then read every attribute", goal: 1.5, raw: { readEmployees(everyone).count }) {
+    let context = newContext(coordinator)
+    let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+    _ = readAll(objects)
+    return objects.count
+}
+
+// Object IDs.
+let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
+measure("object IDs of every employee", goal: 1.2, raw: {
+    var ids: [Int64] = []
+    keys.rows { ids.append(keys.int(0)) }
+    return ids.count
+}) {
+    let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
+    request.resultType = .managedObjectIDResultType
+    return try newContext(coordinator).fetch(request).count
+}
+
+// Dictionaries of two attributes.
+let twoColumns = Raw(db, "SELECT ZLASTNAME, ZSALARY FROM ZEMPLOYEE")
+measure("dictionaries: lastName, salary of every employee", goal: 1.3, raw: {
+    var rows: [(String, Int64)] = []
+    twoColumns.rows { rows.append((twoColumns.text(0), twoColumns.int(1))) }
+    return rows.count
+}) {
+    let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
+    request.resultType = .dictionaryResultType
+    request.propertiesToFetch = ["lastName", "salary"]
+    return try newContext(coordinator).fetch(request).count
+}
+
+// Count.
+let countQuery = Raw(db, "SELECT COUNT(*) FROM ZEMPLOYEE WHERE ZSALARY > ?")
+func salaryRequest() -> NSFetchRequest<NSManagedObject> {
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+    request.predicate = NSPredicate(format: "salary > %@", NSNumber(value: minimumSalary))
+    return request
+}
+// Requests are built outside the timed part (the raw side prepares its statements once too).
+let counting = salaryRequest()
+measure("count: salary > 100000", goal: 1.05, raw: {
+    var count = 0
+    countQuery.rows({ sqlite3_bind_int64($0, 1, minimumSalary) }) { count = Int(countQuery.int(0)) }
+    return count
+}) { try newContext(coordinator).count(for: counting) }
+
+// Filter, sort, limit, with every attribute of the results read.
+let top = Raw(db, allColumns + " WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC LIMIT 100")
+let topRequest = salaryRequest()
+topRequest.sortDescriptors = [NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false)]
+topRequest.fetchLimit = 100
+measure("filter + sort + limit 100, every attribute read", goal: 1.1, raw: {
+    readEmployees(top) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
+}) {
+    let request = topRequest
+    let context = newContext(coordinator)
+    let objects = try context.fetch(request)
+    _ = readAll(objects)
+    return objects.count
+}
+let sorted = Raw(db, allColumns + " WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC")
+measure("filter + sort (55% of the rows), every attribute read", raw: {
+    readEmployees(sorted) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
+}) {
+    let request = salaryRequest()
+    request.sortDescriptors = [NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false)]
+    let context = newContext(coordinator)
+    let objects = try context.fetch(request)
+    _ = readAll(objects)
+    return objects.count
+}
+
+// To-one prefetch: employees with salary > 190000 and their department's name.
+let withDepartment = Raw(
+    db,
+    "SELECT e.Z_PK, e.ZFIRSTNAME, e.ZLASTNAME, e.ZSALARY, e.ZAGE, e.ZHIRED, e.ZDEPARTMENT, d.ZNAME FROM ZEMPLOYEE e "
+        + "LEFT JOIN ZDEPARTMENT d ON d.Z_PK = e.ZDEPARTMENT WHERE e.ZSALARY > ?")
+measure("to-one prefetch: 5% of employees and their department's name", raw: {
+    var rows: [(Employee, String)] = []
+    withDepartment.rows({ sqlite3_bind_int64($0, 1, 190_000) }) {
+        let q = withDepartment
+        rows.append(
+            (
+                Employee(
+                    id: q.int(0), firstName: q.text(1), lastName: q.text(2), salary: q.int(3), age: q.int(4),
+                    hired: Date(timeIntervalSinceReferenceDate: q.double(5)), department: q.int(6)), q.text(7)
+            ))
+    }
+    return rows.count
+}) {
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+    request.predicate = NSPredicate(format: "salary > 190000")
+    request.relationshipKeyPathsForPrefetching = ["department"]
+    let context = newContext(coordinator)
+    let objects = try context.fetch(request)
+    var length = 0
+    for object in objects {
+        length += ((object.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String)?.count ?? 0
+    }
+    _ = readAll(objects)
+    return objects.count
+}
+
+// Aggregates by department.
+let aggregates = Raw(db, "SELECT ZDEPARTMENT, SUM(ZSALARY), AVG(ZAGE) FROM ZEMPLOYEE GROUP BY ZDEPARTMENT")
+measure("aggregates: sum(salary), average(age) grouped by department", raw: {
+    var rows: [(Int64, Int64, Double)] = []
+    aggregates.rows { rows.append((aggregates.int(0), aggregates.int(1), aggregates.double(2))) }
+    return rows.count
+}) {
+    let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
+    request.resultType = .dictionaryResultType
+    let sum = NSExpressionDescription()
+    sum.name = "total"
+    sum.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
+    sum.expressionResultType = .integer64AttributeType
+    let average = NSExpressionDescription()
+    average.name = "averageAge"
+    average.expression = NSExpression(forFunction: "average:", arguments: [NSExpression(forKeyPath: "age")])
+    average.expressionResultType = .doubleAttributeType
+    request.propertiesToFetch = ["department", sum, average]
+    request.propertiesToGroupBy = ["department"]
+    return try newContext(coordinator).fetch(request).count
+}
+
+// MARK: - Batch iteration over 10^6 rows, in child processes
+
+/// A store of `count` employees written with the raw C API into a store file the coordinator
+/// created (so the layout is ours), `Z_PRIMARYKEY` updated.
+func bigStore(count: Int) -> URL {
+    let url = folder.appendingPathComponent("Big.sqlite")
+    _ = openStore(url)
+    let big = openRaw(url.path)
+    defer { sqlite3_close(big) }
+    var entity: Int64 = 0
+    let entityQuery = Raw(big, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Employee'")
+    entityQuery.rows { entity = entityQuery.int(0) }
+    sqlite3_exec(big, "BEGIN", nil, nil, nil)
+    let insert = Raw(
+        big,
+        "INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED) VALUES (?, ?, 1, ?, ?, ?, ?, ?)")
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    for index in 1...count {
+        sqlite3_reset(insert.statement)
+        sqlite3_bind_int64(insert.statement, 1, Int64(index))
+        sqlite3_bind_int64(insert.statement, 2, entity)
+        sqlite3_bind_text(insert.statement, 3, name(2), -1, transient)
+        sqlite3_bind_text(insert.statement, 4, name(3), -1, transient)
+        sqlite3_bind_int64(insert.statement, 5, 20_000 + Int64(next() % 180_000))
+        sqlite3_bind_int64(insert.statement, 6, Int64(20 + next() % 45))
+        sqlite3_bind_double(insert.statement, 7, Double(next() % 600_000_000))
+        sqlite3_step(insert.statement)
+    }
+    sqlite3_exec(big, "UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_NAME = 'Employee'", nil, nil, nil)
+    sqlite3_exec(big, "COMMIT", nil, nil, nil)
+    sqlite3_exec(big, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+    return url
+}
+
+func child(_ mode: String, _ url: URL) -> (milliseconds: Double, megabytes: Double, rows: Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = [mode, url.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { fatalError("\(error)") }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let fields = output.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard fields.count == 4, let ms = Double(fields[0]), let mb = Double(fields[1]), let rows = Int(fields[2]) else {
+        FileHandle.standardError.write("\(mode): \(output)\n".data(using: .utf8) ?? Data())
+        return (0, 0, 0)
+    }
+    return (ms, mb, rows)
+}
+
+var rawIteration = (milliseconds: 0.0, megabytes: 0.0, rows: 0)
+var batchIteration = rawIteration
+if batchObjectCount > 0 {
+    let bigURL = bigStore(count: batchObjectCount)
+    rawIteration = child("--raw-iteration", bigURL)
+    batchIteration = child("--batch-iteration", bigURL)
+}
+
+// MARK: - Report
+
+print("")
+print("     ours ms    raw ms   × raw   goal  results  what")
+for line in lines {
+    let goal = line.goal.map { String(format: "%5.2f", $0) } ?? "    -"
+    print(String(format: "%10.1f %9.1f %7.2f  %@  %7d  %@", line.ours, line.raw, line.ours / line.raw, goal, line.results, line.what))
+}
+print("")
+print(
+    String(
+        format: "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal < 64 MB); raw C API: %.0f ms, peak %.1f MB",
+        batchIteration.rows, batchIteration.milliseconds, batchIteration.megabytes, rawIteration.milliseconds,
+        rawIteration.megabytes))
+print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
 let json: [String: Any] = [
-    "objects": objectCount, "runs": runs, "insertAndSaveMilliseconds": insertMilliseconds,
-    "sqliteInsertAndSaveMilliseconds": fileSaveMilliseconds,
-    "results": rows.map { ["what": $0.0, "milliseconds": $0.1, "ratioToSQLite": $0.1 / sqlite.milliseconds, "results": $0.2] },
+    "objects": objectCount, "runs": runs, "saveMilliseconds": saveMilliseconds,
+    "batchIteration": [
+        "rows": batchIteration.rows, "milliseconds": batchIteration.milliseconds, "peakMegabytes": batchIteration.megabytes,
+        "rawMilliseconds": rawIteration.milliseconds, "rawPeakMegabytes": rawIteration.megabytes,
+    ],
+    "results": lines.map {
+        ["what": $0.what, "milliseconds": $0.ours, "rawMilliseconds": $0.raw, "ratio": $0.ours / $0.raw, "results": $0.results]
+    },
 ]
 if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), let text = String(data: data, encoding: .utf8) {
     print(text)

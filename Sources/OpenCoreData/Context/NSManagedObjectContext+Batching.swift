@@ -10,13 +10,24 @@ import OpenStoreCore
 /// `[n * size, (n + 1) * size)` to fire loads the rows of the whole window from the store in one
 /// call (`RowStore.rows(for:)`), so touching the objects of a window costs one store call. The
 /// array itself (its count, its identities) is complete from the start, as Apple's is.
+///
+/// Memory stays bounded by windows rather than results: at most `loadedWindowLimit` windows
+/// hold loaded values at a time. When another window loads, the unchanged objects of the window
+/// loaded longest ago are turned back into faults (their values dropped, as Apple's batched
+/// array lets the objects of batches no longer accessed go); touching one of them again reloads
+/// its whole window in one call. Objects with unsaved changes are never turned back.
 final class FaultBatch {
+    /// How many windows keep their values at once: the one being read and the one before, so
+    /// that code reading across a window boundary does not reload.
+    static let loadedWindowLimit = 2
     /// The fetched objects' IDs, in result order.
     let ids: [NSManagedObjectID]
     /// The batch size (more than 0).
     let size: Int
     /// Relationship key paths to prefetch for each window when it loads.
     let prefetching: [[String]]
+    /// The starts of the windows whose values are loaded, oldest first.
+    var loadedWindows: [Int] = []
 
     init(ids: [NSManagedObjectID], size: Int, prefetching: [[String]]) {
         self.ids = ids
@@ -63,8 +74,24 @@ extension NSManagedObjectContext {
             return id == firing || (registry[id]?.isFault ?? true)
         }
         loadRows(of: wanted)
+        batch.loadedWindows.removeAll { $0 == start }
+        batch.loadedWindows.append(start)
+        while batch.loadedWindows.count > FaultBatch.loadedWindowLimit {
+            releaseWindow(of: batch, at: batch.loadedWindows.removeFirst())
+        }
         if !batch.prefetching.isEmpty {
             try? prefetch(batch.prefetching, from: window.map { object(with: $0) })
+        }
+    }
+
+    /// Turns the unchanged, loaded objects of the window of `batch` starting at `start` back into
+    /// faults that reload with their window (see `FaultBatch`).
+    private func releaseWindow(of batch: FaultBatch, at start: Int) {
+        for index in start..<min(batch.ids.count, start + batch.size) {
+            let id = batch.ids[index]
+            guard let key = id.key, let object = registry[id], !object.isFault, !object.hasChanges else { continue }
+            object.refault(keepChanges: false)
+            faultBatches[key] = FaultBatch.Member(batch: batch, index: index)
         }
     }
 

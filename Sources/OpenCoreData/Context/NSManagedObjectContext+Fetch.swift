@@ -67,7 +67,7 @@ extension NSManagedObjectContext {
             let results = try results(
                 of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
             if case .count = plan.output { return results }
-            if request.resultType == .managedObjectResultType {
+            if request.resultType == .managedObjectResultType && (batchSize > 0 || !prefetching.isEmpty) {
                 try prepare(results.compactMap { $0 as? NSManagedObject }, batchSize: batchSize, prefetching: prefetching)
             }
             return results
@@ -258,13 +258,23 @@ extension NSManagedObjectContext {
         case .keys(let keys):
             let ids = keys.map { id(for: $0, in: store, coordinator: coordinator) }
             if request.resultType == .managedObjectIDResultType { return ids }
+            registry.reserveCapacity(registry.count + ids.count)
             return ids.map { object(with: $0) }
         case .rows(let rows):
+            rowCache.reserveCapacity(rowCache.count + rows.count)
+            registry.reserveCapacity(registry.count + rows.count)
             return rows.map { row in
                 let id = id(for: row.key, in: store, coordinator: coordinator)
                 let registered = registry[id]
                 if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
-                let object = object(with: id)
+                // `object(with:)` without looking the ID up a second time.
+                let object: NSManagedObject
+                if let registered {
+                    object = registered
+                } else {
+                    object = managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
+                    registry[id] = object
+                }
                 if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
                     registered.refault(keepChanges: false)
                 }
@@ -304,8 +314,9 @@ extension NSManagedObjectContext {
 
     /// The permanent ID of a row of a store.
     func id(for key: ObjectKey, in store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectID {
-        let name = coordinator.schema.entity(key.entityID).name
-        let entity = coordinator.managedObjectModel.entitiesByName[name] ?? NSEntityDescription()
+        let entity =
+            coordinator.entityDescriptions.indices.contains(key.entityID - 1)
+            ? coordinator.entityDescriptions[key.entityID - 1] : NSEntityDescription()
         return NSManagedObjectID(
             entity: entity, identity: .permanent(storeIdentifier: store.identifier ?? "", key: key), store: store)
     }
@@ -345,6 +356,7 @@ extension NSManagedObjectContext {
     ) -> [String: Any] {
         let entity = coordinator.schema.entity(row.key.entityID)
         var values: [String: Any] = [:]
+        values.reserveCapacity(entity.properties.count)
         for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
             switch (property.kind, row.values[slot]) {
             case (_, .null): continue

@@ -46,7 +46,7 @@ open class NSManagedObjectContext: NSObject {
     open var name: String?
 
     /// Objects by ID: every object the context knows.
-    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    var registry: ObjectRegistry = [:]
     /// Changed objects, in the order they changed.
     private(set) var insertedList: [NSManagedObject] = []
     private(set) var changedList: [NSManagedObject] = []

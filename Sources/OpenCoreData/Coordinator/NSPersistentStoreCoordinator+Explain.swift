@@ -6,8 +6,9 @@ extension NSPersistentStoreCoordinator {
     /// SQL, its bound values and SQLite's `EXPLAIN QUERY PLAN`, or why the request runs in
     /// memory (see `FetchExplanation`). For the command-line tool's `explain`.
     ///
-    /// The request is checked and planned as `NSManagedObjectContext.fetch(_:)` plans it;
-    /// pending changes of a context are not considered.
+    /// The request is checked and planned as `NSManagedObjectContext.fetch(_:)` plans it (a
+    /// `fetchBatchSize` on an object fetch selects IDs first, so the statement shown is that
+    /// one); pending changes of a context are not considered.
     ///
     /// - Parameters:
     ///   - request: the fetch request.
@@ -18,7 +19,10 @@ extension NSPersistentStoreCoordinator {
     package func explain<ResultType>(_ request: NSFetchRequest<ResultType>, in store: NSPersistentStore? = nil) throws
         -> FetchExplanation
     {
-        let plan = try FetchPlanBuilder(model: managedObjectModel, schema: schema).plan(for: request)
+        var plan = try FetchPlanBuilder(model: managedObjectModel, schema: schema).plan(for: request)
+        if request.resultType == .managedObjectResultType, request.fetchBatchSize > 0, case .rows = plan.output {
+            plan.output = .keys
+        }
         let entityName = schema.entity(plan.entityID).name
         let candidates = store.map { [$0] } ?? request.affectedStores ?? persistentStores
         let holding = candidates.first { candidate in

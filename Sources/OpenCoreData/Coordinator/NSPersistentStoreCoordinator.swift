@@ -15,6 +15,9 @@ open class NSPersistentStoreCoordinator: NSObject {
 
     /// The model lowered for stores, once.
     let schema: StoreSchema
+    /// The model's entity for each schema entity (`entityDescriptions[id - 1]`), so that turning
+    /// rows into objects looks up no names.
+    let entityDescriptions: [NSEntityDescription]
 
     private let lock = NSRecursiveLock()
     private var stores: [NSPersistentStore] = []
@@ -24,6 +27,8 @@ open class NSPersistentStoreCoordinator: NSObject {
         managedObjectModel = model
         model.markInUse()
         schema = SchemaLowering.schema(for: model)
+        let byName = model.entitiesByName
+        entityDescriptions = schema.entities.map { byName[$0.name] ?? NSEntityDescription() }
         super.init()
     }
 

@@ -30,6 +30,8 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     private var explicitClassName: String?
     /// All properties (inherited first) by name; rebuilt on first use after any change.
     private var cachedPropertiesByName: [String: NSPropertyDescription]?
+    /// `defaultValues`, kept once the model is in use (immutable).
+    private var cachedDefaultValues: [String: Any]?
 
     /// Creates an entity with no name, no properties and no super-entity.
     public override init() {
@@ -186,6 +188,19 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     /// **Differences from Apple:** an OpenCoreData addition, so that code can check before a
     /// change that would otherwise stop the process.
     public var isEditable: Bool { owningModel?.isEditable ?? true }
+
+    /// The attributes' default values by name (attributes without one left out): what a new
+    /// object starts with. Computed once when the model is in use, on each call while it can
+    /// still change.
+    var defaultValues: [String: Any] {
+        if let cachedDefaultValues { return cachedDefaultValues }
+        var values: [String: Any] = [:]
+        for case let attribute as NSAttributeDescription in properties {
+            if let value = attribute.defaultValue { values[attribute.name] = value }
+        }
+        if !isEditable { cachedDefaultValues = values }
+        return values
+    }
 
     /// Forgets cached property lookups here and in every sub-entity.
     func propertiesDidChange() {

@@ -25,7 +25,19 @@ import OpenStoreCore
 open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, PredicateIdentity {
     private let entityDescription: NSEntityDescription
     /// The object's ID: temporary until its first save.
-    public internal(set) var objectID: NSManagedObjectID
+    public internal(set) var objectID: NSManagedObjectID {
+        get {
+            if let storedID { return storedID }
+            // Made on first use: a fault gets its permanent ID right after `init`, and an
+            // object inserted into a context gets its temporary ID inside `init` (the context
+            // registers it), so only an object created without a context makes it later.
+            let id = NSManagedObjectID.temporary(for: entityDescription)
+            storedID = id
+            return id
+        }
+        set { storedID = newValue }
+    }
+    private var storedID: NSManagedObjectID?
     weak var context: NSManagedObjectContext?
 
     /// Current values by property name, once the object is not a fault.
@@ -53,11 +65,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Attributes start at their default values; the object has a temporary ID until it is saved.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         entityDescription = entity
-        objectID = NSManagedObjectID.temporary(for: entity)
         super.init()
-        for case let attribute as NSAttributeDescription in entity.properties {
-            if let value = attribute.defaultValue { values[attribute.name] = value }
-        }
+        values = entity.defaultValues
         context?.insert(self)
     }
 

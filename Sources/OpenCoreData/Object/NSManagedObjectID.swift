@@ -28,7 +28,12 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         entityDescription = entity
         self.identity = identity
         self.store = store
-        identityHash = identity.hashValue
+        // The row key (or number) alone: equal identities have equal keys, and hashing the
+        // store's UUID string for every fetched row would cost more than the rare collision.
+        switch identity {
+        case .permanent(_, let key): identityHash = key.hashValue
+        case .temporary(let number): identityHash = number.hashValue
+        }
         super.init()
     }
 
@@ -85,7 +90,13 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     /// Equal when both name the same row of the same store, or are the same temporary ID.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
-        return other === self || (other.identity == identity && other.entityDescription.name == entityDescription.name)
+        return other === self || isSameID(as: other)
+    }
+
+    /// `isEqual(_:)` for two IDs, without the cast (for the context's registry).
+    final func isSameID(as other: NSManagedObjectID) -> Bool {
+        identityHash == other.identityHash && other.identity == identity
+            && other.entityDescription.name == entityDescription.name
     }
 
     /// Agrees with `isEqual(_:)`.

@@ -9,8 +9,10 @@ import OpenStoreCore
 /// store's `identifier` is the file's UUID (`Z_METADATA.Z_UUID`), so object ID URIs stay valid
 /// across launches.
 ///
-/// **Differences from Apple:** metadata set with `setMetadata(_:for:)` is kept in memory only;
-/// fetches read the whole file and run in memory until the SQL compiler lands.
+/// Fetches run as one SQL statement where `SQLCompiler` can compile them, in memory otherwise
+/// (`NSPersistentStoreCoordinator.explain(_:in:)` tells which, and why).
+///
+/// **Differences from Apple:** metadata set with `setMetadata(_:for:)` is kept in memory only.
 final class SQLitePersistentStore: RowBackedPersistentStore {
     /// Opens or creates the file.
     /// - Throws: `NSPersistentStoreOpenError` (no URL, unreadable file, not a database),

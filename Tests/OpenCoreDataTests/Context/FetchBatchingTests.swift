@@ -34,6 +34,28 @@ import Testing
         #expect(fixture.store.testingStoreCalls == (1, 0, 2))
     }
 
+    /// Two windows keep their values; older ones turn back into faults (unless changed) and
+    /// reload as a window when touched again.
+    @Test func olderWindowsTurnBackIntoFaults() throws {
+        let fixture = try ContextFixture()
+        let context = Self.freshContext(fixture)
+        let request = fixture.request("Employee", sort: [("name", true)])
+        request.fetchBatchSize = 1
+        let employees = try context.fetch(request)
+        #expect(employees[0].value(forKey: "name") as? String == "Ann")
+        employees[1].setValue("Bobby", forKey: "name")
+        #expect(employees[2].value(forKey: "name") as? String == "Cy")
+        #expect(fixture.store.testingStoreCalls == (1, 0, 3))
+        // Ann's window was loaded longest ago: a fault again. Bob has changes: kept.
+        #expect(employees[0].isFault)
+        #expect(!employees[1].isFault && employees[1].value(forKey: "name") as? String == "Bobby")
+        #expect(!employees[2].isFault)
+        #expect(employees[3].value(forKey: "name") as? String == "Dee")
+        #expect(employees[0].value(forKey: "name") as? String == "Ann")
+        #expect(fixture.store.testingStoreCalls == (1, 0, 5))
+        #expect(employees[2].isFault && employees[1].value(forKey: "name") as? String == "Bobby")
+    }
+
     @Test func batchesWithPendingChangesAndALimit() throws {
         let fixture = try ContextFixture()
         let context = Self.freshContext(fixture)

@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+@testable import OpenCoreData
+import OpenSQLiteStore
+import Testing
+
+/// The statements a context's fetches run on an SQLite store, read from the store's SQL trace:
+/// rows in one statement, IDs only without property values, batches by `Z_PK IN (json_each)`,
+/// one statement per prefetched key path step, to-many members one query per relationship.
+@Suite struct SQLiteFetchPathTests {
+    typealias Stack = SQLiteStoreTests.Stack
+
+    final class Capture: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [String] = []
+        var messages: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        func append(_ message: String) {
+            lock.lock()
+            stored.append(message)
+            lock.unlock()
+        }
+        /// The SQL of the statements run, in order.
+        var statements: [String] { messages.filter { $0.hasPrefix("sql: ") }.map { String($0.dropFirst(5)) } }
+        func clear() {
+            lock.lock()
+            stored = []
+            lock.unlock()
+        }
+    }
+
+    struct Handler: LogHandler {
+        let capture: Capture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { capture.append(event.message.description) }
+    }
+
+    /// A filled company store whose connection logs statements and bound values into a capture,
+    /// and a fresh context on it.
+    func traced(in folder: TemporaryFolder) throws -> (Stack, NSManagedObjectContext, Capture) {
+        let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
+        try stack.fill()
+        let capture = Capture()
+        let rows = try #require((stack.store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
+        rows.file.connection.trace = SQLTrace(level: 2, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        return (stack, context, capture)
+    }
+
+    func request(_ entity: String, sort: String = "name") -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.sortDescriptors = [NSSortDescriptor(key: sort, ascending: true)]
+        return request
+    }
+
+    @Test func objectsComeFromOneStatementAndFaultsFillFromIt() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, capture) = try traced(in: folder)
+        let employees = try context.fetch(request("Employee"))
+        #expect(capture.statements.count == 1)
+        #expect(capture.statements.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, ") ?? false)
+        #expect(employees.map { $0.value(forKey: "name") as? String } == ["Ann", "Bob", "Cy", "Dee"])
+        // Reading values fires the faults from the fetched rows, not from the store.
+        #expect(capture.statements.count == 1)
+    }
+
+    @Test func toManyMembersAreOneQueryForAllOwners() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, capture) = try traced(in: folder)
+        let departments = try context.fetch(request("Department", sort: "title"))
+        // The rows, then the employees of the three departments at once.
+        #expect(capture.statements.count == 2)
+        #expect(capture.statements.last?.contains("IN (SELECT value FROM json_each(?))") ?? false)
+        let names = departments.map { department in
+            ((department.value(forKey: "employees") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "name") as? String }
+                .sorted()
+        }
+        #expect(names == [[], ["Cy", "Dee"], ["Ann", "Bob"]])
+    }
+
+    @Test func withoutPropertyValuesOnlyKeysAreSelected() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, capture) = try traced(in: folder)
+        let ids = request("Employee")
+        ids.includesPropertyValues = false
+        let employees = try context.fetch(ids)
+        #expect(employees.count == 4 && employees.allSatisfy(\.isFault))
+        #expect(capture.statements.count == 1)
+        #expect(capture.statements.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZPERSON t0") ?? false)
+    }
+
+    @Test func batchesSelectKeysThenRowsByOneBoundList() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, capture) = try traced(in: folder)
+        let batched = request("Employee")
+        batched.fetchBatchSize = 3
+        let employees = try context.fetch(batched)
+        #expect(capture.statements.count == 1)
+        #expect(capture.statements.first?.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT FROM ZPERSON t0") ?? false)
+        capture.clear()
+        #expect(employees[1].value(forKey: "name") as? String == "Bob")
+        #expect(employees[0].value(forKey: "name") as? String == "Ann")
+        #expect(employees[2].value(forKey: "name") as? String == "Cy")
+        // One statement for the window of three, its keys bound as one JSON array.
+        #expect(capture.statements.count == 1)
+        #expect(capture.statements.first?.contains("Z_PK IN (SELECT value FROM json_each(?))") ?? false)
+        let keys = employees.prefix(3).compactMap { $0.objectID.key?.primaryKey }.sorted()
+        #expect(capture.messages.contains("bind[1] = '[\(keys.map(String.init).joined(separator: ","))]'"))
+        capture.clear()
+        #expect(employees[3].value(forKey: "name") as? String == "Dee")
+        #expect(capture.statements.count == 1)
+    }
+
+    /// The public knob sets the process-wide level (clamped to 0…4), which connections without
+    /// their own trace follow.
+    @Test func sqlDebugLevelSwitchesTracingOn() throws {
+        let folder = try TemporaryFolder()
+        let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
+        try stack.fill()
+        let capture = Capture()
+        SQLTrace.shared = SQLTrace(level: 0, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        defer { SQLTrace.resetToLaunchSettings() }
+        NSPersistentStoreCoordinator.sqlDebugLevel = 9
+        #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 4)
+        NSPersistentStoreCoordinator.sqlDebugLevel = 1
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.predicate = NSPredicate(format: "title == 'Sales'")
+        #expect(try stack.context.fetch(request).count == 1)
+        #expect(capture.statements.contains { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE FROM ZDEPARTMENT t0 WHERE") })
+        NSPersistentStoreCoordinator.sqlDebugLevel = -1
+        #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 0)
+    }
+
+    @Test func prefetchingRunsOneStatementPerStep() throws {
+        let folder = try TemporaryFolder()
+        let (_, context, capture) = try traced(in: folder)
+        let prefetching = request("Employee")
+        prefetching.relationshipKeyPathsForPrefetching = ["department"]
+        let employees = try context.fetch(prefetching)
+        // The employees, the two departments' rows, their employees (to-many members).
+        #expect(capture.statements.count == 3)
+        capture.clear()
+        let titles = employees.map { ($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String }
+        #expect(titles == ["Sales", "Sales", "Labs", "Labs"])
+        #expect(capture.statements.isEmpty, "every department filled from the prefetched rows")
+    }
+}
