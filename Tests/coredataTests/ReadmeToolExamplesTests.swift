@@ -1,10 +1,15 @@
 import CoreData
+import Foundation
 import Testing
 
-/// The commands of the README's section "The command-line tool" (README-tool.md), run on the
-/// demo's store with a 100-column terminal; the outputs shown there are these.
+/// The commands of the README's section "The command-line tool", run on the demo's store with a
+/// 100-column terminal; each output is compared with the literal here, and the README must show
+/// that same text.
 @Suite struct ReadmeToolExamplesTests {
     @Test func readmeExamples() throws {
+        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
         let folder = try ToolRunner.temporaryFolder("company")
         #expect(try ToolRunner.run(["demo", "--folder", folder.path]).status == 0)
         let files = [
@@ -42,10 +47,13 @@ import Testing
                 """)
         let count = try ToolRunner.run(["count"] + files + ["--template", "EarnsMoreThan", "--var", "MINIMUM=198000"])
         #expect(count.stdout == "38\n")
+        for output in [employees.stdout, groups.stdout] {
+            #expect(readme.contains("```\n" + output + "```"), "README.md does not show:\n\(output)")
+        }
         let explain = try ToolRunner.run(
             ["explain"] + files + ["--entity", "Department", "--predicate", "ANY employees.salary > 230000"], columns: 100)
         #expect(
-            explain.stdout == """
+            readme.contains("```\n" + explain.stdout + "```") && explain.stdout == """
                 Department where ANY employees.salary > 230000 (objects)
                 SQL:
                   SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZBUDGET, t0.ZNAME FROM ZDEPARTMENT t0 WHERE EXISTS (SELECT 1 FROM ZEMPLOYEE m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND m1.ZSALARY > ?) ORDER BY t0.Z_PK

@@ -158,4 +158,50 @@ import Testing
         #expect(titles == ["Sales", "Sales", "Labs", "Labs"])
         #expect(capture.statements.isEmpty, "every department filled from the prefetched rows")
     }
+
+    /// The README's level-2 trace of its `Employee` fetch (`salary > 40000`, sorted by salary
+    /// descending) is what the store logs, line for line (the time left out).
+    @Test func readmeTraceIsWhatTheStoreLogs() throws {
+        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let start = try #require(readme.range(of: "```\nsql: "))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let shown = readme[readme.index(start.lowerBound, offsetBy: 4)..<end.lowerBound].split(separator: "\n").map(String.init)
+
+        let employee = NSEntityDescription()
+        employee.name = "Employee"
+        let name = NSAttributeDescription()
+        name.name = "name"
+        name.attributeType = .stringAttributeType
+        let salary = NSAttributeDescription()
+        salary.name = "salary"
+        salary.attributeType = .decimalAttributeType
+        employee.properties = [name, salary]
+        let model = NSManagedObjectModel()
+        model.entities = [employee]
+        let folder = try TemporaryFolder()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("Readme.sqlite"))
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for (who, pay) in [("Ann", 52_000), ("Bob", 38_000), ("Cy", 61_000)] {
+            let object = NSManagedObject(entity: employee, insertInto: context)
+            object.setValue(who, forKey: "name")
+            object.setValue(Decimal(pay), forKey: "salary")
+        }
+        try context.save()
+        let capture = Capture()
+        let rows = try #require((store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
+        rows.file.connection.trace = SQLTrace(level: 2, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary > %@", 40_000 as NSNumber)
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = coordinator
+        #expect(try fresh.fetch(request).map { $0.value(forKey: "name") as? String } == ["Cy", "Ann"])
+        func withoutTime(_ line: String) -> String { line.replacingOccurrences(of: #" in [0-9.]+ s"#, with: "", options: .regularExpression) }
+        #expect(capture.messages.map(withoutTime) == shown.map(withoutTime))
+    }
 }
