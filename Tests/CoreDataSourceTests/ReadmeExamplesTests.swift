@@ -165,6 +165,9 @@ struct ReadmeExamplesTests {
         #expect(block.lines == ["cd Benchmarks && swift run -c release PredicateBenchmarks"])
         let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#"name: "PredicateBenchmarks""#))
+        let fetch = try #require(try readmeBlocks().first { $0.lines.contains { $0.contains("FetchBenchmarks") } })
+        #expect(fetch.lines == ["cd Benchmarks && swift run -c release FetchBenchmarks"])
+        #expect(manifest.contains(#"name: "FetchBenchmarks""#))
     }
 
     @Test func everyReadmeBlockIsHere() throws {
