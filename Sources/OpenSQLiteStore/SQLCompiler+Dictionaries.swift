@@ -169,7 +169,7 @@ extension CompilerState {
     // MARK: - The statement
 
     mutating func dictionaryQuery(_ plan: FetchPlan, _ shape: DictionaryShape) throws(NotCompilable) -> SQLDictionaryQuery {
-        let conditions = try dictionaryFilter(plan)
+        let conditions = try filter(plan)
         let aggregates = shape.columns.map(Self.aggregateParts)
         let grouped = !shape.groupBy.isEmpty || aggregates.contains { $0 != nil }
         var columns: [ResultColumn] = []
@@ -342,31 +342,6 @@ extension CompilerState {
             }
         }
         return SQLDictionaryQuery(query: SQLQuery(sql: sql, arguments: final.values), columns: readers)
-    }
-
-    /// The table and the `WHERE` conditions of a plan (entity restriction, predicate), as
-    /// `query(_:)` makes them.
-    private mutating func dictionaryFilter(_ plan: FetchPlan) throws(NotCompilable) -> [(sql: String, arguments: SQLArguments)] {
-        guard schema.entities.indices.contains(plan.entityID - 1) else {
-            throw NotCompilable("entity \(plan.entityID) is not in the schema")
-        }
-        let table = layout.table(of: plan.entityID)
-        let wanted = plan.entityIDs.filter { schema.entities.indices.contains($0 - 1) && !schema.entity($0).isAbstract }
-        guard wanted.allSatisfy({ table.entityIDs.contains($0) }) else {
-            throw NotCompilable("the plan's entities live in more than one table")
-        }
-        var conditions: [(sql: String, arguments: SQLArguments)] = []
-        if Set(table.entityIDs) != Set(wanted) {
-            var restriction = SQLArguments()
-            let numbers = wanted.sorted().map { StoreValue.integer(Int64(layout.entityNumber(of: $0))) }
-            conditions.append((numbers.isEmpty ? "0" : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
-        }
-        if let predicate = plan.predicate {
-            let sql = try condition(predicate, exact: false)
-            conditions.append((sql, arguments))
-            arguments = SQLArguments()
-        }
-        return conditions
     }
 
     // MARK: - Columns

@@ -137,28 +137,10 @@ struct CompilerState {
 
     mutating func query(_ plan: FetchPlan) throws(NotCompilable) -> SQLQuery {
         if case .dictionaries = plan.output { throw NotCompilable("dictionary results compile with compile(_:shape:)") }
-        guard schema.entities.indices.contains(plan.entityID - 1) else {
-            throw NotCompilable("entity \(plan.entityID) is not in the schema")
-        }
-        let table = layout.table(of: plan.entityID)
-        let wanted = plan.entityIDs.filter { schema.entities.indices.contains($0 - 1) && !schema.entity($0).isAbstract }
-        guard wanted.allSatisfy({ table.entityIDs.contains($0) }) else {
-            throw NotCompilable("the plan's entities live in more than one table")
-        }
         // The WHERE clause and the sorts add joins and arguments as they compile; the parts are
         // assembled in statement order at the end, so their arguments are bound in that order.
-        var conditions: [(sql: String, arguments: SQLArguments)] = []
-        if Set(table.entityIDs) != Set(wanted) {
-            var restriction = SQLArguments()
-            let numbers = wanted.sorted().map { StoreValue.integer(Int64(layout.entityNumber(of: $0))) }
-            conditions.append(
-                (numbers.isEmpty ? "0" : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
-        }
-        if let predicate = plan.predicate {
-            let sql = try condition(predicate, exact: false)
-            conditions.append((sql, arguments))
-            arguments = SQLArguments()
-        }
+        let conditions = try filter(plan)
+        let table = layout.table(of: plan.entityID)
         var orderTerms: [String] = []
         for descriptor in plan.sortDescriptors { orderTerms.append(try sortTerm(descriptor)) }
         orderTerms.append("t0.Z_PK")
@@ -192,6 +174,31 @@ struct CompilerState {
         }
         _ = final.bind(windowArguments.values)
         return SQLQuery(sql: sql, arguments: final.values)
+    }
+
+    /// The `WHERE` conditions of a plan, each with its own arguments: the entity restriction
+    /// (`Z_ENT IN (…)` when the plan wants part of its table) and the predicate.
+    mutating func filter(_ plan: FetchPlan) throws(NotCompilable) -> [(sql: String, arguments: SQLArguments)] {
+        guard schema.entities.indices.contains(plan.entityID - 1) else {
+            throw NotCompilable("entity \(plan.entityID) is not in the schema")
+        }
+        let table = layout.table(of: plan.entityID)
+        let wanted = plan.entityIDs.filter { schema.entities.indices.contains($0 - 1) && !schema.entity($0).isAbstract }
+        guard wanted.allSatisfy({ table.entityIDs.contains($0) }) else {
+            throw NotCompilable("the plan's entities live in more than one table")
+        }
+        var conditions: [(sql: String, arguments: SQLArguments)] = []
+        if Set(table.entityIDs) != Set(wanted) {
+            var restriction = SQLArguments()
+            let numbers = wanted.sorted().map { StoreValue.integer(Int64(layout.entityNumber(of: $0))) }
+            conditions.append((numbers.isEmpty ? "0" : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
+        }
+        if let predicate = plan.predicate {
+            let sql = try condition(predicate, exact: false)
+            conditions.append((sql, arguments))
+            arguments = SQLArguments()
+        }
+        return conditions
     }
 
     // MARK: - Sorts

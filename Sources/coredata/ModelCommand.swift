@@ -108,27 +108,7 @@ struct ModelDescription {
     }
 
     /// Xcode's name of an attribute type.
-    static func typeName(_ type: NSAttributeType) -> String {
-        switch type {
-        case .undefinedAttributeType: return "Undefined"
-        case .integer16AttributeType: return "Integer 16"
-        case .integer32AttributeType: return "Integer 32"
-        case .integer64AttributeType: return "Integer 64"
-        case .decimalAttributeType: return "Decimal"
-        case .doubleAttributeType: return "Double"
-        case .floatAttributeType: return "Float"
-        case .stringAttributeType: return "String"
-        case .booleanAttributeType: return "Boolean"
-        case .dateAttributeType: return "Date"
-        case .binaryDataAttributeType: return "Binary"
-        case .UUIDAttributeType: return "UUID"
-        case .URIAttributeType: return "URI"
-        case .transformableAttributeType: return "Transformable"
-        case .objectIDAttributeType: return "ObjectID"
-        case .compositeAttributeType: return "Composite"
-        @unknown default: return "type \(type.rawValue)"
-        }
-    }
+    static func typeName(_ type: NSAttributeType) -> String { type.modelFileName }
 
     static func ruleName(_ rule: NSDeleteRule) -> String {
         switch rule {

@@ -59,7 +59,7 @@ extension NSAttributeType {
     }
 
     /// The name the model editor shows and writes into `contents` files ("Integer 16", "URI", …).
-    var modelFileName: String {
+    package var modelFileName: String {
         switch self {
         case .undefinedAttributeType: return "Undefined"
         case .integer16AttributeType: return "Integer 16"
