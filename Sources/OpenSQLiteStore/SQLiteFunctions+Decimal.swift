@@ -54,21 +54,9 @@ enum DecimalAggregates {
             return
         }
         let total = accumulator.pointee.total
-        var text = (average ? total / Decimal(accumulator.pointee.count) : total).description
-        text.withUTF8 { buffer in
-            guard let base = buffer.baseAddress else {
-                sqlite3_result_null(context)
-                return
-            }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { characters in
-                sqlite3_result_text64(
-                    context, characters, UInt64(buffer.count), decimalTransientDestructor, UInt8(SQLITE_UTF8))
-            }
-        }
+        SQLiteFunctions.resultText(context, (average ? total / Decimal(accumulator.pointee.count) : total).description)
     }
 }
-
-private let decimalTransientDestructor = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)
 
 private func decimalStep(context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {
     guard count == 1, let values, let value = DecimalAggregates.decimal(values[0]) else { return }

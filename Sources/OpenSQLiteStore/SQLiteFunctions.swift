@@ -36,6 +36,20 @@ enum SQLiteFunctions {
         return result == SQLITE_OK ? SQLiteCollations.register(on: handle) : result
     }
 
+    /// Makes `string` the result of a function call (SQLite copies it).
+    static func resultText(_ context: OpaquePointer?, _ string: String) {
+        var string = string
+        string.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else {
+                sqlite3_result_text(context, "", 0, sqliteTransientDestructor)
+                return
+            }
+            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
+                sqlite3_result_text64(context, text, UInt64(buffer.count), sqliteTransientDestructor, UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
     /// The text of an argument; nil for NULL and values that are not text.
     static func text(_ value: OpaquePointer?) -> String? {
         guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return nil }
@@ -75,16 +89,8 @@ private func foldFunction(context: OpaquePointer?, count: Int32, values: UnsafeM
         return
     }
     let flags = sqlite3_value_int64(values[1])
-    var folded = PredicateStringRules.fold(string, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
-    folded.withUTF8 { buffer in
-        guard let base = buffer.baseAddress else {
-            sqlite3_result_text(context, "", 0, sqliteTransientDestructor)
-            return
-        }
-        base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-            sqlite3_result_text64(context, text, UInt64(buffer.count), sqliteTransientDestructor, UInt8(SQLITE_UTF8))
-        }
-    }
+    SQLiteFunctions.resultText(
+        context, PredicateStringRules.fold(string, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0))
 }
 
 private func testFunction(context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {

@@ -23,8 +23,6 @@ enum SQLiteValueFunctions {
     }
 }
 
-private let transientDestructor = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)
-
 private func lengthFunction(context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {
     guard count == 1, let values, let string = SQLiteFunctions.text(values[0]) else {
         sqlite3_result_null(context)
@@ -38,14 +36,6 @@ private func caseFunction(context: OpaquePointer?, count: Int32, values: UnsafeM
         sqlite3_result_null(context)
         return
     }
-    var result = UInt(bitPattern: sqlite3_user_data(context)) == 1 ? string.uppercased() : string.lowercased()
-    result.withUTF8 { buffer in
-        guard let base = buffer.baseAddress else {
-            sqlite3_result_text(context, "", 0, transientDestructor)
-            return
-        }
-        base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-            sqlite3_result_text64(context, text, UInt64(buffer.count), transientDestructor, UInt8(SQLITE_UTF8))
-        }
-    }
+    let uppercase = UInt(bitPattern: sqlite3_user_data(context)) == 1
+    SQLiteFunctions.resultText(context, uppercase ? string.uppercased() : string.lowercased())
 }
