@@ -104,7 +104,11 @@ extension NSManagedObjectContext {
         }
         for (store, keys) in keysByStore.values {
             guard let rows = try? store.rows.rows(for: keys) else { continue }
-            for row in rows { rowCache[row.key] = row }
+            let fetchedAt = rowCacheTimestamp()
+            for row in rows {
+                rowCache[row.key] = row
+                if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
+            }
         }
     }
 

@@ -263,10 +263,14 @@ extension NSManagedObjectContext {
         case .rows(let rows):
             rowCache.reserveCapacity(rowCache.count + rows.count)
             registry.reserveCapacity(registry.count + rows.count)
+            let fetchedAt = rowCacheTimestamp()
             return rows.map { row in
                 let id = id(for: row.key, in: store, coordinator: coordinator)
                 let registered = registry[id]
-                if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
+                if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects {
+                    rowCache[row.key] = row
+                    if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
+                }
                 // `object(with:)` without looking the ID up a second time.
                 let object: NSManagedObject
                 if let registered {
@@ -344,8 +348,25 @@ extension NSManagedObjectContext {
             loadBatch(member.batch, around: member.index)
             cached = rowCache.removeValue(forKey: key)
         }
+        if cached != nil, isStale(cachedRow: key) { cached = nil }
         guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
         return (decode(row, store: store, coordinator: coordinator) { self.object(with: $0) }, row.version)
+    }
+
+    /// The time to record for rows cached now, when `stalenessInterval` asks for ages; nil
+    /// otherwise (the default, -1: cached rows never go stale, and nothing is recorded).
+    func rowCacheTimestamp() -> TimeInterval? {
+        stalenessInterval >= 0 ? Date().timeIntervalSinceReferenceDate : nil
+    }
+
+    /// Whether a cached row is older than `stalenessInterval` allows (a row cached while no
+    /// interval was set has no known age and counts as stale once one is); forgets its time.
+    private func isStale(cachedRow key: ObjectKey) -> Bool {
+        let fetchedAt = rowCacheTimes.removeValue(forKey: key)
+        let interval = stalenessInterval
+        guard interval >= 0 else { return false }
+        guard let fetchedAt else { return true }
+        return Date().timeIntervalSinceReferenceDate - fetchedAt > interval
     }
 
     /// A row's values by property name: attributes as Swift values, relationships through

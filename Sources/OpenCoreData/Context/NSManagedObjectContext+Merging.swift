@@ -117,13 +117,19 @@ extension NSManagedObjectContext {
         set { changeState.locked { $0.mergePolicy = newValue } }
     }
 
-    /// How old, in seconds, a cached row may be before a fault fires from the store instead;
-    /// a negative value means no limit, zero means always from the store.
+    /// How old, in seconds, a fetched row may be when an object's fault fires from it; an older
+    /// row is read again from the store, so the object sees what other contexts and coordinators
+    /// saved since the fetch. A negative value means no limit, zero means always from the store.
+    ///
+    /// ```swift
+    /// context.stalenessInterval = 0    // faults always fire with the store's current values
+    /// ```
     ///
     /// **Default:** `-1`.
     ///
-    /// **Differences from Apple:** kept but without effect: a context caches a fetched row only
-    /// until its object fires, and the in-memory store's rows are always current.
+    /// **Differences from Apple:** the rows a context caches are those its own fetches read
+    /// (Apple's coordinator shares one cache between contexts); a row cached while the interval
+    /// was negative counts as stale once it is set to zero or more.
     /// See [stalenessInterval](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/stalenessinterval).
     public var stalenessInterval: TimeInterval {
         get { changeState.locked { $0.stalenessInterval } }
@@ -194,7 +200,7 @@ extension NSManagedObjectContext {
         var refreshed: Set<NSManagedObject> = []
         var deleted: Set<NSManagedObject> = []
         for id in saved.updated.compactMap(local) {
-            if let key = id.key { rowCache[key] = nil }
+            if let key = id.key { (rowCache[key], rowCacheTimes[key]) = (nil, nil) }
             guard let object = registry[id], !object.isFault, !object.isInserted else { continue }
             refresh(object, mergeChanges: true)
             refreshed.insert(object)
@@ -203,7 +209,7 @@ extension NSManagedObjectContext {
             inserted.insert(object(with: id))
         }
         for id in saved.deleted.compactMap(local) {
-            if let key = id.key { rowCache[key] = nil }
+            if let key = id.key { (rowCache[key], rowCacheTimes[key]) = (nil, nil) }
             guard let object = registry[id] else { continue }
             forgetDeletedElsewhere(object)
             object.deleted = true

@@ -53,6 +53,9 @@ open class NSManagedObjectContext: NSObject {
     private(set) var deletedList: [NSManagedObject] = []
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     var rowCache: [ObjectKey: RowSnapshot] = [:]
+    /// When each row of `rowCache` was fetched (seconds since 2001), kept only while
+    /// `stalenessInterval` is zero or more (see `loadValues(for:)`).
+    var rowCacheTimes: [ObjectKey: TimeInterval] = [:]
 
     // MARK: - Parent contexts and fetching
 
@@ -250,6 +253,7 @@ open class NSManagedObjectContext: NSObject {
         changedList = []
         deletedList = []
         rowCache = [:]
+        rowCacheTimes = [:]
         faultBatches = [:]
     }
 
@@ -257,7 +261,10 @@ open class NSManagedObjectContext: NSObject {
     /// unsaved changes when `flag` is true.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.context === self else { return }
-        if let key = object.objectID.key { rowCache[key] = nil }
+        if let key = object.objectID.key {
+            rowCache[key] = nil
+            rowCacheTimes[key] = nil
+        }
         if !flag { changedList.removeAll { $0 === object } }
         object.refault(keepChanges: flag)
     }

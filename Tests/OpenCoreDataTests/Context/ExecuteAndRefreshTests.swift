@@ -59,6 +59,36 @@ import Testing
         #expect(ann.value(forKey: "salary") as? Decimal == 1)  // the store's value now
         #expect(bob.value(forKey: "name") as? String == "Robert")  // unsaved change kept
     }
+
+    /// Faults fire from the rows their fetch read unless those rows are older than
+    /// `stalenessInterval`; then the store's current values come in, another context's save
+    /// included.
+    @Test(arguments: ContextFixture.storeTypes) func stalenessIntervalDecidesWhereFaultsFireFrom(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        var contexts: [NSManagedObjectContext] = []  // objects keep no strong reference to theirs
+        func fetchedFaults(_ interval: TimeInterval) throws -> [NSManagedObject] {
+            let mine = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            mine.persistentStoreCoordinator = fixture.coordinator
+            mine.stalenessInterval = interval
+            contexts.append(mine)
+            return try mine.fetch(fixture.request("Employee", "name IN {'Ann', 'Bob'}", sort: [("name", true)]))
+        }
+        let unlimited = try fetchedFaults(-1)
+        let always = try fetchedFaults(0)
+        let hour = try fetchedFaults(3600)
+        #expect(unlimited.allSatisfy(\.isFault) && always.allSatisfy(\.isFault) && hour.allSatisfy(\.isFault))
+
+        let theirs = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        theirs.persistentStoreCoordinator = fixture.coordinator
+        for object in try theirs.fetch(fixture.request("Employee", "name == 'Ann'")) { object.setValue(Decimal(7), forKey: "salary") }
+        try theirs.save()
+
+        #expect(unlimited[0].value(forKey: "salary") as? Decimal == 50_000)  // the fetched row
+        #expect(hour[0].value(forKey: "salary") as? Decimal == 50_000)  // fetched less than an hour ago
+        #expect(always[0].value(forKey: "salary") as? Decimal == 7)  // read again from the store
+        #expect(always[1].value(forKey: "salary") as? Decimal == 70_000)
+        #expect(contexts.count == 3)
+    }
 }
 
 @Suite struct ChangedValuesTests {
