@@ -1,4 +1,5 @@
 import CoreData
+import OpenSQLiteStore
 
 /// The demo's tour: one fetch request per feature, each printed with its result as a small table.
 struct DemoTour {
@@ -23,6 +24,7 @@ struct DemoTour {
         try template()
         try fetchedProperty()
         try batchingAndPrefetching()
+        try sqlOfAFetch()
     }
 
     // MARK: - Steps
@@ -186,10 +188,31 @@ struct DemoTour {
         show(results, ["firstName", "lastName", "department.name", "manager.lastName"])
     }
 
+    /// What the SQLite store runs for a request: the statement, its bound values (no constant is
+    /// ever spliced into SQL) and SQLite's query plan, as `coredata explain` prints them.
+    private mutating func sqlOfAFetch() throws {
+        let request = employees("lastName BEGINSWITH[cd] %@ AND ANY department.employees.salary > %@", "mull", 230_000)
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        request.fetchLimit = 3
+        heading("The SQL of a fetch (as `coredata explain` and -com.apple.CoreData.SQLDebug show it)", request)
+        guard let coordinator = context.persistentStoreCoordinator else { return }
+        switch try coordinator.explain(request) {
+        case .sql(let query, let queryPlan):
+            Console.print("   \(query.sql)")
+            Console.print("   bound: " + query.arguments.map(ExplainCommand.describe).joined(separator: ", "))
+            Console.print("   plan: " + queryPlan.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; "))
+        case .inMemory(let reason):
+            Console.print("   runs in memory: \(reason)")
+        }
+        show(try fetch(request), ["firstName", "lastName", "salary", "department.name"])
+    }
+
     // MARK: - Helpers
 
-    private func employees(_ format: String) -> NSFetchRequest<NSManagedObject> {
-        request("Employee", format)
+    private func employees(_ format: String, _ arguments: Any...) -> NSFetchRequest<NSManagedObject> {
+        let request = request("Employee", nil)
+        request.predicate = NSPredicate(format: format, argumentArray: arguments)
+        return request
     }
 
     private func request(_ entity: String, _ format: String?) -> NSFetchRequest<NSManagedObject> {
