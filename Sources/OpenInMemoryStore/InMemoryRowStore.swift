@@ -100,29 +100,79 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     /// fails refuses the whole save.
     package func apply(_ changes: SaveChanges) throws {
         try withLock {
-            let validator = SaveValidator(layouts: layouts, tables: tables)
-            try validator.validate(changes)
-            // Each constraint's rows are indexed once per save, on first use.
-            var indexes: [[Int]: [UniqueValueKey: [RowSnapshot]]] = [:]
-            let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
-                let id = [entityID] + slots
-                if indexes[id] == nil { indexes[id] = validator.uniqueIndex(of: entityID, slots: slots) }
-                return UniqueValueKey(values).flatMap { indexes[id]?[$0] } ?? []
-            }
-            guard violations.isEmpty else { throw SaveConflictError(constraintConflicts: violations) }
-            let conflicts = validator.versionConflicts(in: changes)
-            guard conflicts.isEmpty else { throw SaveConflictError(versionConflicts: conflicts) }
-            for key in changes.deleted {
-                tables[layouts[key.entityID - 1].table].remove(primaryKey: key.primaryKey)
-            }
-            for row in changes.updated {
-                tables[layouts[row.key.entityID - 1].table].replace(row)
-            }
-            for row in changes.inserted {
-                tables[layouts[row.key.entityID - 1].table].insert(row)
-            }
-            for index in tables.indices { tables[index].compactIfSparse() }
+            try check(changes)
+            write(changes)
         }
+    }
+
+    /// Checks a save under the lock, which it then keeps until the prepared save is committed
+    /// or rolled back, so that no other save can come between.
+    package func prepare(_ changes: SaveChanges) throws -> PreparedSave {
+        lock.lock()
+        do {
+            try check(changes)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        return PreparedMemorySave(store: self, changes: changes)
+    }
+
+    /// A checked save waiting for its commit; the store's lock is held until it ends.
+    private final class PreparedMemorySave: PreparedSave {
+        private var store: InMemoryRowStore?
+        private let changes: SaveChanges
+
+        init(store: InMemoryRowStore, changes: SaveChanges) {
+            self.store = store
+            self.changes = changes
+        }
+
+        func commit() throws {
+            guard let store else { return }
+            self.store = nil
+            store.write(changes)
+            store.lock.unlock()
+        }
+
+        func rollBack() {
+            guard let store else { return }
+            self.store = nil
+            store.lock.unlock()
+        }
+
+        deinit { rollBack() }
+    }
+
+    /// Refuses a save that breaks a rule, a uniqueness constraint or an expected version; the
+    /// caller holds the lock.
+    private func check(_ changes: SaveChanges) throws {
+        let validator = SaveValidator(layouts: layouts, tables: tables)
+        try validator.validate(changes)
+        // Each constraint's rows are indexed once per save, on first use.
+        var indexes: [[Int]: [UniqueValueKey: [RowSnapshot]]] = [:]
+        let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
+            let id = [entityID] + slots
+            if indexes[id] == nil { indexes[id] = validator.uniqueIndex(of: entityID, slots: slots) }
+            return UniqueValueKey(values).flatMap { indexes[id]?[$0] } ?? []
+        }
+        guard violations.isEmpty else { throw SaveConflictError(constraintConflicts: violations) }
+        let conflicts = validator.versionConflicts(in: changes)
+        guard conflicts.isEmpty else { throw SaveConflictError(versionConflicts: conflicts) }
+    }
+
+    /// Writes a checked save; the caller holds the lock.
+    private func write(_ changes: SaveChanges) {
+        for key in changes.deleted {
+            tables[layouts[key.entityID - 1].table].remove(primaryKey: key.primaryKey)
+        }
+        for row in changes.updated {
+            tables[layouts[row.key.entityID - 1].table].replace(row)
+        }
+        for row in changes.inserted {
+            tables[layouts[row.key.entityID - 1].table].insert(row)
+        }
+        for index in tables.indices { tables[index].compactIfSparse() }
     }
 
     /// Reserves `count` primary keys for rows of the hierarchy `entityID` belongs to: the next

@@ -16,6 +16,13 @@ extension SQLiteRowStore {
     ///    (`SQLiteStoreError.outcomeUnknown`) rather than that the save failed. Other failures
     ///    (`SQLITE_BUSY`, `SQLITE_FULL`, …) roll back and are plain errors.
     func save(_ changes: SaveChanges) throws {
+        try write(changes)
+        try commitWritten()
+    }
+
+    /// Writes a save in an open `BEGIN IMMEDIATE` transaction (steps 1 and 2 of `save(_:)`),
+    /// rolling back and throwing when it is refused; the caller holds the lock.
+    func write(_ changes: SaveChanges) throws {
         let connection = file.connection
         let writer = SQLiteRowWriter(connection: connection, layout: file.layout)
         guard connection.isAutocommit else {
@@ -45,6 +52,12 @@ extension SQLiteRowStore {
                     VersionConflict(key: key, expectedVersion: changes.expectedVersions[key] ?? 0, current: byKey[key])
                 })
         }
+    }
+
+    /// Commits the transaction `write(_:)` left open (step 3 of `save(_:)`); the caller holds
+    /// the lock.
+    func commitWritten() throws {
+        let connection = file.connection
         connection.resetCachedStatements()
         do {
             try connection.execute("COMMIT")
@@ -63,8 +76,48 @@ extension SQLiteRowStore {
     }
 
     /// Ends an open transaction, ignoring errors (the transaction may already be gone).
-    private func rollBack(_ connection: SQLiteConnection) {
+    /// Writes a save and keeps its transaction open (and the store locked) until the prepared
+    /// save is committed or rolled back.
+    package func prepare(_ changes: SaveChanges) throws -> PreparedSave {
+        try refuseIfReadOnly("save changes")
+        lock.lock()
+        do {
+            try write(changes)
+        } catch {
+            lock.unlock()
+            throw error
+        }
+        return PreparedSQLiteSave(store: self)
+    }
+
+    func rollBack(_ connection: SQLiteConnection) {
         connection.resetCachedStatements()
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
     }
+}
+
+/// A save written in an open transaction, waiting for its `COMMIT`; the store's lock is held
+/// until it ends.
+private final class PreparedSQLiteSave: PreparedSave {
+    private var store: SQLiteRowStore?
+
+    init(store: SQLiteRowStore) {
+        self.store = store
+    }
+
+    func commit() throws {
+        guard let store else { return }
+        self.store = nil
+        defer { store.lock.unlock() }
+        try store.commitWritten()
+    }
+
+    func rollBack() {
+        guard let store else { return }
+        self.store = nil
+        store.rollBack(store.file.connection)
+        store.lock.unlock()
+    }
+
+    deinit { rollBack() }
 }

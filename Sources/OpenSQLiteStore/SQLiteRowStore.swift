@@ -39,7 +39,8 @@ import OpenStoreCore
 package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     package let file: SQLiteStoreFile
     package let isReadOnly: Bool
-    private let lock = NSLock()
+    /// Held by every call, and by a prepared save until it ends (see `prepare(_:)`).
+    let lock = NSLock()
     /// Test hook: the result code a save's `COMMIT` reports (after it really ran); see
     /// `SQLiteRowStore+Testing`.
     var injectedCommitResult: Int32?
@@ -180,7 +181,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         try withLock { try body(file.connection) }
     }
 
-    private func refuseIfReadOnly(_ action: String) throws {
+    func refuseIfReadOnly(_ action: String) throws {
         guard isReadOnly else { return }
         let path = file.connection.url.path
         throw SQLiteStoreError.operation("Can't \(action): the store \(path) was opened read-only", path: path)

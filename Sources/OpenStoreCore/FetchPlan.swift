@@ -103,8 +103,21 @@ package protocol RowStore: AnyObject {
     /// `changes.expectedVersions` says, or when it would break a uniqueness constraint
     /// (checked with `UniquenessCheck`).
     func apply(_ changes: SaveChanges) throws
+    /// The first phase of a save that spans several stores: checks and writes `changes` as
+    /// `apply(_:)` does, refusing them the same way, but leaves them invisible until the result
+    /// is committed (or rolled back). A prepared store accepts no other save until then.
+    func prepare(_ changes: SaveChanges) throws -> PreparedSave
     /// Reserves `count` new primary keys for rows of an entity's hierarchy.
     func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
+}
+
+/// A save a store checked and wrote but has not made visible yet (`RowStore.prepare(_:)`):
+/// exactly one of `commit()` and `rollBack()` ends it.
+package protocol PreparedSave: AnyObject {
+    /// Makes the save visible. Throws as `apply(_:)` does when the final step fails.
+    func commit() throws
+    /// Drops the save: the store is as it was before `prepare(_:)`.
+    func rollBack()
 }
 
 extension RowStore {

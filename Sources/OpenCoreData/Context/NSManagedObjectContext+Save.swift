@@ -37,8 +37,11 @@ extension NSManagedObjectContext {
     ///   is unknown: `NSPersistentStoreSaveError` with
     ///   `"NSPersistentStoreSaveOutcomeUnknown"` set).
     ///
-    /// **Differences from Apple:** a save to several stores writes one store after another, so
-    /// a conflict or error in a later store leaves the earlier ones saved.
+    /// A save to several stores runs in two phases: every store checks and writes its part
+    /// without making it visible (an SQLite store inside its open transaction), and only when all
+    /// have accepted do they commit, so a conflict or error in any leaves all as they were. A
+    /// commit that fails after another store committed is reported with
+    /// `"NSPersistentStoreSaveOutcomeUnknown"` set (`NSPersistentStoreSaveError`).
     public func save() throws {
         processPendingChanges()
         guard hasChanges else { return }
@@ -124,11 +127,39 @@ extension NSManagedObjectContext {
             batch.objects[key] = object
             if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
         }
-        for batch in order {
+        if order.count == 1, let batch = order.first {
             do {
                 try batch.store.rows.apply(batch.changes)
             } catch let error as SaveConflictError {
                 throw StoreRefusal(conflicts: conflicts(error, batch: batch, coordinator: coordinator))
+            }
+            return
+        }
+        // Several stores: each checks and writes its part first, and only when every one has
+        // accepted do they commit, so a conflict or a failure in one leaves all as they were.
+        var prepared: [PreparedSave] = []
+        for batch in order {
+            do {
+                prepared.append(try batch.store.rows.prepare(batch.changes))
+            } catch let error as SaveConflictError {
+                prepared.forEach { $0.rollBack() }
+                throw StoreRefusal(conflicts: conflicts(error, batch: batch, coordinator: coordinator))
+            } catch {
+                prepared.forEach { $0.rollBack() }
+                throw error
+            }
+        }
+        for (index, save) in prepared.enumerated() {
+            do {
+                try save.commit()
+            } catch {
+                prepared.dropFirst(index + 1).forEach { $0.rollBack() }
+                guard index > 0 else { throw error }
+                throw CoreDataError.make(
+                    code: NSPersistentStoreSaveError,
+                    reason: "The save reached \(index) of \(prepared.count) stores before one failed to commit: "
+                        + error.localizedDescription,
+                    userInfo: [NSUnderlyingErrorKey: error, "NSPersistentStoreSaveOutcomeUnknown": true])
             }
         }
     }

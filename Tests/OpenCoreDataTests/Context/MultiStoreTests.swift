@@ -7,10 +7,14 @@ import Testing
 @Suite struct MultiStoreTests {
     let model = CompanyModel.make()
 
-    func setUp() throws -> (NSManagedObjectContext, NSPersistentStore, NSPersistentStore) {
+    func setUp(_ storeType: String = NSInMemoryStoreType, in folder: TemporaryFolder? = nil) throws
+        -> (NSManagedObjectContext, NSPersistentStore, NSPersistentStore)
+    {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let first = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: "Work", at: nil)
-        let second = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let first = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: "Work", at: folder?.url.appendingPathComponent("Work.sqlite"))
+        let second = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: nil, at: folder?.url.appendingPathComponent("All.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         for (index, name) in ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"].enumerated() {
@@ -55,6 +59,45 @@ import Testing
         manager.setValue("Gus", forKey: "name")
         context.assign(manager, to: first)  // "Work" holds Department and Employee, not Manager
         #expect(throws: (any Error).self) { try context.save() }
+    }
+
+    /// A save to two stores is all or nothing: a conflict found in the second store leaves the
+    /// first as it was, though the first had accepted its part.
+    @Test(arguments: ContextFixture.storeTypes) func aSaveToTwoStoresIsAllOrNothing(_ storeType: String) throws {
+        let folder = try TemporaryFolder()
+        let (context, first, second) = try setUp(storeType, in: folder)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        func employee(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "name == %@", name)
+            return try #require(try context.fetch(request).first)
+        }
+        let ann = try employee("Ann", in: context)
+        let bob = try employee("Bob", in: context)
+        #expect(ann.objectID.persistentStore === first && bob.objectID.persistentStore === second)
+        _ = ann.value(forKey: "salary")
+        _ = bob.value(forKey: "salary")
+
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = coordinator
+        try employee("Bob", in: other).setValue(Decimal(11), forKey: "salary")
+        try other.save()
+
+        ann.setValue(Decimal(1), forKey: "salary")  // the first store's part: no conflict
+        bob.setValue(Decimal(2), forKey: "salary")  // the second's: Bob changed since fetched
+        let error = try #require(throws: NSError.self) { try context.save() }
+        #expect(error.code == NSManagedObjectMergeError)
+
+        let fresh = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = coordinator
+        #expect(try employee("Ann", in: fresh).value(forKey: "salary") as? Decimal == 0)
+        #expect(try employee("Bob", in: fresh).value(forKey: "salary") as? Decimal == 11)
+        #expect(ann.value(forKey: "salary") as? Decimal == 1 && context.hasChanges)
+        // Both stores take saves again afterwards (nothing left locked or open).
+        context.rollback()
+        try employee("Ann", in: fresh).setValue(Decimal(5), forKey: "salary")
+        try employee("Bob", in: fresh).setValue(Decimal(6), forKey: "salary")
+        try fresh.save()
     }
 }
 
