@@ -24,7 +24,7 @@ extension SQLiteRowStore {
     /// rolling back and throwing when it is refused; the caller holds the lock.
     func write(_ changes: SaveChanges) throws {
         let connection = file.connection
-        let writer = SQLiteRowWriter(connection: connection, layout: file.layout)
+        let writer = SQLiteRowWriter(connection: connection, layout: file.layout, triggerKeptColumns: file.triggerKeptColumns)
         guard connection.isAutocommit else {
             throw SQLiteStoreError.operation("A transaction is already open on \(connection.url.path)", path: connection.url.path)
         }

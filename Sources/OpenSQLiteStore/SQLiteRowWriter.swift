@@ -20,10 +20,13 @@ import OpenStoreCore
 package struct SQLiteRowWriter {
     package let connection: SQLiteConnection
     package let layout: SQLiteLayout
+    /// Columns the file's triggers keep (`TABLE.COLUMN`), left out of updates.
+    package let triggerKeptColumns: Set<String>
 
-    package init(connection: SQLiteConnection, layout: SQLiteLayout) {
+    package init(connection: SQLiteConnection, layout: SQLiteLayout, triggerKeptColumns: Set<String> = []) {
         self.connection = connection
         self.layout = layout
+        self.triggerKeptColumns = triggerKeptColumns
     }
 
     /// The gap between the `Z_FOK_` keys of neighbouring members.
@@ -84,10 +87,9 @@ package struct SQLiteRowWriter {
             let table = layout.tables[entity.table]
             var assignments = ["Z_OPT = ?"]
             var values: [StoreValue] = [.integer(row.version)]
-            let properties = layout.schema.entity(row.key.entityID).properties
             for (slot, storage) in entity.slots.enumerated() {
                 switch storage {
-                case .attribute where properties[slot].isDerived:
+                case .attribute(let column, _) where triggerKeptColumns.contains("\(table.name).\(column)"):
                     continue  // kept by the file's own triggers (see `SQLiteAppleFunctions`)
                 case .attribute(let column, _):
                     assignments.append("\(column) = ?")

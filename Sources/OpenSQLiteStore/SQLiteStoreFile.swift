@@ -20,11 +20,38 @@ package final class SQLiteStoreFile {
     package let connection: SQLiteConnection
     package private(set) var metadata: SQLiteMetadata
     package let layout: SQLiteLayout
+    /// The columns the file's own triggers keep (`TABLE.COLUMN`): derived attributes in a store
+    /// Apple's Core Data created, which saves must not write over (see `SQLiteAppleFunctions`).
+    package let triggerKeptColumns: Set<String>
 
-    private init(connection: SQLiteConnection, metadata: SQLiteMetadata, layout: SQLiteLayout) {
+    private init(
+        connection: SQLiteConnection, metadata: SQLiteMetadata, layout: SQLiteLayout, triggerKeptColumns: Set<String> = []
+    ) {
         self.connection = connection
         self.metadata = metadata
         self.layout = layout
+        self.triggerKeptColumns = triggerKeptColumns
+    }
+
+    /// The derived-attribute columns that one of the file's triggers updates
+    /// (`UPDATE <TABLE> SET <COLUMN> = …`).
+    private static func triggerKeptColumns(layout: SQLiteLayout, connection: SQLiteConnection) throws -> Set<String> {
+        let statement = try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL")
+        defer { statement.reset() }
+        var triggers: [String] = []
+        while try statement.step() { triggers.append(statement.string(at: 0) ?? "") }
+        guard !triggers.isEmpty else { return [] }
+        var kept: Set<String> = []
+        for entity in layout.schema.entities {
+            let table = layout.table(of: entity.id).name
+            for (slot, property) in entity.properties.enumerated() where property.isDerived {
+                guard case .attribute(let column, _) = layout.entities[entity.id - 1].slots[slot] else { continue }
+                if triggers.contains(where: { $0.contains("UPDATE \(table) SET \(column) =") }) {
+                    kept.insert("\(table).\(column)")
+                }
+            }
+        }
+        return kept
     }
 
     /// Opens an existing store.
@@ -64,7 +91,9 @@ package final class SQLiteStoreFile {
             throw SQLiteStoreError.incompatibleSchema(
                 "The store \(path) lacks tables or columns the model needs: \(missing.joined(separator: ", "))", path: path)
         }
-        return SQLiteStoreFile(connection: connection, metadata: metadata, layout: layout)
+        return SQLiteStoreFile(
+            connection: connection, metadata: metadata, layout: layout,
+            triggerKeptColumns: try triggerKeptColumns(layout: layout, connection: connection))
     }
 
     /// Creates a new store file in Apple's layout (WAL journal mode, incremental auto-vacuum as

@@ -51,6 +51,7 @@ extension NSManagedObjectContext {
         try applyDeleteRules()
         let inserted = insertedList, deleted = deletedList
         let updated = changedList.filter { $0.isUpdated }
+        if parent == nil { try updateDerivedAttributes(of: inserted + updated) }
         for object in inserted { try object.validateForInsert() }
         for object in updated { try object.validateForUpdate() }
         for object in deleted { try object.validateForDelete() }
@@ -64,6 +65,7 @@ extension NSManagedObjectContext {
             let inserted = insertedList, deleted = deletedList
             let updated = changedList.filter { $0.isUpdated }
             try obtainPermanentIDs(for: inserted)
+            try updateDerivedAttributes(of: inserted + updated)
             do {
                 try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
             } catch let refusal as StoreRefusal {

@@ -1,0 +1,91 @@
+import Foundation
+@testable import OpenCoreData
+import Testing
+
+/// Derived attributes are computed when a context saves, on both store types: a count of a
+/// to-many, a to-one's attribute, a function of an attribute.
+@Suite struct DerivedAttributeTests {
+    static func model() -> NSManagedObjectModel {
+        let book = NSEntityDescription(), page = NSEntityDescription()
+        book.name = "Book"
+        page.name = "Page"
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        func derived(_ name: String, _ type: NSAttributeType, _ format: String) -> NSDerivedAttributeDescription {
+            let attribute = NSDerivedAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.derivationExpression = NSExpression(format: format)
+            return attribute
+        }
+        let pages = NSRelationshipDescription(), pageBook = NSRelationshipDescription()
+        pages.name = "pages"
+        pages.destinationEntity = page
+        pages.maxCount = 0
+        pageBook.name = "book"
+        pageBook.destinationEntity = book
+        pageBook.maxCount = 1
+        pages.inverseRelationship = pageBook
+        pageBook.inverseRelationship = pages
+        book.properties = [
+            attribute("title", .stringAttributeType), derived("pagesCount", .integer64AttributeType, "pages.@count"),
+            derived("searchTitle", .stringAttributeType, "lowercase:(title)"), pages,
+        ]
+        page.properties = [
+            attribute("number", .integer32AttributeType), derived("bookTitle", .stringAttributeType, "book.title"), pageBook,
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [book, page]
+        return model
+    }
+
+    @Test(arguments: ContextFixture.storeTypes) func derivedValuesAreComputedOnSave(_ storeType: String) throws {
+        let folder = try TemporaryFolder()
+        let model = Self.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: nil,
+            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let book = NSManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
+        book.setValue("Mort", forKey: "title")
+        for number in 1...3 {
+            let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
+            page.setValue(number, forKey: "number")
+            page.setValue(book, forKey: "book")
+        }
+        try context.save()
+
+        var readers: [NSManagedObjectContext] = []  // objects do not keep their context alive
+        func fresh() throws -> (book: NSManagedObject, pages: [NSManagedObject]) {
+            let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            other.persistentStoreCoordinator = coordinator
+            readers.append(other)
+            let book = try #require(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).first)
+            return (book, try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Page")))
+        }
+        var read = try fresh()
+        #expect((read.book.value(forKey: "pagesCount") as? NSNumber)?.intValue == 3)
+        #expect(read.book.value(forKey: "searchTitle") as? String == "mort")
+        #expect(read.pages.map { $0.value(forKey: "bookTitle") as? String } == ["Mort", "Mort", "Mort"])
+
+        // A new page changes the book's relationship, so the book's count is computed again;
+        // a new title changes the book's own derived value.
+        let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
+        page.setValue(book, forKey: "book")
+        book.setValue("MORT II", forKey: "title")
+        try context.save()
+        read = try fresh()
+        #expect((read.book.value(forKey: "pagesCount") as? NSNumber)?.intValue == 4)
+        #expect(read.book.value(forKey: "searchTitle") as? String == "mort ii")
+        let counted = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        counted.predicate = NSPredicate(format: "pagesCount == 4")
+        #expect(try context.count(for: counted) == 1)
+        #expect(readers.count == 2)
+    }
+}
