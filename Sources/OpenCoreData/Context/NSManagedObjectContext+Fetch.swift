@@ -282,7 +282,7 @@ extension NSManagedObjectContext {
                 return object
             }
         case .dictionaries(let rows):
-            return rows.map { NSDictionary(dictionary: $0.mapValues { export($0, store: store, coordinator: coordinator) }) }
+            return dictionaryResults(rows, store: store, coordinator: coordinator)
         }
     }
 
@@ -292,24 +292,9 @@ extension NSManagedObjectContext {
         var results: [Any] = []
         for store in stores {
             guard case .dictionaries(let rows) = try store.rows.execute(plan) else { continue }
-            results += rows.map { row -> NSDictionary in
-                var dictionary: [String: Any] = [:]
-                for (name, value) in row where value != .null {
-                    dictionary[name] = export(value, store: store, coordinator: coordinator)
-                }
-                return NSDictionary(dictionary: dictionary)
-            }
+            results += dictionaryResults(rows, store: store, coordinator: coordinator)
         }
         return results
-    }
-
-    /// A stored value as dictionary results show it: Swift values, IDs for relationships.
-    private func export(_ value: StoreValue, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
-        switch value {
-        case .object(let key): return id(for: key, in: store, coordinator: coordinator)
-        case .objects(let keys): return keys.map { id(for: $0, in: store, coordinator: coordinator) }
-        default: return value.naturalValue ?? NSNull()
-        }
     }
 
     /// The permanent ID of a row of a store.
