@@ -334,17 +334,18 @@ extension NSManagedObjectContext {
         _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator,
         reference: (NSManagedObjectID) -> Any
     ) -> [String: Any] {
-        let entity = coordinator.schema.entity(row.key.entityID)
-        var values: [String: Any] = [:]
-        values.reserveCapacity(entity.properties.count)
-        for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
-            switch (property.kind, row.values[slot]) {
+        // The entity's properties read in place (copying each `PropertySchema` retains all its
+        // fields), and IDs made with the store and entities looked up once.
+        let properties = coordinator.schema.entities[row.key.entityID - 1].properties
+        let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+        var values: [String: Any] = Dictionary(minimumCapacity: properties.count)
+        for slot in 0..<min(properties.count, row.values.count) where !properties[slot].isTransient {
+            switch (properties[slot].kind, row.values[slot]) {
             case (_, .null): continue
-            case (.attribute(let kind), let value): values[property.name] = value.swiftValue(kind: kind)
-            case (.toOne, .object(let destination)):
-                values[property.name] = reference(id(for: destination, in: store, coordinator: coordinator))
+            case (.attribute(let kind), let value): values[properties[slot].name] = value.swiftValue(kind: kind)
+            case (.toOne, .object(let destination)): values[properties[slot].name] = reference(maker.id(for: destination))
             case (.toMany, .objects(let destinations)):
-                values[property.name] = destinations.map { reference(id(for: $0, in: store, coordinator: coordinator)) }
+                values[properties[slot].name] = destinations.map { reference(maker.id(for: $0)) }
             default: continue
             }
         }
