@@ -264,18 +264,13 @@ extension NSManagedObjectContext {
             return .objects(
                 rows.map { row in
                     let id = maker.id(for: row.key)
-                    let registered = registry[id]
-                    if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
-                    // `object(with:)` without looking the ID up a second time.
-                    let object: NSManagedObject
-                    if let registered {
-                        object = registered
-                    } else {
-                        object = managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
-                        registry[id] = object
+                    // `object(with:)` with one registry lookup.
+                    let (object, created) = registry.object(for: id) {
+                        managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
                     }
-                    if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
-                        registered.refault(keepChanges: false)
+                    if created || object.isFault || request.shouldRefreshRefetchedObjects { rowCache[row.key] = row }
+                    if request.shouldRefreshRefetchedObjects, !created, !object.hasChanges, !object.isFault {
+                        object.refault(keepChanges: false)
                     }
                     if !request.returnsObjectsAsFaults { object.fireFault() }
                     return object
