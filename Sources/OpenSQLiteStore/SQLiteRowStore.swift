@@ -166,8 +166,17 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
             return .rows(rows)
         default:
             var keys: [ObjectKey] = []
+            let layout = file.layout
+            // Rows come mostly in runs of one entity: look its number up when it changes.
+            var number = -1
+            var entityID: Int?
             while try statement.step() {
-                guard let entityID = file.layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
+                let rowNumber = Int(statement.int64(at: 1))
+                if rowNumber != number {
+                    number = rowNumber
+                    entityID = layout.entityID(forNumber: rowNumber)
+                }
+                guard let entityID else { continue }
                 keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
             }
             return .keys(keys)

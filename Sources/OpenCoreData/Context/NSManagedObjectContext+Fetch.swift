@@ -18,19 +18,7 @@ extension NSManagedObjectContext {
     /// - Throws: An `NSError` naming the culprit: an unknown entity or key path, a rule of the
     ///   request broken, no coordinator or no store, or results that are not `ResultType`.
     public func fetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [ResultType] {
-        let results = try runFetch(request)
-        var typed: [ResultType] = []
-        typed.reserveCapacity(results.count)
-        for result in results {
-            guard let value = result as? ResultType else {
-                throw CoreDataError.make(
-                    code: NSCoreDataError,
-                    reason:
-                        "The fetch returned \(Swift.type(of: result)), which is not the request's result type \(ResultType.self)")
-            }
-            typed.append(value)
-        }
-        return typed
+        try fetchResults(request).typed(as: ResultType.self)
     }
 
     /// Runs an untyped fetch request (see `fetch(_:)`), returning its results as `Any`.
@@ -48,13 +36,18 @@ extension NSManagedObjectContext {
     // MARK: - Running a request
 
     func runFetch<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> [Any] {
+        try fetchResults(request).untyped
+    }
+
+    /// Runs a request (see `fetch(_:)`), its results in an array of their own type.
+    func fetchResults<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> FetchResults {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
         var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
         let stores = try affectedStores(of: request, plan: plan, in: coordinator)
         if case .dictionaries = plan.output {
-            return try dictionaries(plan, stores: stores, coordinator: coordinator)
+            return .dictionaries(try dictionaries(plan, stores: stores, coordinator: coordinator))
         }
         let prefetching = try prefetchPaths(of: request, coordinator: coordinator)
         // Batched: only the IDs now, rows a batch at a time as faults fire.
@@ -67,8 +60,10 @@ extension NSManagedObjectContext {
             let results = try results(
                 of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
             if case .count = plan.output { return results }
-            if request.resultType == .managedObjectResultType && (batchSize > 0 || !prefetching.isEmpty) {
-                try prepare(results.compactMap { $0 as? NSManagedObject }, batchSize: batchSize, prefetching: prefetching)
+            if request.resultType == .managedObjectResultType && (batchSize > 0 || !prefetching.isEmpty),
+                case .objects(let objects) = results
+            {
+                try prepare(objects, batchSize: batchSize, prefetching: prefetching)
             }
             return results
         }
@@ -86,7 +81,7 @@ extension NSManagedObjectContext {
         {
             // The store's order stands for its unchanged rows: only the pending objects need
             // placing (see `mergedInOrder`).
-            guard case .keys(let keys) = try store.rows.execute(wide) else { return [] }
+            guard case .keys(let keys) = try store.rows.execute(wide) else { return .other([]) }
             objects = try mergedInOrder(keys.map { id(for: $0, in: store, coordinator: coordinator) }, plan: plan)
         } else {
             let ids = try candidateIDs(
@@ -105,14 +100,14 @@ extension NSManagedObjectContext {
         }
         let window = Array(objects.dropFirst(plan.offset).prefix(plan.limit > 0 ? plan.limit : Int.max))
         switch plan.output {
-        case .count: return [NSNumber(value: window.count)]
-        case .keys where request.resultType == .managedObjectIDResultType: return window.map(\.objectID)
+        case .count: return .other([NSNumber(value: window.count)])
+        case .keys where request.resultType == .managedObjectIDResultType: return .ids(window.map(\.objectID))
         default:
             if batchSize == 0 && !request.returnsObjectsAsFaults && request.includesPropertyValues {
                 window.forEach { $0.fireFault() }
             }
             try prepare(window, batchSize: batchSize, prefetching: prefetching)
-            return window
+            return .objects(window)
         }
     }
 
@@ -134,7 +129,8 @@ extension NSManagedObjectContext {
         } else {
             for store in stores {
                 guard case .keys(let keys) = try store.rows.execute(plan) else { continue }
-                ids += keys.map { id(for: $0, in: store, coordinator: coordinator) }
+                let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+                ids += keys.map { maker.id(for: $0) }
             }
         }
         return includesPendingChanges ? try merged(ids, plan: plan) : ids
@@ -251,78 +247,57 @@ extension NSManagedObjectContext {
     private func results<ResultType>(
         of output: FetchOutput, plan: FetchPlan, request: NSFetchRequest<ResultType>,
         store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
-    ) throws -> [Any] {
+    ) throws -> FetchResults {
         switch output {
         case .count(let count):
-            return [NSNumber(value: count)]
+            return .other([NSNumber(value: count)])
         case .keys(let keys):
-            let ids = keys.map { id(for: $0, in: store, coordinator: coordinator) }
-            if request.resultType == .managedObjectIDResultType { return ids }
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            let ids = keys.map { maker.id(for: $0) }
+            if request.resultType == .managedObjectIDResultType { return .ids(ids) }
             registry.reserveCapacity(registry.count + ids.count)
-            return ids.map { object(with: $0) }
+            return .objects(ids.map { object(with: $0) })
         case .rows(let rows):
             rowCache.reserveCapacity(rowCache.count + rows.count)
             registry.reserveCapacity(registry.count + rows.count)
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             let fetchedAt = rowCacheTimestamp()
-            return rows.map { row in
-                let id = id(for: row.key, in: store, coordinator: coordinator)
-                let registered = registry[id]
-                if registered?.isFault ?? true || request.shouldRefreshRefetchedObjects {
-                    rowCache[row.key] = row
-                    if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
-                }
-                // `object(with:)` without looking the ID up a second time.
-                let object: NSManagedObject
-                if let registered {
-                    object = registered
-                } else {
-                    object = managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
-                    registry[id] = object
-                }
-                if request.shouldRefreshRefetchedObjects, let registered, !registered.hasChanges, !registered.isFault {
-                    registered.refault(keepChanges: false)
-                }
-                if !request.returnsObjectsAsFaults { object.fireFault() }
-                return object
-            }
+            return .objects(
+                rows.map { row in
+                    let id = maker.id(for: row.key)
+                    // `object(with:)` with one registry lookup.
+                    let (object, created) = registry.object(for: id) {
+                        managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
+                    }
+                    if created || object.isFault || request.shouldRefreshRefetchedObjects {
+                        rowCache[row.key] = row
+                        if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
+                    }
+                    if request.shouldRefreshRefetchedObjects, !created, !object.hasChanges, !object.isFault {
+                        object.refault(keepChanges: false)
+                    }
+                    if !request.returnsObjectsAsFaults { object.fireFault() }
+                    return object
+                })
         case .dictionaries(let rows):
-            return rows.map { NSDictionary(dictionary: $0.mapValues { export($0, store: store, coordinator: coordinator) }) }
+            return .dictionaries(dictionaryResults(rows, store: store, coordinator: coordinator))
         }
     }
 
     private func dictionaries(_ plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator)
-        throws -> [Any]
+        throws -> [NSDictionary]
     {
-        var results: [Any] = []
+        var results: [NSDictionary] = []
         for store in stores {
             guard case .dictionaries(let rows) = try store.rows.execute(plan) else { continue }
-            results += rows.map { row -> NSDictionary in
-                var dictionary: [String: Any] = [:]
-                for (name, value) in row where value != .null {
-                    dictionary[name] = export(value, store: store, coordinator: coordinator)
-                }
-                return NSDictionary(dictionary: dictionary)
-            }
+            results += dictionaryResults(rows, store: store, coordinator: coordinator)
         }
         return results
     }
 
-    /// A stored value as dictionary results show it: Swift values, IDs for relationships.
-    private func export(_ value: StoreValue, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
-        switch value {
-        case .object(let key): return id(for: key, in: store, coordinator: coordinator)
-        case .objects(let keys): return keys.map { id(for: $0, in: store, coordinator: coordinator) }
-        default: return value.naturalValue ?? NSNull()
-        }
-    }
-
     /// The permanent ID of a row of a store.
     func id(for key: ObjectKey, in store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectID {
-        let entity =
-            coordinator.entityDescriptions.indices.contains(key.entityID - 1)
-            ? coordinator.entityDescriptions[key.entityID - 1] : NSEntityDescription()
-        return NSManagedObjectID(
-            entity: entity, identity: .permanent(storeIdentifier: store.identifier ?? "", key: key), store: store)
+        PermanentIDMaker(store: store, coordinator: coordinator).id(for: key)
     }
 
     // MARK: - Faults
@@ -375,17 +350,18 @@ extension NSManagedObjectContext {
         _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator,
         reference: (NSManagedObjectID) -> Any
     ) -> [String: Any] {
-        let entity = coordinator.schema.entity(row.key.entityID)
-        var values: [String: Any] = [:]
-        values.reserveCapacity(entity.properties.count)
-        for (slot, property) in entity.properties.enumerated() where slot < row.values.count && !property.isTransient {
-            switch (property.kind, row.values[slot]) {
+        // The entity's properties read in place (copying each `PropertySchema` retains all its
+        // fields), and IDs made with the store and entities looked up once.
+        let properties = coordinator.schema.entities[row.key.entityID - 1].properties
+        let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+        var values: [String: Any] = Dictionary(minimumCapacity: properties.count)
+        for slot in 0..<min(properties.count, row.values.count) where !properties[slot].isTransient {
+            switch (properties[slot].kind, row.values[slot]) {
             case (_, .null): continue
-            case (.attribute(let kind), let value): values[property.name] = value.swiftValue(kind: kind)
-            case (.toOne, .object(let destination)):
-                values[property.name] = reference(id(for: destination, in: store, coordinator: coordinator))
+            case (.attribute(let kind), let value): values[properties[slot].name] = value.swiftValue(kind: kind)
+            case (.toOne, .object(let destination)): values[properties[slot].name] = reference(maker.id(for: destination))
             case (.toMany, .objects(let destinations)):
-                values[property.name] = destinations.map { reference(id(for: $0, in: store, coordinator: coordinator)) }
+                values[properties[slot].name] = destinations.map { reference(maker.id(for: $0)) }
             default: continue
             }
         }

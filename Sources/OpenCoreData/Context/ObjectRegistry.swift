@@ -33,4 +33,20 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
     var count: Int { objects.count }
 
     mutating func reserveCapacity(_ capacity: Int) { objects.reserveCapacity(capacity) }
+
+    /// The object registered for `id`, or the one `make` returns, registered: one lookup where
+    /// reading then writing would hash and probe twice. `created` tells which.
+    mutating func object(for id: NSManagedObjectID, orRegister make: () -> NSManagedObject) -> (
+        object: NSManagedObject, created: Bool
+    ) {
+        var created = false
+        let object = { (registered: inout NSManagedObject?) -> NSManagedObject in
+            if let registered { return registered }
+            created = true
+            let made = make()
+            registered = made
+            return made
+        }(&objects[Entry(id: id)])
+        return (object, created)
+    }
 }

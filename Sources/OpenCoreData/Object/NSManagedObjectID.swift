@@ -30,9 +30,13 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         self.store = store
         // The row key (or number) alone: equal identities have equal keys, and hashing the
         // store's UUID string for every fetched row would cost more than the rare collision.
+        // A cheap mix rather than SipHash: `NSObject`'s `hash(into:)` feeds `hash` to a seeded
+        // `Hasher` anyway, so dictionaries of IDs stay as well spread.
         switch identity {
-        case .permanent(_, let key): identityHash = key.hashValue
-        case .temporary(let number): identityHash = number.hashValue
+        case .permanent(_, let key):
+            identityHash = Int(truncatingIfNeeded: key.primaryKey) &* 0x9E37_79B9 &+ key.entityID
+        case .temporary(let number):
+            identityHash = Int(truncatingIfNeeded: number) &* 0x9E37_79B9 &- 1
         }
         super.init()
     }

@@ -1,0 +1,48 @@
+/// What a fetch returns, kept in a typed array for each kind of result, so that
+/// `fetch<ResultType>` can hand the array over whole when it is already `[ResultType]` instead of
+/// casting every result out of an `[Any]`.
+enum FetchResults {
+    case objects([NSManagedObject])
+    case ids([NSManagedObjectID])
+    case dictionaries([NSDictionary])
+    /// Counts (one `NSNumber`) and anything else.
+    case other([Any])
+
+    /// The results as `Any` (for untyped requests and fetch request expressions).
+    var untyped: [Any] {
+        switch self {
+        case .objects(let objects): return objects
+        case .ids(let ids): return ids
+        case .dictionaries(let dictionaries): return dictionaries
+        case .other(let results): return results
+        }
+    }
+
+    /// The results as `ResultType`: the whole array when its element type is `ResultType` (no
+    /// per-result cast), else each result cast.
+    ///
+    /// - Throws: An `NSError` naming the first result that is not a `ResultType`.
+    func typed<ResultType>(as _: ResultType.Type) throws -> [ResultType] {
+        // Cast as `Any`: the runtime then sees two equal array types and copies the reference;
+        // an array-to-array cast would cast each element.
+        switch self {
+        case .objects(let objects): if let typed = objects as Any as? [ResultType] { return typed }
+        case .ids(let ids): if let typed = ids as Any as? [ResultType] { return typed }
+        case .dictionaries(let dictionaries): if let typed = dictionaries as Any as? [ResultType] { return typed }
+        case .other: break
+        }
+        let results = untyped
+        var typed: [ResultType] = []
+        typed.reserveCapacity(results.count)
+        for result in results {
+            guard let value = result as? ResultType else {
+                throw CoreDataError.make(
+                    code: NSCoreDataError,
+                    reason:
+                        "The fetch returned \(Swift.type(of: result)), which is not the request's result type \(ResultType.self)")
+            }
+            typed.append(value)
+        }
+        return typed
+    }
+}
