@@ -63,7 +63,7 @@ private final class Readme {
         print(request?.predicate ?? "none")                         // salary > 40000
     }
 
-    // README: Contexts, objects and the in-memory store
+    // README: Contexts, objects and the stores
     func contexts(model: NSManagedObjectModel) throws {
         final class Employee: NSManagedObject {
             @Managed var name: String?
