@@ -52,48 +52,42 @@ extension SQLiteLayout {
     /// that declares it, e.g.
     /// `CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)`.
     package var fetchIndexStatements: [String] {
-        var statements: [String] = []
-        for entity in schema.entities {
-            let layout = entities[entity.id - 1]
-            for index in entity.fetchIndexes {
-                var columns: [String] = []
-                for element in index.elements where layout.slots.indices.contains(element.slot) {
-                    switch layout.slots[element.slot] {
-                    case .attribute(let column, _), .toOne(let column, _, _):
-                        columns.append("\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")")
-                    default: continue
-                    }
-                }
-                guard columns.count == index.elements.count else { continue }
-                let list = columns.joined(separator: ", ")
-                statements.append("CREATE INDEX Z_\(entity.name)_\(index.name) ON \(tables[layout.table].name) (\(list))")
+        schema.entities.flatMap { entity in
+            entity.fetchIndexes.compactMap { index in
+                indexStatement(
+                    "CREATE INDEX Z_\(entity.name)_\(index.name)", entity: entity.id,
+                    elements: index.elements.map { ($0.slot, $0.ascending) })
             }
         }
-        return statements
     }
 
     /// Apple's unique index of each uniqueness constraint, e.g.
     /// `CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)`.
     package var uniqueIndexStatements: [String] {
-        var statements: [String] = []
-        for entity in schema.entities {
-            let layout = entities[entity.id - 1]
-            for constraint in entity.uniquenessConstraints {
-                var columns: [String] = []
-                for slot in constraint where layout.slots.indices.contains(slot) {
-                    switch layout.slots[slot] {
-                    case .attribute(let column, _), .toOne(let column, _, _): columns.append(column)
-                    default: continue
-                    }
-                }
-                guard columns.count == constraint.count else { continue }
+        schema.entities.flatMap { entity in
+            entity.uniquenessConstraints.compactMap { constraint in
                 let names = constraint.map { entity.properties[$0].name }.joined(separator: "_")
-                let list = columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")
-                statements.append(
-                    "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(names) ON \(tables[layout.table].name) (\(list))")
+                return indexStatement(
+                    "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(names)", entity: entity.id,
+                    elements: constraint.map { ($0, true) })
             }
         }
-        return statements
+    }
+
+    /// `<start> ON <TABLE> (<COLUMN> COLLATE BINARY ASC, …)` over an entity's slots; nil when a
+    /// slot has no column of its own (then the index cannot be built as Apple builds it).
+    private func indexStatement(_ start: String, entity entityID: Int, elements: [(slot: Int, ascending: Bool)]) -> String? {
+        let layout = entities[entityID - 1]
+        var columns: [String] = []
+        for element in elements where layout.slots.indices.contains(element.slot) {
+            switch layout.slots[element.slot] {
+            case .attribute(let column, _), .toOne(let column, _, _):
+                columns.append("\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")")
+            default: continue
+            }
+        }
+        guard !columns.isEmpty, columns.count == elements.count else { return nil }
+        return "\(start) ON \(tables[layout.table].name) (\(columns.joined(separator: ", ")))"
     }
 
     /// The rows of `Z_PRIMARYKEY` for a new store: every entity with its number, name, super's
