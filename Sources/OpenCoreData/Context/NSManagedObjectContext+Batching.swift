@@ -188,9 +188,10 @@ extension NSManagedObjectContext {
             guard let slot = coordinator.schema.entity(key.entityID).slotsByName[name], slot < row.values.count else {
                 return []
             }
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             switch row.values[slot] {
-            case .object(let destination): return [id(for: destination, in: store, coordinator: coordinator)]
-            case .objects(let destinations): return destinations.map { id(for: $0, in: store, coordinator: coordinator) }
+            case .object(let destination): return [maker.id(for: destination)]
+            case .objects(let destinations): return destinations.map(maker.id(for:))
             default: return []
             }
         }

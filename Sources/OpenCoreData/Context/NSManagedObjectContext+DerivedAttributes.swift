@@ -12,8 +12,18 @@ extension NSManagedObjectContext {
     /// - Throws: `NSManagedObjectValidationError` naming the entity, the attribute and the
     ///   expression when the expression cannot be evaluated on the object.
     func updateDerivedAttributes(of objects: [NSManagedObject]) throws {
+        // Each entity's derived attributes, looked up once per save (most entities have none).
+        var derivedByEntity: [ObjectIdentifier: [NSDerivedAttributeDescription]] = [:]
         for object in objects {
-            for case let derived as NSDerivedAttributeDescription in object.entity.properties {
+            let entityKey = ObjectIdentifier(object.entity)
+            let derivedAttributes: [NSDerivedAttributeDescription]
+            if let known = derivedByEntity[entityKey] {
+                derivedAttributes = known
+            } else {
+                derivedAttributes = object.entity.properties.compactMap { $0 as? NSDerivedAttributeDescription }
+                derivedByEntity[entityKey] = derivedAttributes
+            }
+            for derived in derivedAttributes {
                 guard let expression = derived.derivationExpression else { continue }
                 let value: Any?
                 do {

@@ -14,6 +14,7 @@ extension NSManagedObjectContext {
         // The column names met so far with their keys: a few, so a scan comparing (mostly
         // small) strings beats hashing each name of each row.
         var keys: [(name: String, key: NSString)] = []
+        let maker = PermanentIDMaker(store: store, coordinator: coordinator)
         var results: [NSDictionary] = []
         results.reserveCapacity(rows.count)
         var rowKeys: [NSObject] = []
@@ -22,10 +23,10 @@ extension NSManagedObjectContext {
             rowKeys.removeAll(keepingCapacity: true)
             rowValues.removeAll(keepingCapacity: true)
             for (name, value) in row where value != .null {
-                guard let object = foundationObject(value, store: store, coordinator: coordinator) else {
+                guard let object = foundationObject(value, maker: maker) else {
                     var dictionary: [String: Any] = [:]
                     for (name, value) in row where value != .null {
-                        dictionary[name] = export(value, store: store, coordinator: coordinator)
+                        dictionary[name] = export(value, maker: maker)
                     }
                     results.append(NSDictionary(dictionary: dictionary))
                     continue rows
@@ -54,25 +55,23 @@ extension NSManagedObjectContext {
 
     /// A stored value as the object `NSDictionary` would hold for its Swift value, when that
     /// is one of the common cases; nil for the others.
-    private func foundationObject(
-        _ value: StoreValue, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
-    ) -> AnyObject? {
+    private func foundationObject(_ value: StoreValue, maker: PermanentIDMaker) -> AnyObject? {
         switch value {
         case .string(let text): return NSString(string: text)
         case .integer(let number): return NSNumber(value: Int(number))
         case .double(let number): return NSNumber(value: number)
         case .bool(let flag): return NSNumber(value: flag)
         case .date(let date): return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
-        case .object(let key): return id(for: key, in: store, coordinator: coordinator)
+        case .object(let key): return maker.id(for: key)
         default: return nil
         }
     }
 
     /// A stored value as dictionary results show it: Swift values, IDs for relationships.
-    func export(_ value: StoreValue, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator) -> Any {
+    private func export(_ value: StoreValue, maker: PermanentIDMaker) -> Any {
         switch value {
-        case .object(let key): return id(for: key, in: store, coordinator: coordinator)
-        case .objects(let keys): return keys.map { id(for: $0, in: store, coordinator: coordinator) }
+        case .object(let key): return maker.id(for: key)
+        case .objects(let keys): return keys.map(maker.id(for:))
         default: return value.naturalValue ?? NSNull()
         }
     }

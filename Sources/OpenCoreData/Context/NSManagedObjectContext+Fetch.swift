@@ -82,7 +82,8 @@ extension NSManagedObjectContext {
             // The store's order stands for its unchanged rows: only the pending objects need
             // placing (see `mergedInOrder`).
             guard case .keys(let keys) = try store.rows.execute(wide) else { return .other([]) }
-            objects = try mergedInOrder(keys.map { id(for: $0, in: store, coordinator: coordinator) }, plan: plan)
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            objects = try mergedInOrder(keys.map(maker.id(for:)), plan: plan)
         } else {
             let ids = try candidateIDs(
                 for: wide, stores: stores, coordinator: coordinator, includesPendingChanges: usesPendingChanges)

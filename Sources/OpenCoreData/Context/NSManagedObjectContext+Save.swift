@@ -65,7 +65,8 @@ extension NSManagedObjectContext {
             let inserted = insertedList, deleted = deletedList
             let updated = changedList.filter { $0.isUpdated }
             try obtainPermanentIDs(for: inserted)
-            try updateDerivedAttributes(of: inserted + updated)
+            // Computed before validation; again only after a merge policy changed values.
+            if attempt > 1 { try updateDerivedAttributes(of: inserted + updated) }
             do {
                 try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
             } catch let refusal as StoreRefusal {
