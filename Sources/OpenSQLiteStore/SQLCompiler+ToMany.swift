@@ -82,7 +82,6 @@ extension CompilerState {
             let target: PathTarget
             switch base.expressionType {
             case .evaluatedObject:
-                if let resultColumns { return .operand(try resultColumn(expression.keyPath, in: resultColumns)) }
                 target = try resolve(expression.keyPath, from: root)
             case .variable:
                 guard let scope = variables[base.variable] else {

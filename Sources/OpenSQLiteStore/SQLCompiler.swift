@@ -557,7 +557,6 @@ struct CompilerState {
 
     /// A key path of to-one steps ending in an attribute or a to-one, joining the steps.
     mutating func keyPath(_ path: String) throws(NotCompilable) -> Operand {
-        if let resultColumns { return try resultColumn(path, in: resultColumns) }
         switch try resolve(path, from: root) {
         case .operand(let operand): return operand
         case .toMany:
@@ -572,6 +571,8 @@ struct CompilerState {
     /// to-one or `self` (an operand), or reaching a to-many (the rest of the path is then the
     /// members' business).
     mutating func resolve(_ path: String, from scope: Scope) throws(NotCompilable) -> PathTarget {
+        // A dictionary fetch's `having` and group sorts name its result columns, not properties.
+        if let resultColumns, scope.alias == root.alias { return .operand(try resultColumn(path, in: resultColumns)) }
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var alias = scope.alias
         var current = scope.entityID
