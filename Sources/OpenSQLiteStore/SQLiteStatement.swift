@@ -26,8 +26,12 @@ package final class SQLiteStatement {
     private weak var connection: SQLiteConnection?
     /// Statements the trace itself runs (`EXPLAIN QUERY PLAN`) are not traced.
     private var isTraced = true
-    /// The values bound since the last reset, for the trace and `EXPLAIN QUERY PLAN`.
-    private(set) var boundValues: [StoreValue] = []
+    /// The values bound since the last reset, for the trace and `EXPLAIN QUERY PLAN`; kept only
+    /// while the trace shows them (level 2 and up).
+    private var boundValues: [StoreValue] = []
+    /// Whether this run keeps its bound values, decided at its first bind (one look at the
+    /// trace settings per run, not per value).
+    private var keepsBoundValues: Bool?
     /// Whether the statement has stepped since the last reset.
     private var started = false
     /// The trace of the current run, when tracing is on.
@@ -55,6 +59,7 @@ package final class SQLiteStatement {
         if tracedRun != nil { finishTrace() }
         started = false
         if !boundValues.isEmpty { boundValues.removeAll(keepingCapacity: true) }
+        keepsBoundValues = nil
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -157,7 +162,8 @@ package final class SQLiteStatement {
     /// **Differences from Apple:** none known for the values; a `Decimal` with more than 15-17
     /// significant digits loses precision, as it does in Apple's store.
     package func bind(_ value: StoreValue, at index: Int32) throws {
-        if Int(index) == boundValues.count + 1 { boundValues.append(value) }
+        if keepsBoundValues == nil { keepsBoundValues = isTraced && (connection?.activeTrace.level ?? 0) >= 2 }
+        if keepsBoundValues == true, Int(index) == boundValues.count + 1 { boundValues.append(value) }
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)
