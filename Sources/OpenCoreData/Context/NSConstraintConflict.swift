@@ -39,7 +39,7 @@ open class NSConstraintConflict: NSObject {
     public let conflictingSnapshots: [[AnyHashable: Any]]
     /// The database row decoded for the context (to-many relationships included), for the
     /// merge policies.
-    var databaseValues: [String: Any]?
+    var databaseValues: PropertyValues?
     /// The version of the database row.
     var databaseVersion: Int64 = 0
 

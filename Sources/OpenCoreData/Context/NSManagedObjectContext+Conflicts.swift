@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
             let names = violation.slots.map { entity.properties[$0].name }
             let objects = violation.keys.compactMap { batch.objects[$0] }
             var databaseObject: NSManagedObject?
-            var databaseValues: [String: Any]?
+            var databaseValues: PropertyValues?
             if let row = violation.existing {
                 databaseObject = object(with: id(for: row.key, in: store, coordinator: coordinator))
                 databaseValues = decode(row, store: store, coordinator: coordinator) { self.object(with: $0) }
@@ -43,7 +43,7 @@ extension NSManagedObjectContext {
 
     /// A snapshot as Apple's conflicts show it: every attribute and to-one relationship (to-ones
     /// as object IDs), nil as `NSNull`, no to-many relationships.
-    func snapshotDictionary(_ values: [String: Any], entity: NSEntityDescription) -> [String: Any] {
+    func snapshotDictionary(_ values: PropertyValues, entity: NSEntityDescription) -> [String: Any] {
         var snapshot: [String: Any] = [:]
         for property in entity.properties where !property.isTransient {
             switch property {

@@ -311,10 +311,10 @@ extension NSManagedObjectContext {
 
     /// The values of a fault, decoded from the row cache or its store (or, in a child context,
     /// from the parent context); nil if the row is gone.
-    func loadValues(for object: NSManagedObject) -> (values: [String: Any], version: Int64)? {
+    func loadValues(for object: NSManagedObject) -> (values: PropertyValues, version: Int64)? {
         if let parent {
             guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return nil }
-            return (importing(loaded.values, of: object.entity), loaded.version)
+            return (importing(loaded.values), loaded.version)
         }
         guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,
             let store = object.objectID.persistentStore
@@ -338,34 +338,60 @@ extension NSManagedObjectContext {
     /// Whether a cached row is older than `stalenessInterval` allows (a row cached while no
     /// interval was set has no known age and counts as stale once one is); forgets its time.
     private func isStale(cachedRow key: ObjectKey) -> Bool {
-        let fetchedAt = rowCacheTimes.removeValue(forKey: key)
+        // Without an interval, no time is recorded (the common case: no lookup at all).
+        let fetchedAt = rowCacheTimes.isEmpty ? nil : rowCacheTimes.removeValue(forKey: key)
         let interval = stalenessInterval
         guard interval >= 0 else { return false }
         guard let fetchedAt else { return true }
         return Date().timeIntervalSinceReferenceDate - fetchedAt > interval
     }
 
-    /// A row's values by property name: attributes as Swift values, relationships through
-    /// `reference` (objects of this context, or bare IDs for a child context).
+    /// A row's values: attributes as Swift values, relationships through `reference` (objects
+    /// of this context, or bare IDs for a child context).
     func decode(
         _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator,
         reference: (NSManagedObjectID) -> Any
-    ) -> [String: Any] {
-        // The entity's properties read in place (copying each `PropertySchema` retains all its
-        // fields), and IDs made with the store and entities looked up once.
-        let properties = coordinator.schema.entities[row.key.entityID - 1].properties
+    ) -> PropertyValues {
+        // IDs made with the store and entities looked up once.
         let maker = PermanentIDMaker(store: store, coordinator: coordinator)
-        var values: [String: Any] = Dictionary(minimumCapacity: properties.count)
-        for slot in 0..<min(properties.count, row.values.count) where !properties[slot].isTransient {
-            switch (properties[slot].kind, row.values[slot]) {
-            case (_, .null): continue
-            case (.attribute(let kind), let value): values[properties[slot].name] = value.swiftValue(kind: kind)
-            case (.toOne, .object(let destination)): values[properties[slot].name] = reference(maker.id(for: destination))
-            case (.toMany, .objects(let destinations)):
-                values[properties[slot].name] = destinations.map { reference(maker.id(for: $0)) }
-            default: continue
+        let layout = maker.entity(for: row.key).propertyLayout
+        let schema = coordinator.schema.entities[row.key.entityID - 1].properties
+        guard layout.count == schema.count, row.values.count == schema.count else {
+            // Not expected (schema slots are layout slots: both follow the entity's
+            // `properties`): matched by name rather than put in wrong slots.
+            var values = PropertyValues(layout: layout)
+            for (index, property) in schema.enumerated() where index < row.values.count {
+                guard let slot = layout.slotByName[property.name] else { continue }
+                values[slot: slot] = value(of: row.values[index], layout.decodings[slot], maker: maker, reference: reference)
             }
+            return values
         }
-        return values
+        var slots: [Any?] = []
+        slots.reserveCapacity(layout.count)
+        for slot in 0..<layout.count {
+            slots.append(value(of: row.values[slot], layout.decodings[slot], maker: maker, reference: reference))
+        }
+        return PropertyValues(layout: layout, slots: slots)
+    }
+
+    /// A stored value as an object keeps it; nil for NULL and transient properties.
+    @inline(__always)
+    private func value(
+        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, maker: PermanentIDMaker,
+        reference: (NSManagedObjectID) -> Any
+    ) -> Any? {
+        switch decoding {
+        case .transient:
+            return nil
+        case .attribute(let kind):
+            if case .null = stored { return nil }
+            return stored.swiftValue(kind: kind)
+        case .toOne:
+            guard case .object(let destination) = stored else { return nil }
+            return reference(maker.id(for: destination))
+        case .toMany:
+            guard case .objects(let destinations) = stored else { return nil }
+            return destinations.map { reference(maker.id(for: $0)) }
+        }
     }
 }

@@ -30,14 +30,14 @@ extension NSManagedObjectContext {
     /// The values of an object for a child context: relationships as object IDs. From this
     /// context's object when it is loaded (unsaved changes included), else from its parent or
     /// its store. Nil when no context or store has the object.
-    func valuesForChild(of id: NSManagedObjectID) -> (values: [String: Any], version: Int64)? {
+    func valuesForChild(of id: NSManagedObjectID) -> (values: PropertyValues, version: Int64)? {
         if let object = registry[id], !object.isFault {
-            var values: [String: Any] = [:]
+            var values = object.values
             for (name, value) in object.values {
                 switch value {
                 case let destination as NSManagedObject: values[name] = destination.objectID
                 case let destinations as [NSManagedObject]: values[name] = destinations.map(\.objectID)
-                default: values[name] = value
+                default: continue
                 }
             }
             return (values, object.version)
@@ -50,9 +50,9 @@ extension NSManagedObjectContext {
     }
 
     /// Values from `valuesForChild(of:)` with relationship IDs turned into this context's objects.
-    func importing(_ values: [String: Any], of entity: NSEntityDescription) -> [String: Any] {
+    func importing(_ values: PropertyValues) -> PropertyValues {
         var result = values
-        for (name, value) in values where entity.relationshipsByName[name] != nil {
+        for (name, value) in values {
             switch value {
             case let id as NSManagedObjectID: result[name] = object(with: id)
             case let ids as [NSManagedObjectID]: result[name] = ids.map { object(with: $0) }
@@ -100,7 +100,7 @@ extension NSManagedObjectContext {
             let copy = parent.managedObjectClass(for: object.entity).init(entity: object.entity, insertInto: nil)
             copy.objectID = object.objectID
             parent.insert(copy)
-            copy.values = [:]
+            copy.values = PropertyValues(layout: copy.values.layout)
         }
         for object in inserted + updated {
             let target = parent.object(with: object.objectID)

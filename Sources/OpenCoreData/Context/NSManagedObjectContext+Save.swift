@@ -288,8 +288,10 @@ extension NSManagedObjectContext {
         object.fireFault()
         var values: [StoreValue] = []
         values.reserveCapacity(entity.properties.count)
-        for property in entity.properties {
-            let value = object.values[property.name]
+        // Schema slots are layout slots (both follow the entity's `properties`).
+        let bySlot = object.values.layout.count == entity.properties.count
+        for (slot, property) in entity.properties.enumerated() {
+            let value = bySlot ? object.values[slot: slot] : object.values[property.name]
             switch property.kind {
             case _ where property.isTransient || value == nil:
                 values.append(.null)

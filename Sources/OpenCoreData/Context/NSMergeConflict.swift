@@ -39,7 +39,7 @@ open class NSMergeConflict: NSObject {
     public let oldVersionNumber: Int
     /// The store's row decoded for the context (to-many relationships included), for the
     /// merge policies; nil when it was deleted or when made through the public initializer.
-    var persistedValues: [String: Any]?
+    var persistedValues: PropertyValues?
 
     /// Creates a conflict.
     ///

@@ -15,7 +15,11 @@ struct PermanentIDMaker {
 
     /// The permanent ID of a row of the store (as `NSManagedObjectContext.id(for:in:coordinator:)`).
     func id(for key: ObjectKey) -> NSManagedObjectID {
-        let entity = entities.indices.contains(key.entityID - 1) ? entities[key.entityID - 1] : NSEntityDescription()
-        return NSManagedObjectID(entity: entity, identity: .permanent(storeIdentifier: storeIdentifier, key: key), store: store)
+        NSManagedObjectID(entity: entity(for: key), identity: .permanent(storeIdentifier: storeIdentifier, key: key), store: store)
+    }
+
+    /// The entity of a row (an empty one for a number the model lacks).
+    func entity(for key: ObjectKey) -> NSEntityDescription {
+        entities.indices.contains(key.entityID - 1) ? entities[key.entityID - 1] : NSEntityDescription()
     }
 }

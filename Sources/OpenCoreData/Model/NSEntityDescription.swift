@@ -30,8 +30,10 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     private var explicitClassName: String?
     /// All properties (inherited first) by name; rebuilt on first use after any change.
     private var cachedPropertiesByName: [String: NSPropertyDescription]?
+    /// `propertyLayout`, kept once the model is in use (immutable).
+    private var cachedLayout: PropertyLayout?
     /// `defaultValues`, kept once the model is in use (immutable).
-    private var cachedDefaultValues: [String: Any]?
+    private var cachedDefaultValues: PropertyValues?
 
     /// Creates an entity with no name, no properties and no super-entity.
     public override init() {
@@ -192,19 +194,31 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     /// The attributes' default values by name (attributes without one left out): what a new
     /// object starts with. Computed once when the model is in use, on each call while it can
     /// still change.
-    var defaultValues: [String: Any] {
+    var defaultValues: PropertyValues {
         if let cachedDefaultValues { return cachedDefaultValues }
-        var values: [String: Any] = [:]
-        for case let attribute as NSAttributeDescription in properties {
-            if let value = attribute.defaultValue { values[attribute.name] = value }
+        let layout = propertyLayout
+        var values = PropertyValues(layout: layout)
+        for (slot, property) in layout.properties.enumerated() {
+            if let value = (property as? NSAttributeDescription)?.defaultValue { values[slot: slot] = value }
         }
         if !isEditable { cachedDefaultValues = values }
         return values
     }
 
+    /// Where the entity's objects keep each property's value (see `PropertyLayout`). Made once
+    /// when the model is in use, on each call while it can still change.
+    var propertyLayout: PropertyLayout {
+        if let cachedLayout { return cachedLayout }
+        let layout = PropertyLayout(entity: self)
+        if !isEditable { cachedLayout = layout }
+        return layout
+    }
+
     /// Forgets cached property lookups here and in every sub-entity.
     func propertiesDidChange() {
         cachedPropertiesByName = nil
+        cachedLayout = nil
+        cachedDefaultValues = nil
         for entity in ownSubentities { entity.propertiesDidChange() }
     }
 

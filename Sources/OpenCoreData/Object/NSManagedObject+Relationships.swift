@@ -63,10 +63,17 @@ extension NSManagedObject {
     func addInverse(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         fireFault()
         if relationship.isToMany {
-            var current = members(relationship)
-            guard !current.contains(where: { $0 === object }) else { return }
-            current.append(object)
-            store(current, forKey: relationship.name)
+            guard !members(relationship).contains(where: { $0 === object }) else { return }
+            recordChange(forKey: relationship.name)
+            // Appended in place: copying the array for each new member made filling a large
+            // relationship quadratic.
+            guard let slot = values.layout.slotByName[relationship.name] else { return }
+            values.modify(slot: slot) { value in
+                var current = value as? [NSManagedObject] ?? []
+                value = nil
+                current.append(object)
+                value = current
+            }
         } else {
             let old = values[relationship.name] as? NSManagedObject
             guard old !== object else { return }
@@ -146,8 +153,8 @@ extension NSManagedObject {
             fireFault()
             for (key, value) in pending { values[key] = value }
         } else {
-            values = [:]
-            committed = [:]
+            values = PropertyValues(layout: values.layout)
+            committed = values
             changedKeys = []
             eventOldValues = [:]
             faulted = true

@@ -40,10 +40,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     private var storedID: NSManagedObjectID?
     weak var context: NSManagedObjectContext?
 
-    /// Current values by property name, once the object is not a fault.
-    var values: [String: Any] = [:]
-    /// The values last saved or fetched, by property name (relationships as object IDs).
-    var committed: [String: Any] = [:]
+    /// Current values, once the object is not a fault (to-many relationships as arrays).
+    var values: PropertyValues
+    /// The values last saved or fetched.
+    var committed: PropertyValues
     /// Whether the values have not been loaded yet.
     var faulted = false
     /// Names of the properties changed since the last save (or fetch).
@@ -65,8 +65,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Attributes start at their default values; the object has a temporary ID until it is saved.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         entityDescription = entity
-        super.init()
         values = entity.defaultValues
+        committed = PropertyValues(layout: values.layout)
+        super.init()
         context?.insert(self)
     }
 
@@ -102,7 +103,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// A fault for a stored object: its values load when first read.
     static func fault(entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
-        object.values = [:]
+        object.values = object.committed
         object.objectID = id
         object.context = context
         object.faulted = true
@@ -147,6 +148,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     ///
     /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
     open func value(forKey key: String) -> Any? {
+        // Stored properties by slot: one lookup of the name, no cast.
+        let layout = values.layout
+        guard let slot = layout.slotByName[key] else { return unslottedValue(forKey: key) }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        fireFault()
+        if case .toMany(let relationship) = layout.kinds[slot] { return toManyValue(relationship) }
+        return values[slot: slot]
+    }
+
+    /// `value(forKey:)` for a key without a slot: a fetched property, or an unknown key.
+    private func unslottedValue(forKey key: String) -> Any? {
         guard let property = entityDescription.propertiesByName[key] else {
             AppleException.raise(
                 "NSUnknownKeyException",
@@ -210,8 +223,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// destination object (to-one) or the set of objects (to-many).
     open func primitiveValue(forKey key: String) -> Any? {
         fireFault()
-        guard let value = values[key] else { return nil }
-        return value
+        return values[key]
     }
 
     /// Sets the stored value of a property without maintaining inverse relationships; the
@@ -240,8 +252,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// Writes a value and records the change with the context.
     func store(_ value: Any?, forKey key: String) {
-        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? NSNull() }
+        recordChange(forKey: key)
         values[key] = value
+    }
+
+    /// Records that a property is about to change: its value before the first change of the
+    /// event, its name among the changed keys, the object with its context.
+    func recordChange(forKey key: String) {
+        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? NSNull() }
         changedKeys.insert(key)
         context?.objectDidChange(self)
     }
@@ -315,17 +333,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open override var description: String {
         let state =
             faulted
-            ? "<fault>" : "{" + values.keys.sorted().map { "\($0) = \(describe(values[$0]))" }.joined(separator: "; ") + "}"
+            ? "<fault>" : "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \(describe($0.value))" }.joined(separator: "; ") + "}"
         return "<\(Swift.type(of: self))> (entity: \(entityDescription.name ?? ""); id: \(objectID); data: \(state))"
     }
 
-    private func describe(_ value: Any?) -> String {
+    private func describe(_ value: Any) -> String {
         switch value {
-        case nil: return "nil"
         case let object as NSManagedObject: return object.objectID.description
-        case let set as Set<NSManagedObject>: return "<relationship fault: \(set.count) objects>"
-        case let set as NSOrderedSet: return "<relationship fault: \(set.count) objects>"
-        case let value?: return "\(value)"
+        case let objects as [NSManagedObject]: return "<relationship fault: \(objects.count) objects>"
+        default: return "\(value)"
         }
     }
 }

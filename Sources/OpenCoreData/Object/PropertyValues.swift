@@ -1,0 +1,145 @@
+import OpenStoreCore
+
+/// Where each stored property of an entity sits in its objects' values: the attributes and
+/// relationships of `NSEntityDescription.properties` (inherited first), in that order, which is
+/// also the order of the store schema's slots (`SchemaLowering`), so that a fetched row's values
+/// go to the same indexes without a name being looked up. Fetched properties have no slot.
+///
+/// Made once per entity and shared by all its objects; an entity that changes while it is still
+/// editable gets a new layout, and objects made before keep the one they were made with.
+final class PropertyLayout {
+    /// How a fetched row's value of a slot becomes the object's (a trivial enum, read per row
+    /// without retaining anything).
+    enum Decoding {
+        /// Not kept by stores.
+        case transient
+        case attribute(AttributeKind)
+        case toOne
+        case toMany
+    }
+
+    /// How a slot's value is kept and shown.
+    enum Kind {
+        case attribute
+        case toOne
+        /// Kept as `[NSManagedObject]`, shown as a set (an `NSOrderedSet` when ordered).
+        case toMany(NSRelationshipDescription)
+    }
+
+    /// The stored properties, by slot.
+    let properties: [NSPropertyDescription]
+    let kinds: [Kind]
+    let decodings: [Decoding]
+    let slotByName: [String: Int]
+    /// A slot array with no values, shared (copy on write) by every `PropertyValues` made empty.
+    let emptySlots: [Any?]
+
+    init(entity: NSEntityDescription) {
+        var properties: [NSPropertyDescription] = []
+        var kinds: [Kind] = []
+        var decodings: [Decoding] = []
+        for property in entity.properties {
+            switch property {
+            case let relationship as NSRelationshipDescription:
+                kinds.append(relationship.isToMany ? .toMany(relationship) : .toOne)
+                decodings.append(relationship.isTransient ? .transient : relationship.isToMany ? .toMany : .toOne)
+            case let attribute as NSAttributeDescription:
+                kinds.append(.attribute)
+                decodings.append(attribute.isTransient ? .transient : .attribute(SchemaLowering.attributeKind(attribute.attributeType)))
+            default:
+                continue
+            }
+            properties.append(property)
+        }
+        self.properties = properties
+        self.kinds = kinds
+        self.decodings = decodings
+        var slots: [String: Int] = Dictionary(minimumCapacity: properties.count)
+        for (slot, property) in properties.enumerated() { slots[property.name] = slot }
+        slotByName = slots
+        emptySlots = Array(repeating: nil, count: properties.count)
+    }
+
+    var count: Int { properties.count }
+}
+
+/// The values of one object's properties, by slot of its entity's `PropertyLayout` (no hashing
+/// of names on the fetch path), read and written by name like a dictionary elsewhere. A nil slot
+/// means no value, as a missing key did.
+struct PropertyValues: Sequence {
+    let layout: PropertyLayout
+    private var slots: [Any?]
+    /// Values under names outside the layout: only an entity edited after the object was made
+    /// has them (empty, and free, otherwise).
+    private var others: [String: Any] = [:]
+
+    /// No values (sharing the layout's empty slots until the first write).
+    init(layout: PropertyLayout) {
+        self.layout = layout
+        slots = layout.emptySlots
+    }
+
+    /// Values made slot by slot (`slots.count == layout.count`), as a fetched row's are.
+    init(layout: PropertyLayout, slots: [Any?]) {
+        self.layout = layout
+        self.slots = slots
+    }
+
+    /// The value of the property at `slot` of the layout.
+    subscript(slot slot: Int) -> Any? {
+        get { slots[slot] }
+        set { slots[slot] = newValue }
+    }
+
+    /// The value of a property by name; nil when it has none.
+    subscript(name: String) -> Any? {
+        get {
+            if let slot = layout.slotByName[name] { return slots[slot] }
+            return others[name]
+        }
+        set {
+            if let slot = layout.slotByName[name] {
+                slots[slot] = newValue
+            } else {
+                others[name] = newValue
+            }
+        }
+    }
+
+    /// The names of the properties that have a value.
+    var keys: [String] { map(\.key) }
+
+    /// Forgets every value.
+    mutating func removeAll() {
+        for slot in slots.indices { slots[slot] = nil }
+        others = [:]
+    }
+
+    /// Calls `body` with a slot's value taken out (nil inside when it has none) and puts back
+    /// what `body` leaves, so that an array kept there is changed in place, not copied.
+    mutating func modify<Result>(slot: Int, _ body: (inout Any?) -> Result) -> Result {
+        body(&slots[slot])
+    }
+
+    /// The values that are set, with their property names: slots in layout order, then others.
+    func makeIterator() -> Iterator { Iterator(values: self) }
+
+    struct Iterator: IteratorProtocol {
+        fileprivate let values: PropertyValues
+        private var slot = 0
+        private var others: Dictionary<String, Any>.Iterator
+
+        fileprivate init(values: PropertyValues) {
+            self.values = values
+            others = values.others.makeIterator()
+        }
+
+        mutating func next() -> (key: String, value: Any)? {
+            while slot < values.slots.count {
+                defer { slot += 1 }
+                if let value = values.slots[slot] { return (values.layout.properties[slot].name, value) }
+            }
+            return others.next()
+        }
+    }
+}
