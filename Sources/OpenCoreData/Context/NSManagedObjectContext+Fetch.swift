@@ -361,7 +361,7 @@ extension NSManagedObjectContext {
             // `properties`): matched by name rather than put in wrong slots.
             var values = PropertyValues(layout: layout)
             for (index, property) in schema.enumerated() where index < row.values.count {
-                guard let slot = layout.slotByName[property.name] else { continue }
+                guard let slot = layout.slot(named: property.name) else { continue }
                 values[slot: slot] = value(of: row.values[index], layout.decodings[slot], maker: maker, reference: reference)
             }
             return values

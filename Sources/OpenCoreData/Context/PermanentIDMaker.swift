@@ -15,7 +15,8 @@ struct PermanentIDMaker {
 
     /// The permanent ID of a row of the store (as `NSManagedObjectContext.id(for:in:coordinator:)`).
     func id(for key: ObjectKey) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity(for: key), identity: .permanent(storeIdentifier: storeIdentifier, key: key), store: store)
+        NSManagedObjectID(
+            entity: entity(for: key), identity: .permanent(storeIdentifier: storeIdentifier, key: key), store: store)
     }
 
     /// The entity of a row (an empty one for a number the model lacks).

@@ -67,7 +67,7 @@ extension NSManagedObject {
             recordChange(forKey: relationship.name)
             // Appended in place: copying the array for each new member made filling a large
             // relationship quadratic.
-            guard let slot = values.layout.slotByName[relationship.name] else { return }
+            guard let slot = values.layout.slot(named: relationship.name) else { return }
             values.modify(slot: slot) { value in
                 var current = value as? [NSManagedObject] ?? []
                 value = nil

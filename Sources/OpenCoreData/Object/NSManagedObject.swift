@@ -150,7 +150,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open func value(forKey key: String) -> Any? {
         // Stored properties by slot: one lookup of the name, no cast.
         let layout = values.layout
-        guard let slot = layout.slotByName[key] else { return unslottedValue(forKey: key) }
+        guard let slot = layout.slot(named: key) else { return unslottedValue(forKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
@@ -333,7 +333,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open override var description: String {
         let state =
             faulted
-            ? "<fault>" : "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \(describe($0.value))" }.joined(separator: "; ") + "}"
+            ? "<fault>"
+            : "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \(describe($0.value))" }.joined(separator: "; ") + "}"
         return "<\(Swift.type(of: self))> (entity: \(entityDescription.name ?? ""); id: \(objectID); data: \(state))"
     }
 

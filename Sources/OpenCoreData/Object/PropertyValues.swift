@@ -30,6 +30,8 @@ final class PropertyLayout {
     let properties: [NSPropertyDescription]
     let kinds: [Kind]
     let decodings: [Decoding]
+    /// The stored properties' names, by slot.
+    let names: [String]
     let slotByName: [String: Int]
     /// A slot array with no values, shared (copy on write) by every `PropertyValues` made empty.
     let emptySlots: [Any?]
@@ -45,13 +47,15 @@ final class PropertyLayout {
                 decodings.append(relationship.isTransient ? .transient : relationship.isToMany ? .toMany : .toOne)
             case let attribute as NSAttributeDescription:
                 kinds.append(.attribute)
-                decodings.append(attribute.isTransient ? .transient : .attribute(SchemaLowering.attributeKind(attribute.attributeType)))
+                decodings.append(
+                    attribute.isTransient ? .transient : .attribute(SchemaLowering.attributeKind(attribute.attributeType)))
             default:
                 continue
             }
             properties.append(property)
         }
         self.properties = properties
+        names = properties.map(\.name)
         self.kinds = kinds
         self.decodings = decodings
         var slots: [String: Int] = Dictionary(minimumCapacity: properties.count)
@@ -61,6 +65,18 @@ final class PropertyLayout {
     }
 
     var count: Int { properties.count }
+
+    /// The slot of a stored property. Names are compared one by one for entities of a few
+    /// properties (short names compare as two machine words, cheaper than hashing the key), and
+    /// looked up by hash for larger ones.
+    @inline(__always)
+    func slot(named name: String) -> Int? {
+        guard names.count <= Self.scanLimit else { return slotByName[name] }
+        return names.firstIndex(of: name)
+    }
+
+    /// Up to this many properties, `slot(named:)` compares names rather than hashing.
+    private static let scanLimit = 12
 }
 
 /// The values of one object's properties, by slot of its entity's `PropertyLayout` (no hashing
@@ -94,11 +110,11 @@ struct PropertyValues: Sequence {
     /// The value of a property by name; nil when it has none.
     subscript(name: String) -> Any? {
         get {
-            if let slot = layout.slotByName[name] { return slots[slot] }
+            if let slot = layout.slot(named: name) { return slots[slot] }
             return others[name]
         }
         set {
-            if let slot = layout.slotByName[name] {
+            if let slot = layout.slot(named: name) {
                 slots[slot] = newValue
             } else {
                 others[name] = newValue
@@ -137,7 +153,7 @@ struct PropertyValues: Sequence {
         mutating func next() -> (key: String, value: Any)? {
             while slot < values.slots.count {
                 defer { slot += 1 }
-                if let value = values.slots[slot] { return (values.layout.properties[slot].name, value) }
+                if let value = values.slots[slot] { return (values.layout.names[slot], value) }
             }
             return others.next()
         }

@@ -42,7 +42,7 @@ import Testing
         let model = CompanyModel.make()
         let department = model[entity: "Department"].propertyLayout
         #expect(department.properties.map(\.name) == ["title", "employees"])
-        #expect(department.slotByName["seniors"] == nil)
+        #expect(department.slot(named: "seniors") == nil)
         let manager = model[entity: "Manager"].propertyLayout
         #expect(manager.properties.map(\.name) == ["name", "born", "salary", "department", "reports"])
         if case .toMany(let reports) = manager.kinds[4] {
@@ -50,6 +50,18 @@ import Testing
         } else {
             Issue.record("reports is not a to-many slot")
         }
+    }
+
+    /// Small entities find slots by comparing names, large ones by hash: both give each name's slot.
+    @Test(arguments: [3, 12, 13, 40])
+    func slotsAreFoundByNameInSmallAndLargeEntities(count: Int) {
+        let entity = NSEntityDescription()
+        entity.name = "Wide"
+        entity.properties = (0..<count).map { CompanyModel.attribute("property\($0)WithALongerName", .integer64AttributeType) }
+        let layout = entity.propertyLayout
+        for slot in 0..<count { #expect(layout.slot(named: "property\(slot)WithALongerName") == slot) }
+        #expect(layout.slot(named: "property\(count)WithALongerName") == nil)
+        #expect(layout.slot(named: "") == nil)
     }
 
     @Test func valuesReadTheSameBySlotAndByName() {
