@@ -326,7 +326,7 @@ extension NSManagedObjectContext {
         }
         if cached != nil, isStale(cachedRow: key) { cached = nil }
         guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
-        return (decode(row, store: store, coordinator: coordinator) { self.object(with: $0) }, row.version)
+        return (decode(row, store: store, coordinator: coordinator, faultingToMany: true) { self.object(with: $0) }, row.version)
     }
 
     /// The time to record for rows cached now, when `stalenessInterval` asks for ages; nil
@@ -348,8 +348,11 @@ extension NSManagedObjectContext {
 
     /// A row's values: attributes as Swift values, relationships through `reference` (objects
     /// of this context, or bare IDs for a child context).
+    ///
+    /// With `faultingToMany`, a to-many relationship is kept as a `RelationshipFault` (its
+    /// members become objects when first read) instead of one reference per member.
     func decode(
-        _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator,
+        _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator, faultingToMany: Bool = false,
         reference: (NSManagedObjectID) -> Any
     ) -> PropertyValues {
         // IDs made with the store and entities looked up once.
@@ -362,14 +365,19 @@ extension NSManagedObjectContext {
             var values = PropertyValues(layout: layout)
             for (index, property) in schema.enumerated() where index < row.values.count {
                 guard let slot = layout.slot(named: property.name) else { continue }
-                values[slot: slot] = value(of: row.values[index], layout.decodings[slot], maker: maker, reference: reference)
+                values[slot: slot] = value(
+                    of: row.values[index], layout.decodings[slot], maker: maker, faultingToMany: faultingToMany,
+                    reference: reference)
             }
             return values
         }
         var slots: [Any?] = []
         slots.reserveCapacity(layout.count)
         for slot in 0..<layout.count {
-            slots.append(value(of: row.values[slot], layout.decodings[slot], maker: maker, reference: reference))
+            slots.append(
+                value(
+                    of: row.values[slot], layout.decodings[slot], maker: maker, faultingToMany: faultingToMany,
+                    reference: reference))
         }
         return PropertyValues(layout: layout, slots: slots)
     }
@@ -377,7 +385,7 @@ extension NSManagedObjectContext {
     /// A stored value as an object keeps it; nil for NULL and transient properties.
     @inline(__always)
     private func value(
-        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, maker: PermanentIDMaker,
+        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, maker: PermanentIDMaker, faultingToMany: Bool,
         reference: (NSManagedObjectID) -> Any
     ) -> Any? {
         switch decoding {
@@ -391,6 +399,7 @@ extension NSManagedObjectContext {
             return reference(maker.id(for: destination))
         case .toMany:
             guard case .objects(let destinations) = stored else { return nil }
+            if faultingToMany { return RelationshipFault(keys: destinations, maker: maker) }
             return destinations.map { reference(maker.id(for: $0)) }
         }
     }

@@ -37,6 +37,7 @@ extension NSManagedObjectContext {
                 switch value {
                 case let destination as NSManagedObject: values[name] = destination.objectID
                 case let destinations as [NSManagedObject]: values[name] = destinations.map(\.objectID)
+                case let fault as RelationshipFault: values[name] = fault.ids
                 default: continue
                 }
             }

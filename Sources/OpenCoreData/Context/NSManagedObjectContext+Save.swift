@@ -291,7 +291,11 @@ extension NSManagedObjectContext {
         // Schema slots are layout slots (both follow the entity's `properties`).
         let bySlot = object.values.layout.count == entity.properties.count
         for (slot, property) in entity.properties.enumerated() {
-            let value = bySlot ? object.values[slot: slot] : object.values[property.name]
+            var value = bySlot ? object.values[slot: slot] : object.values[property.name]
+            if value is RelationshipFault, let relationship = object.entity.relationshipsByName[property.name] {
+                // Members deleted in this save leave the row: read them as objects.
+                value = object.members(relationship)
+            }
             switch property.kind {
             case _ where property.isTransient || value == nil:
                 values.append(.null)

@@ -56,7 +56,8 @@ extension NSMergePolicy {
             let storeTrumps = mergeType == .mergeByPropertyStoreTrumpMergePolicyType
             for property in object.entity.properties where !property.isTransient && !(property is NSFetchedPropertyDescription) {
                 let name = property.name
-                let stored = persisted[name], base = object.committed[name], mine = object.values[name]
+                let stored = persisted[name], base = object.materialized(object.committed[name])
+                let mine = object.materialized(object.values[name])
                 if let relationship = property as? NSRelationshipDescription, relationship.isToMany {
                     object.values[name] = Self.mergedMembers(stored: stored, base: base, mine: mine)
                     continue

@@ -7,11 +7,52 @@ extension NSManagedObjectID: PredicateIdentity {
     package var predicateIdentity: AnyHashable { key.map { AnyHashable($0) } ?? AnyHashable(self) }
 }
 
+/// The members of a fetched object's to-many relationship, as the row gave them, until the
+/// relationship is first read: then (`NSManagedObject.members(_:)`) they become objects of the
+/// context. Apple's to-many relationships stay faults the same way; fetching many objects with
+/// large relationships therefore makes no IDs and no objects for members nobody reads.
+final class RelationshipFault {
+    let keys: [ObjectKey]
+    let maker: PermanentIDMaker
+
+    init(keys: [ObjectKey], maker: PermanentIDMaker) {
+        self.keys = keys
+        self.maker = maker
+    }
+
+    var ids: [NSManagedObjectID] { keys.map(maker.id(for:)) }
+}
+
 extension NSManagedObject {
-    /// To-many relationships are kept as arrays of distinct objects (in order for an ordered one).
+    /// To-many relationships are kept as arrays of distinct objects (in order for an ordered one),
+    /// or as a `RelationshipFault` until first read.
     func members(_ relationship: NSRelationshipDescription) -> [NSManagedObject] {
         fireFault()
-        return values[relationship.name] as? [NSManagedObject] ?? []
+        guard let slot = values.layout.slot(named: relationship.name) else {
+            return values[relationship.name] as? [NSManagedObject] ?? []
+        }
+        switch values[slot: slot] {
+        case let objects as [NSManagedObject]:
+            return objects
+        case let fault as RelationshipFault:
+            let objects = materialized(fault)
+            values[slot: slot] = objects
+            if committed[slot: slot] as? RelationshipFault === fault { committed[slot: slot] = objects }
+            return objects
+        default:
+            return []
+        }
+    }
+
+    /// A kept value with a relationship fault turned into the objects it stands for.
+    func materialized(_ value: Any?) -> Any? {
+        guard let fault = value as? RelationshipFault else { return value }
+        return materialized(fault)
+    }
+
+    private func materialized(_ fault: RelationshipFault) -> [NSManagedObject] {
+        guard let context else { return [] }
+        return fault.ids.map { context.object(with: $0) }
     }
 
     func toManyValue(_ relationship: NSRelationshipDescription) -> Any {
@@ -28,7 +69,7 @@ extension NSManagedObject {
     }
 
     func committedExportedValue(forKey key: String) -> Any? {
-        let value = committed[key]
+        let value = materialized(committed[key])
         if let relationship = entity.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany {
             let objects = value as? [NSManagedObject] ?? []
             return relationship.isOrdered ? NSOrderedSet(array: objects) : Set(objects)

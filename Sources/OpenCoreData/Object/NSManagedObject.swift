@@ -223,7 +223,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// destination object (to-one) or the set of objects (to-many).
     open func primitiveValue(forKey key: String) -> Any? {
         fireFault()
-        return values[key]
+        let layout = values.layout
+        guard let slot = layout.slot(named: key) else { return values[key] }
+        if case .toMany(let relationship) = layout.kinds[slot], values[slot: slot] is RelationshipFault {
+            return members(relationship)
+        }
+        return values[slot: slot]
     }
 
     /// Sets the stored value of a property without maintaining inverse relationships; the
@@ -342,6 +347,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         switch value {
         case let object as NSManagedObject: return object.objectID.description
         case let objects as [NSManagedObject]: return "<relationship fault: \(objects.count) objects>"
+        case let fault as RelationshipFault: return "<relationship fault: \(fault.keys.count) objects>"
         default: return "\(value)"
         }
     }

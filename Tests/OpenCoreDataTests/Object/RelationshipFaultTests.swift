@@ -1,0 +1,98 @@
+import Foundation
+import OpenCoreData
+import Testing
+
+/// A fetched object's to-many relationship stays a fault until it is read, as Apple's does: no
+/// object is made for a member nobody reads, and every path that needs the members (reads,
+/// inverse changes, saves, child contexts, merges) sees them all.
+@Suite struct RelationshipFaultTests {
+    /// A fresh context on the fixture's saved store: nothing registered yet.
+    func freshContext(_ fixture: ContextFixture) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = fixture.coordinator
+        return context
+    }
+
+    func department(_ title: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.predicate = NSPredicate(format: "title == %@", title)
+        return try #require(try context.fetch(request).first)
+    }
+
+    func names(_ objects: Any?) -> [String] {
+        ((objects as? Set<NSManagedObject>).map(Array.init) ?? (objects as? NSOrderedSet)?.array as? [NSManagedObject] ?? [])
+            .compactMap { $0.value(forKey: "name") as? String }.sorted()
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func membersAreMadeOnlyWhenTheRelationshipIsRead(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let sales = try department("Sales", in: context)
+        #expect(sales.value(forKey: "title") as? String == "Sales")
+        #expect(context.registeredObjects == [sales])
+        #expect(sales.description.contains("employees = <relationship fault: 2 objects>"))
+        #expect(context.registeredObjects == [sales])
+        #expect(names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
+        #expect(context.registeredObjects.count == 3)
+        #expect(sales.committedValues(forKeys: ["employees"])["employees"] as? Set<NSManagedObject> == sales.value(forKey: "employees") as? Set<NSManagedObject>)
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func savingAnObjectWithAnUnreadToManyKeepsItsMembers(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let sales = try department("Sales", in: context)
+        sales.setValue("Sales & Marketing", forKey: "title")
+        let managerRequest = NSFetchRequest<NSManagedObject>(entityName: "Manager")
+        let dee = try #require(try context.fetch(managerRequest).first)
+        dee.setValue("Dee D.", forKey: "name")  // `reports`: ordered, no inverse (a join table)
+        try context.save()
+        let reread = freshContext(fixture)
+        #expect(names(try department("Sales & Marketing", in: reread).value(forKey: "employees")) == ["Ann", "Bob"])
+        #expect(names(try #require(try reread.fetch(managerRequest).first).value(forKey: "reports")) == ["Cy"])
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func membersChangedThroughInversesBeforeTheRelationshipIsRead(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let sales = try department("Sales", in: context)
+        let labs = try department("Labs", in: context)
+        _ = (sales.value(forKey: "title"), labs.value(forKey: "title"))  // loaded, employees unread
+        let employees = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        employees.predicate = NSPredicate(format: "name IN %@", ["Ann", "Cy"])
+        for employee in try context.fetch(employees) {
+            if employee.value(forKey: "name") as? String == "Ann" {
+                employee.setValue(labs, forKey: "department")
+            } else {
+                context.delete(employee)
+            }
+        }
+        #expect(names(sales.value(forKey: "employees")) == ["Bob"])
+        #expect(names(labs.value(forKey: "employees")) == ["Ann", "Cy", "Dee"])
+        try context.save()
+        #expect(names(labs.value(forKey: "employees")) == ["Ann", "Dee"])
+        let reread = freshContext(fixture)
+        #expect(names(try department("Labs", in: reread).value(forKey: "employees")) == ["Ann", "Dee"])
+        #expect(names(try department("Sales", in: reread).value(forKey: "employees")) == ["Bob"])
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func aChildReadsMembersItsParentHasNotRead(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let parent = freshContext(fixture)
+        let sales = try department("Sales", in: parent)
+        _ = sales.value(forKey: "title")
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        try child.performAndWait {
+            let childSales = child.object(with: sales.objectID)
+            #expect(names(childSales.value(forKey: "employees")) == ["Ann", "Bob"])
+            let bob = try #require((childSales.value(forKey: "employees") as? Set<NSManagedObject>)?.first { $0.value(forKey: "name") as? String == "Bob" })
+            child.delete(bob)
+            try child.save()
+        }
+        #expect(names(sales.value(forKey: "employees")) == ["Ann"])
+    }
+}
