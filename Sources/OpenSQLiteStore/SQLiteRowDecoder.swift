@@ -50,6 +50,9 @@ package struct SQLiteRowDecoder {
     /// fill (slot index, relationship index).
     private var pending: [(row: Int, primaryKey: Int64, slots: [(slot: Int, relationship: Int)])] = []
     private var decodedCount = 0
+    /// Whether to-many slots are read at all: when false, `decode` leaves them `.null` (members
+    /// not loaded, see `RowStore.members(of:slot:)`) and `fillToMany` has nothing to do.
+    package var readsToMany = true
 
     /// A decoder for rows of `entities` (schema IDs, all in the table at `tableIndex`).
     package init(layout: SQLiteLayout, table tableIndex: Int, entities: [Int]) {
@@ -116,6 +119,10 @@ package struct SQLiteRowDecoder {
                     values.append(.object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index))))
                 }
             case .toMany(let relationship):
+                guard readsToMany else {
+                    values.append(.null)
+                    continue
+                }
                 toMany.append((values.count, relationship))
                 values.append(.objects([]))
             }
@@ -151,7 +158,7 @@ package struct SQLiteRowDecoder {
 
     /// The members of a to-many relationship by owner primary key, with one query; only for
     /// `owners` (a JSON array of primary keys) when given.
-    private func members(of slot: SQLiteSlot, owners: String?, connection: SQLiteConnection) throws -> [Int64: [ObjectKey]] {
+    package func members(of slot: SQLiteSlot, owners: String?, connection: SQLiteConnection) throws -> [Int64: [ObjectKey]] {
         let sql: String
         switch slot {
         case .toManyByInverse(let tableIndex, let column, let orderColumn, _):

@@ -36,8 +36,9 @@ package struct SQLiteRowReader {
 
     /// The rows of `keys` that exist, in the order of `keys` (one query per table, the primary
     /// keys bound as one JSON array read through `json_each`). A key whose row has another entity
-    /// than the key says is left out.
-    package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
+    /// than the key says is left out. Without `readingToMany`, to-many slots are `.null` (not
+    /// loaded).
+    package func rows(for keys: [ObjectKey], readingToMany: Bool = true) throws -> [RowSnapshot] {
         var keysByTable: [Int: [Int64]] = [:]
         for key in keys where layout.entities.indices.contains(key.entityID - 1) {
             keysByTable[layout.entities[key.entityID - 1].table, default: []].append(key.primaryKey)
@@ -45,17 +46,21 @@ package struct SQLiteRowReader {
         var found: [ObjectKey: RowSnapshot] = [:]
         for (tableIndex, primaryKeys) in keysByTable.sorted(by: { $0.key < $1.key }) {
             var rows: [RowSnapshot] = []
-            try readTable(tableIndex, entities: layout.tables[tableIndex].entityIDs, primaryKeys: primaryKeys, into: &rows)
+            try readTable(
+                tableIndex, entities: layout.tables[tableIndex].entityIDs, primaryKeys: primaryKeys, readingToMany: readingToMany,
+                into: &rows)
             for row in rows { found[row.key] = row }
         }
         return keys.compactMap { found[$0] }
     }
 
     private func readTable(
-        _ tableIndex: Int, entities: [Int], primaryKeys: [Int64]? = nil, into result: inout [RowSnapshot]
+        _ tableIndex: Int, entities: [Int], primaryKeys: [Int64]? = nil, readingToMany: Bool = true,
+        into result: inout [RowSnapshot]
     ) throws {
         let table = layout.tables[tableIndex]
         var decoder = SQLiteRowDecoder(layout: layout, table: tableIndex, entities: entities)
+        decoder.readsToMany = readingToMany
         let numbers = entities.map { layout.entityNumber(of: $0) }
         var conditions: [String] = []
         var arguments: [StoreValue] = []

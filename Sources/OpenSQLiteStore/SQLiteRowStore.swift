@@ -119,10 +119,12 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         try rows(for: [key]).first
     }
 
-    /// Every row asked for, one query per table.
+    /// Every row asked for, one query per table; to-many slots are not loaded (`.null`).
     package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
         guard !keys.isEmpty else { return [] }
-        return try withLock { try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys) }
+        return try withLock {
+            try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys, readingToMany: false)
+        }
     }
 
     package func apply(_ changes: SaveChanges) throws {
@@ -144,8 +146,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - Compiled plans
 
     /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
-    /// column index through `SQLiteRowDecoder`, then one query per to-many relationship for the
-    /// rows selected).
+    /// column index through `SQLiteRowDecoder`; to-many slots not loaded, `.null`).
     private func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let statement = try file.connection.statement(query.sql)
         defer { statement.reset() }
@@ -157,12 +158,11 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
             let tableIndex = file.layout.entities[plan.entityID - 1].table
             var decoder = SQLiteRowDecoder(
                 layout: file.layout, table: tableIndex, entities: file.layout.tables[tableIndex].entityIDs)
+            decoder.readsToMany = false
             var rows: [RowSnapshot] = []
             while try statement.step() {
                 if let row = decoder.decode(statement) { rows.append(row) }
             }
-            statement.reset()
-            try decoder.fillToMany(&rows, connection: file.connection, owners: .selected)
             return .rows(rows)
         default:
             var keys: [ObjectKey] = []
@@ -196,7 +196,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         throw SQLiteStoreError.operation("Can't \(action): the store \(path) was opened read-only", path: path)
     }
 
-    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()

@@ -87,6 +87,10 @@ package enum FetchOutput {
 }
 
 /// The store side of the coordinator: a back end that keeps rows and runs plans.
+///
+/// Rows a store returns from `execute(_:)`, `row(for:)` and `rows(for:)` may leave to-many slots
+/// `.null`: their members were not loaded (a loaded to-many slot is always `.objects`), and
+/// `members(of:slot:)` reads them when they are needed.
 package protocol RowStore: AnyObject {
     /// The schema the store was opened with.
     var schema: StoreSchema { get }
@@ -109,6 +113,9 @@ package protocol RowStore: AnyObject {
     func prepare(_ changes: SaveChanges) throws -> PreparedSave
     /// Reserves `count` new primary keys for rows of an entity's hierarchy.
     func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
+    /// The members of the to-many relationship at `slot` of each owner's entity, by owner, in
+    /// the relationship's order (owners without a row or without members are left out).
+    func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]]
 }
 
 /// A save a store checked and wrote but has not made visible yet (`RowStore.prepare(_:)`):
@@ -124,6 +131,15 @@ extension RowStore {
     /// Applies a save without optimistic locking (no expected versions).
     package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
         try apply(SaveChanges(inserted: inserted, updated: updated, deleted: deleted))
+    }
+
+    /// Members read from the owners' rows: for back ends whose rows always hold them.
+    package func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]] {
+        var members: [ObjectKey: [ObjectKey]] = [:]
+        for row in try rows(for: owners) where slot < row.values.count {
+            if case .objects(let keys) = row.values[slot], !keys.isEmpty { members[row.key] = keys }
+        }
+        return members
     }
 
     /// One `row(for:)` per key: a back end that can load many rows at once overrides this.

@@ -119,3 +119,28 @@ enum Library {
         ),
     ])
 }
+
+extension RowStore {
+    /// Rows with the to-many members a store left unloaded (`.null`) read through
+    /// `members(of:slot:)`, one call per slot, as the object layer reads them on demand.
+    func withMembers(_ rows: [RowSnapshot]) throws -> [RowSnapshot] {
+        var filled = rows
+        for (index, row) in rows.enumerated() {
+            for (slot, property) in schema.entity(row.key.entityID).properties.enumerated() {
+                guard case .toMany = property.kind, row.values[slot] == .null, !property.isTransient else { continue }
+                filled[index].values[slot] = .objects(try members(of: [row.key], slot: slot)[row.key] ?? [])
+            }
+        }
+        return filled
+    }
+
+    /// Whether every to-many slot of the rows is unloaded (`.null`), as the SQLite store returns them.
+    func leavesToManyUnloaded(_ rows: [RowSnapshot]) -> Bool {
+        rows.allSatisfy { row in
+            zip(schema.entity(row.key.entityID).properties, row.values).allSatisfy { property, value in
+                if case .toMany = property.kind { return value == .null }
+                return true
+            }
+        }
+    }
+}

@@ -161,6 +161,7 @@ extension NSManagedObjectContext {
         for steps in paths {
             var sources = objects
             for step in steps {
+                loadMembers(of: sources, step, coordinator: coordinator)
                 var destinations: [NSManagedObjectID] = []
                 var seen = Set<NSManagedObjectID>()
                 for source in sources {
@@ -174,6 +175,48 @@ extension NSManagedObjectContext {
                         return registry[id]?.isFault ?? true
                     })
                 sources = destinations.map { object(with: $0) }
+            }
+        }
+    }
+
+    /// Reads the members of a to-many relationship for the sources that lack them (a cached row
+    /// whose store did not load them, or an unread relationship fault that does not know them):
+    /// one store call per store and slot, rather than one per source when each is read.
+    private func loadMembers(of sources: [NSManagedObject], _ name: String, coordinator: NSPersistentStoreCoordinator) {
+        struct Wanted {
+            let store: RowBackedPersistentStore
+            let slot: Int
+            var owners: [ObjectKey] = []
+            var faults: [ObjectKey: RelationshipFault] = [:]
+        }
+        struct Group: Hashable {
+            let store: ObjectIdentifier
+            let slot: Int
+        }
+        var wanted: [Group: Wanted] = [:]
+        for source in sources {
+            guard let relationship = source.entity.relationshipsByName[name], relationship.isToMany,
+                let key = source.objectID.key, let store = source.objectID.persistentStore as? RowBackedPersistentStore,
+                let slot = coordinator.schema.entity(key.entityID).slotsByName[name]
+            else { continue }
+            let group = Group(store: ObjectIdentifier(store), slot: slot)
+            if source.isFault {
+                guard let row = rowCache[key], slot < row.values.count, row.values[slot] == .null else { continue }
+                wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
+            } else if let fault = source.values[name] as? RelationshipFault, fault.keys == nil {
+                wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
+                wanted[group]?.faults[key] = fault
+            }
+        }
+        for group in wanted.values {
+            guard let members = try? group.store.rows.members(of: group.owners, slot: group.slot) else { continue }
+            for owner in group.owners {
+                let keys = members[owner] ?? []
+                if let fault = group.faults[owner] {
+                    fault.keys = keys
+                } else {
+                    rowCache[owner]?.values[group.slot] = .objects(keys)
+                }
             }
         }
     }

@@ -350,7 +350,8 @@ extension NSManagedObjectContext {
     /// of this context, or bare IDs for a child context).
     ///
     /// With `faultingToMany`, a to-many relationship is kept as a `RelationshipFault` (its
-    /// members become objects when first read) instead of one reference per member.
+    /// members become objects when first read) instead of one reference per member; without,
+    /// members the row lacks are read from the store now.
     func decode(
         _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator, faultingToMany: Bool = false,
         reference: (NSManagedObjectID) -> Any
@@ -366,8 +367,8 @@ extension NSManagedObjectContext {
             for (index, property) in schema.enumerated() where index < row.values.count {
                 guard let slot = layout.slot(named: property.name) else { continue }
                 values[slot: slot] = value(
-                    of: row.values[index], layout.decodings[slot], maker: maker, faultingToMany: faultingToMany,
-                    reference: reference)
+                    of: row.values[index], layout.decodings[slot], owner: row.key, slot: index, maker: maker,
+                    faultingToMany: faultingToMany, reference: reference)
             }
             return values
         }
@@ -376,8 +377,8 @@ extension NSManagedObjectContext {
         for slot in 0..<layout.count {
             slots.append(
                 value(
-                    of: row.values[slot], layout.decodings[slot], maker: maker, faultingToMany: faultingToMany,
-                    reference: reference))
+                    of: row.values[slot], layout.decodings[slot], owner: row.key, slot: slot, maker: maker,
+                    faultingToMany: faultingToMany, reference: reference))
         }
         return PropertyValues(layout: layout, slots: slots)
     }
@@ -385,8 +386,8 @@ extension NSManagedObjectContext {
     /// A stored value as an object keeps it; nil for NULL and transient properties.
     @inline(__always)
     private func value(
-        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, maker: PermanentIDMaker, faultingToMany: Bool,
-        reference: (NSManagedObjectID) -> Any
+        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, owner: ObjectKey, slot: Int, maker: PermanentIDMaker,
+        faultingToMany: Bool, reference: (NSManagedObjectID) -> Any
     ) -> Any? {
         switch decoding {
         case .transient:
@@ -398,9 +399,11 @@ extension NSManagedObjectContext {
             guard case .object(let destination) = stored else { return nil }
             return reference(maker.id(for: destination))
         case .toMany:
-            guard case .objects(let destinations) = stored else { return nil }
-            if faultingToMany { return RelationshipFault(keys: destinations, maker: maker) }
-            return destinations.map { reference(maker.id(for: $0)) }
+            // `.null`: the store did not load the members (see `RowStore`).
+            var keys: [ObjectKey]?
+            if case .objects(let destinations) = stored { keys = destinations }
+            let fault = RelationshipFault(owner: owner, slot: slot, keys: keys, maker: maker)
+            return faultingToMany ? fault : fault.ids.map(reference)
         }
     }
 }

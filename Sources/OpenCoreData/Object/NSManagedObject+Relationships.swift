@@ -7,20 +7,42 @@ extension NSManagedObjectID: PredicateIdentity {
     package var predicateIdentity: AnyHashable { key.map { AnyHashable($0) } ?? AnyHashable(self) }
 }
 
-/// The members of a fetched object's to-many relationship, as the row gave them, until the
-/// relationship is first read: then (`NSManagedObject.members(_:)`) they become objects of the
-/// context. Apple's to-many relationships stay faults the same way; fetching many objects with
-/// large relationships therefore makes no IDs and no objects for members nobody reads.
+/// A fetched object's to-many relationship until it is first read: then
+/// (`NSManagedObject.members(_:)`) its members become objects of the context, read from the
+/// store if the row did not bring them. Apple's to-many relationships stay faults the same way;
+/// fetching objects with large relationships therefore reads no members, and makes no IDs and no
+/// objects, for relationships nobody reads.
 final class RelationshipFault {
-    let keys: [ObjectKey]
+    /// The owner's row and the relationship's slot in it.
+    let owner: ObjectKey
+    let slot: Int
     let maker: PermanentIDMaker
+    /// The members' keys, once known (from the row, from prefetching, or read on demand).
+    var keys: [ObjectKey]?
 
-    init(keys: [ObjectKey], maker: PermanentIDMaker) {
+    init(owner: ObjectKey, slot: Int, keys: [ObjectKey]?, maker: PermanentIDMaker) {
+        self.owner = owner
+        self.slot = slot
         self.keys = keys
         self.maker = maker
     }
 
-    var ids: [NSManagedObjectID] { keys.map(maker.id(for:)) }
+    /// The members' IDs, read from the store the first time if needed. A store that cannot
+    /// answer stops the process with Apple's reason for a fault it cannot fulfill (the members
+    /// must not silently read as none: a save would then drop them).
+    var ids: [NSManagedObjectID] {
+        if keys == nil {
+            do {
+                let store = maker.store as? RowBackedPersistentStore
+                keys = try store?.rows.members(of: [owner], slot: slot)[owner] ?? []
+            } catch {
+                AppleException.raise(
+                    "NSObjectInaccessibleException",
+                    reason: "CoreData could not fulfill a fault for the members of '\(maker.id(for: owner))': \(error.localizedDescription)")
+            }
+        }
+        return (keys ?? []).map(maker.id(for:))
+    }
 }
 
 extension NSManagedObject {

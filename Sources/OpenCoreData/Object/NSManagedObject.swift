@@ -347,7 +347,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         switch value {
         case let object as NSManagedObject: return object.objectID.description
         case let objects as [NSManagedObject]: return "<relationship fault: \(objects.count) objects>"
-        case let fault as RelationshipFault: return "<relationship fault: \(fault.keys.count) objects>"
+        case let fault as RelationshipFault: return "<relationship fault\(fault.keys.map { ": \($0.count) objects" } ?? "")>"
         default: return "\(value)"
         }
     }

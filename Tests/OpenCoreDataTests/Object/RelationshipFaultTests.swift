@@ -31,7 +31,8 @@ import Testing
         let sales = try department("Sales", in: context)
         #expect(sales.value(forKey: "title") as? String == "Sales")
         #expect(context.registeredObjects == [sales])
-        #expect(sales.description.contains("employees = <relationship fault: 2 objects>"))
+        // Apple's description names a relationship fault without reading it.
+        #expect(sales.description.contains("employees = <relationship fault"))
         #expect(context.registeredObjects == [sales])
         #expect(names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
         #expect(context.registeredObjects.count == 3)
