@@ -36,9 +36,10 @@ final class RelationshipFault {
                 let store = maker.store as? RowBackedPersistentStore
                 keys = try store?.rows.members(of: [owner], slot: slot)[owner] ?? []
             } catch {
+                let owner = maker.id(for: owner)
                 AppleException.raise(
                     "NSObjectInaccessibleException",
-                    reason: "CoreData could not fulfill a fault for the members of '\(maker.id(for: owner))': \(error.localizedDescription)")
+                    reason: "CoreData could not fulfill a fault for the members of '\(owner)': \(error.localizedDescription)")
             }
         }
         return (keys ?? []).map(maker.id(for:))
