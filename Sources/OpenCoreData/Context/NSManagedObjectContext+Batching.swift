@@ -53,9 +53,8 @@ extension NSManagedObjectContext {
             return
         }
         let batch = FaultBatch(ids: objects.map(\.objectID), size: batchSize, prefetching: prefetching)
-        for (index, object) in objects.enumerated() where object.isFault {
-            guard let key = object.objectID.key, rowCache[key] == nil else { continue }
-            faultBatches[key] = FaultBatch.Member(batch: batch, index: index)
+        for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
+            object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
     }
 
@@ -64,14 +63,13 @@ extension NSManagedObjectContext {
     func loadBatch(_ batch: FaultBatch, around index: Int) {
         let start = index / batch.size * batch.size
         let window = batch.ids[start..<min(batch.ids.count, start + batch.size)]
-        for id in window {
-            if let key = id.key, faultBatches[key]?.batch === batch { faultBatches[key] = nil }
-        }
         // The object at `index` is firing (no longer marked a fault): its row is wanted too.
         let firing = batch.ids[index]
-        let wanted = window.filter { id in
-            guard let key = id.key, rowCache[key] == nil else { return false }
-            return id == firing || (registry[id]?.isFault ?? true)
+        var wanted: [NSManagedObjectID] = []
+        for id in window {
+            guard let object = registry[id] else { continue }
+            if object.batchMember?.batch === batch { object.batchMember = nil }
+            if id == firing || (object.isFault && cachedRow(of: object) == nil) { wanted.append(id) }
         }
         loadRows(of: wanted)
         batch.loadedWindows.removeAll { $0 == start }
@@ -88,26 +86,30 @@ extension NSManagedObjectContext {
     /// faults that reload with their window (see `FaultBatch`).
     private func releaseWindow(of batch: FaultBatch, at start: Int) {
         for index in start..<min(batch.ids.count, start + batch.size) {
-            let id = batch.ids[index]
-            guard let key = id.key, let object = registry[id], !object.isFault, !object.hasChanges else { continue }
+            guard let object = registry[batch.ids[index]], !object.isFault, !object.hasChanges else { continue }
             object.refault(keepChanges: false)
-            faultBatches[key] = FaultBatch.Member(batch: batch, index: index)
+            object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
     }
 
-    /// Puts the rows of saved objects into the row cache: one `rows(for:)` call per store.
+    /// Caches the rows of saved objects (see `NSManagedObjectContext+RowCache`): one
+    /// `rows(for:)` call per store.
     func loadRows<IDs: Sequence<NSManagedObjectID>>(of ids: IDs) {
-        var keysByStore: [ObjectIdentifier: (store: RowBackedPersistentStore, keys: [ObjectKey])] = [:]
+        var idsByStore: [ObjectIdentifier: (store: RowBackedPersistentStore, ids: [NSManagedObjectID], keys: [ObjectKey])] = [:]
         for id in ids {
             guard let key = id.key, let store = id.persistentStore as? RowBackedPersistentStore else { continue }
-            keysByStore[ObjectIdentifier(store), default: (store, [])].keys.append(key)
+            idsByStore[ObjectIdentifier(store), default: (store, [], [])].ids.append(id)
+            idsByStore[ObjectIdentifier(store)]?.keys.append(key)
         }
-        for (store, keys) in keysByStore.values {
+        for (store, ids, keys) in idsByStore.values {
             guard let rows = try? store.rows.rows(for: keys) else { continue }
             let fetchedAt = rowCacheTimestamp()
+            // Rows come in the order of `keys`, missing ones left out: walk both together.
+            var next = 0
             for row in rows {
-                rowCache[row.key] = row
-                if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
+                while next < keys.count && keys[next] != row.key { next += 1 }
+                guard next < keys.count else { break }
+                cache(row, for: registry[ids[next]], fetchedAt: fetchedAt)
             }
         }
     }
@@ -115,7 +117,7 @@ extension NSManagedObjectContext {
     /// The IDs of the saved objects among `objects` that are faults with no row in the cache.
     func uncachedFaults(_ objects: [NSManagedObject]) -> [NSManagedObjectID] {
         objects.compactMap { object in
-            guard object.isFault, let key = object.objectID.key, rowCache[key] == nil else { return nil }
+            guard object.isFault, object.objectID.key != nil, cachedRow(of: object) == nil else { return nil }
             return object.objectID
         }
     }
@@ -171,7 +173,7 @@ extension NSManagedObjectContext {
                 }
                 loadRows(
                     of: destinations.filter { id in
-                        guard let key = id.key, rowCache[key] == nil else { return false }
+                        guard let key = id.key, cachedRow(for: id, key: key) == nil else { return false }
                         return registry[id]?.isFault ?? true
                     })
                 sources = destinations.map { object(with: $0) }
@@ -188,6 +190,7 @@ extension NSManagedObjectContext {
             let slot: Int
             var owners: [ObjectKey] = []
             var faults: [ObjectKey: RelationshipFault] = [:]
+            var sources: [ObjectKey: NSManagedObject] = [:]
         }
         struct Group: Hashable {
             let store: ObjectIdentifier
@@ -201,8 +204,9 @@ extension NSManagedObjectContext {
             else { continue }
             let group = Group(store: ObjectIdentifier(store), slot: slot)
             if source.isFault {
-                guard let row = rowCache[key], slot < row.values.count, row.values[slot] == .null else { continue }
+                guard let row = cachedRow(of: source), slot < row.values.count, row.values[slot] == .null else { continue }
                 wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
+                wanted[group]?.sources[key] = source
             } else if let fault = source.values[name] as? RelationshipFault, fault.keys == nil {
                 wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
                 wanted[group]?.faults[key] = fault
@@ -214,8 +218,8 @@ extension NSManagedObjectContext {
                 let keys = members[owner] ?? []
                 if let fault = group.faults[owner] {
                     fault.keys = keys
-                } else {
-                    rowCache[owner]?.values[group.slot] = .objects(keys)
+                } else if let source = group.sources[owner] {
+                    updateCachedRow(of: source) { $0.values[group.slot] = .objects(keys) }
                 }
             }
         }
@@ -227,7 +231,9 @@ extension NSManagedObjectContext {
         -> [NSManagedObjectID]
     {
         guard source.entity.relationshipsByName[name] != nil else { return [] }
-        if source.isFault, let key = source.objectID.key, let row = rowCache[key], let store = source.objectID.persistentStore {
+        if source.isFault, let key = source.objectID.key, let row = cachedRow(of: source),
+            let store = source.objectID.persistentStore
+        {
             guard let slot = coordinator.schema.entity(key.entityID).slotsByName[name], slot < row.values.count else {
                 return []
             }

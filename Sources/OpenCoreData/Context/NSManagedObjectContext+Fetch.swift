@@ -259,7 +259,6 @@ extension NSManagedObjectContext {
             registry.reserveCapacity(registry.count + ids.count)
             return .objects(ids.map { object(with: $0) })
         case .rows(let rows):
-            rowCache.reserveCapacity(rowCache.count + rows.count)
             registry.reserveCapacity(registry.count + rows.count)
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             let fetchedAt = rowCacheTimestamp()
@@ -270,12 +269,11 @@ extension NSManagedObjectContext {
                     let (object, created) = registry.object(for: id) {
                         managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
                     }
-                    if created || object.isFault || request.shouldRefreshRefetchedObjects {
-                        rowCache[row.key] = row
-                        if let fetchedAt { rowCacheTimes[row.key] = fetchedAt }
-                    }
                     if request.shouldRefreshRefetchedObjects, !created, !object.hasChanges, !object.isFault {
                         object.refault(keepChanges: false)
+                    }
+                    if created || object.isFault || request.shouldRefreshRefetchedObjects {
+                        cache(row, for: object, fetchedAt: fetchedAt)
                     }
                     if !request.returnsObjectsAsFaults { object.fireFault() }
                     return object
@@ -319,31 +317,13 @@ extension NSManagedObjectContext {
         guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,
             let store = object.objectID.persistentStore
         else { return nil }
-        var cached = rowCache.removeValue(forKey: key)
-        if cached == nil, let member = faultBatches[key] {
+        var cached = takeCachedRow(of: object, key: key)
+        if cached == nil, let member = object.batchMember {
             loadBatch(member.batch, around: member.index)
-            cached = rowCache.removeValue(forKey: key)
+            cached = takeCachedRow(of: object, key: key)
         }
-        if cached != nil, isStale(cachedRow: key) { cached = nil }
         guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
         return (decode(row, store: store, coordinator: coordinator, faultingToMany: true) { self.object(with: $0) }, row.version)
-    }
-
-    /// The time to record for rows cached now, when `stalenessInterval` asks for ages; nil
-    /// otherwise (the default, -1: cached rows never go stale, and nothing is recorded).
-    func rowCacheTimestamp() -> TimeInterval? {
-        stalenessInterval >= 0 ? Date().timeIntervalSinceReferenceDate : nil
-    }
-
-    /// Whether a cached row is older than `stalenessInterval` allows (a row cached while no
-    /// interval was set has no known age and counts as stale once one is); forgets its time.
-    private func isStale(cachedRow key: ObjectKey) -> Bool {
-        // Without an interval, no time is recorded (the common case: no lookup at all).
-        let fetchedAt = rowCacheTimes.isEmpty ? nil : rowCacheTimes.removeValue(forKey: key)
-        let interval = stalenessInterval
-        guard interval >= 0 else { return false }
-        guard let fetchedAt else { return true }
-        return Date().timeIntervalSinceReferenceDate - fetchedAt > interval
     }
 
     /// A row's values: attributes as Swift values, relationships through `reference` (objects

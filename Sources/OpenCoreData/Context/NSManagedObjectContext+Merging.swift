@@ -200,7 +200,7 @@ extension NSManagedObjectContext {
         var refreshed: Set<NSManagedObject> = []
         var deleted: Set<NSManagedObject> = []
         for id in saved.updated.compactMap(local) {
-            if let key = id.key { (rowCache[key], rowCacheTimes[key]) = (nil, nil) }
+            if let key = id.key { forgetCachedRow(for: id, key: key) }
             guard let object = registry[id], !object.isFault, !object.isInserted else { continue }
             refresh(object, mergeChanges: true)
             refreshed.insert(object)
@@ -209,7 +209,7 @@ extension NSManagedObjectContext {
             inserted.insert(object(with: id))
         }
         for id in saved.deleted.compactMap(local) {
-            if let key = id.key { (rowCache[key], rowCacheTimes[key]) = (nil, nil) }
+            if let key = id.key { forgetCachedRow(for: id, key: key) }
             guard let object = registry[id] else { continue }
             forgetDeletedElsewhere(object)
             object.deleted = true

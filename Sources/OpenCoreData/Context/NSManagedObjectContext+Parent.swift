@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
         }
         if let parent { return parent.performAndWait { parent.valuesForChild(of: id) } }
         guard let key = id.key, let coordinator = persistentStoreCoordinator, let store = id.persistentStore,
-            let row = rowCache[key] ?? (try? storeRow(for: id, key: key))
+            let row = cachedRow(for: id, key: key) ?? (try? storeRow(for: id, key: key))
         else { return nil }
         return (decode(row, store: store, coordinator: coordinator) { $0 }, row.version)
     }
@@ -72,7 +72,7 @@ extension NSManagedObjectContext {
 
     private func storeHas(_ id: NSManagedObjectID) -> Bool {
         guard let key = id.key else { return false }
-        return rowCache[key] != nil || ((try? storeRow(for: id, key: key)) ?? nil) != nil
+        return cachedRow(for: id, key: key) != nil || ((try? storeRow(for: id, key: key)) ?? nil) != nil
     }
 
     // MARK: - Saving into the parent

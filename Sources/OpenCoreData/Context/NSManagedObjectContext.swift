@@ -68,8 +68,6 @@ open class NSManagedObjectContext: NSObject {
     open var parent: NSManagedObjectContext?
     /// The coordinator set on this context itself.
     private var ownCoordinator: NSPersistentStoreCoordinator?
-    /// Faults of fetches with a `fetchBatchSize`, by row key (see `FaultBatch`).
-    var faultBatches: [ObjectKey: FaultBatch.Member] = [:]
 
     // MARK: - Container and merging
 
@@ -175,8 +173,8 @@ open class NSManagedObjectContext: NSObject {
                 code: NSManagedObjectReferentialIntegrityError, reason: "No object exists for the ID \(objectID)",
                 userInfo: ["objectID": objectID])
         }
-        rowCache[key] = row
         let object = object(with: objectID)
+        cache(row, for: object, fetchedAt: nil)
         object.fireFault()
         return object
     }
@@ -254,17 +252,13 @@ open class NSManagedObjectContext: NSObject {
         deletedList = []
         rowCache = [:]
         rowCacheTimes = [:]
-        faultBatches = [:]
     }
 
     /// Turns an object back into a fault (its values reload when next read), keeping its
     /// unsaved changes when `flag` is true.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.context === self else { return }
-        if let key = object.objectID.key {
-            rowCache[key] = nil
-            rowCacheTimes[key] = nil
-        }
+        if let key = object.objectID.key { forgetCachedRow(for: object.objectID, key: key) }
         if !flag { changedList.removeAll { $0 === object } }
         object.refault(keepChanges: flag)
     }

@@ -210,6 +210,7 @@ extension NSManagedObject {
     /// are dropped unless `keepChanges`.
     func refault(keepChanges: Bool) {
         fetchedValues = [:]
+        fetchedRow = nil
         guard !inserted else { return }
         if keepChanges && !changedKeys.isEmpty {
             let pending = changedKeys.map { ($0, values[$0]) }

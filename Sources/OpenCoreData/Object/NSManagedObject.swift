@@ -51,8 +51,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The values properties had before their first change since the context last announced
     /// its changes (`changedValuesForCurrentEvent()`).
     var eventOldValues: [String: Any] = [:]
-    /// The row version the committed values come from.
+    /// The row version the committed values come from (while a fault, that of `fetchedRow`).
     var version: Int64 = 0
+    /// While a fault: the values of the row fetched for it, decoded when it fires (see
+    /// `NSManagedObjectContext+RowCache`).
+    var fetchedRow: [StoreValue]?
+    /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
+    var batchMember: FaultBatch.Member?
     var inserted = false
     /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
     weak var assignedStore: NSPersistentStore?

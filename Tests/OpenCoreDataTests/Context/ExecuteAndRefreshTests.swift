@@ -76,6 +76,7 @@ import Testing
         let unlimited = try fetchedFaults(-1)
         let always = try fetchedFaults(0)
         let hour = try fetchedFaults(3600)
+        let laterAlways = try fetchedFaults(-1)  // an interval set after the fetch
         #expect(unlimited.allSatisfy(\.isFault) && always.allSatisfy(\.isFault) && hour.allSatisfy(\.isFault))
 
         let theirs = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -87,7 +88,10 @@ import Testing
         #expect(hour[0].value(forKey: "salary") as? Decimal == 50_000)  // fetched less than an hour ago
         #expect(always[0].value(forKey: "salary") as? Decimal == 7)  // read again from the store
         #expect(always[1].value(forKey: "salary") as? Decimal == 70_000)
-        #expect(contexts.count == 3)
+        // Rows fetched while no interval was set have no known age: stale once one is.
+        contexts[3].stalenessInterval = 3600
+        #expect(laterAlways[0].value(forKey: "salary") as? Decimal == 7)
+        #expect(contexts.count == 4)
     }
 }
 
