@@ -45,17 +45,20 @@ open class NSManagedObjectContext: NSObject {
     /// A name for the context, shown in logs. **Default:** `nil`.
     open var name: String?
 
+    // The context's own storage below is touched only on its queue (Core Data's confinement),
+    // for every fetched row: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
+
     /// Objects by ID: every object the context knows.
-    var registry: ObjectRegistry = [:]
+    @exclusivity(unchecked) var registry: ObjectRegistry = [:]
     /// Changed objects, in the order they changed.
     private(set) var insertedList: [NSManagedObject] = []
     private(set) var changedList: [NSManagedObject] = []
     private(set) var deletedList: [NSManagedObject] = []
     /// Rows fetched but not yet loaded into objects: faults fill from here.
-    var rowCache: [ObjectKey: RowSnapshot] = [:]
+    @exclusivity(unchecked) var rowCache: [ObjectKey: RowSnapshot] = [:]
     /// When each row of `rowCache` was fetched (seconds since 2001), kept only while
     /// `stalenessInterval` is zero or more (see `loadValues(for:)`).
-    var rowCacheTimes: [ObjectKey: TimeInterval] = [:]
+    @exclusivity(unchecked) var rowCacheTimes: [ObjectKey: TimeInterval] = [:]
 
     // MARK: - Parent contexts and fetching
 

@@ -37,27 +37,29 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
         set { storedID = newValue }
     }
-    private var storedID: NSManagedObjectID?
+    // An object's storage is touched only on its context's queue (Core Data's confinement), on
+    // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
+    @exclusivity(unchecked) private var storedID: NSManagedObjectID?
     weak var context: NSManagedObjectContext?
 
     /// Current values, once the object is not a fault (to-many relationships as arrays).
-    var values: PropertyValues
+    @exclusivity(unchecked) var values: PropertyValues
     /// The values last saved or fetched.
-    var committed: PropertyValues
+    @exclusivity(unchecked) var committed: PropertyValues
     /// Whether the values have not been loaded yet.
-    var faulted = false
+    @exclusivity(unchecked) var faulted = false
     /// Names of the properties changed since the last save (or fetch).
     var changedKeys: Set<String> = []
     /// The values properties had before their first change since the context last announced
     /// its changes (`changedValuesForCurrentEvent()`).
     var eventOldValues: [String: Any] = [:]
     /// The row version the committed values come from (while a fault, that of `fetchedRow`).
-    var version: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
     /// While a fault: the values of the row fetched for it, decoded when it fires (see
     /// `NSManagedObjectContext+RowCache`).
-    var fetchedRow: [StoreValue]?
+    @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
-    var batchMember: FaultBatch.Member?
+    @exclusivity(unchecked) var batchMember: FaultBatch.Member?
     var inserted = false
     /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
     weak var assignedStore: NSPersistentStore?
