@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
         try applyDeleteRules()
-        let inserted = insertedList, deleted = deletedList
+        let inserted = insertedList.objects, deleted = deletedList.objects
         let updated = changedList.filter { $0.isUpdated }
         if parent == nil { try updateDerivedAttributes(of: inserted + updated) }
         for object in inserted { try object.validateForInsert() }
@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
         }
         var attempt = 1
         while true {
-            let inserted = insertedList, deleted = deletedList
+            let inserted = insertedList.objects, deleted = deletedList.objects
             let updated = changedList.filter { $0.isUpdated }
             try obtainPermanentIDs(for: inserted)
             // Computed before validation; again only after a merge policy changed values.
@@ -248,7 +248,7 @@ extension NSManagedObjectContext {
     private func applyDeleteRules() throws {
         var index = 0
         while index < deletedList.count {
-            let object = deletedList[index]
+            let object = deletedList.objects[index]
             index += 1
             for case let relationship as NSRelationshipDescription in object.entity.properties {
                 let destinations =

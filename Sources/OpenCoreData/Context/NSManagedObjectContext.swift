@@ -51,9 +51,9 @@ open class NSManagedObjectContext: NSObject {
     /// Objects by ID: every object the context knows.
     @exclusivity(unchecked) var registry: ObjectRegistry = [:]
     /// Changed objects, in the order they changed.
-    private(set) var insertedList: [NSManagedObject] = []
-    private(set) var changedList: [NSManagedObject] = []
-    private(set) var deletedList: [NSManagedObject] = []
+    private(set) var insertedList: ObjectList = []
+    private(set) var changedList: ObjectList = []
+    private(set) var deletedList: ObjectList = []
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     @exclusivity(unchecked) var rowCache: [ObjectKey: RowSnapshot] = [:]
     /// When each row of `rowCache` was fetched (seconds since 2001), kept only while
@@ -81,8 +81,8 @@ open class NSManagedObjectContext: NSObject {
     /// `mergeChanges(fromContextDidSave:)`): it leaves the registry and every change list.
     func forgetDeletedElsewhere(_ object: NSManagedObject) {
         registry[object.objectID] = nil
-        changedList.removeAll { $0 === object }
-        deletedList.removeAll { $0 === object }
+        changedList.remove(object)
+        deletedList.remove(object)
     }
 
     /// Creates a context with its own queue (or the main queue).
@@ -200,7 +200,7 @@ open class NSManagedObjectContext: NSObject {
         guard object.context === self, !object.deleted else { return }
         changeState.noteDeleted(object)
         if object.inserted {
-            insertedList.removeAll { $0 === object }
+            insertedList.remove(object)
             registry[object.objectID] = nil
             object.inserted = false
             object.deleted = true
@@ -213,7 +213,7 @@ open class NSManagedObjectContext: NSObject {
     /// Records that an object changed (called by the object).
     func objectDidChange(_ object: NSManagedObject) {
         changeState.noteChanged(object)
-        guard !object.inserted, !changedList.contains(where: { $0 === object }) else { return }
+        guard !object.inserted else { return }
         changedList.append(object)
     }
 
@@ -237,7 +237,7 @@ open class NSManagedObjectContext: NSObject {
             object.inserted = false
             object.context = nil
         }
-        for object in changedList + deletedList {
+        for object in changedList.objects + deletedList.objects {
             object.deleted = false
             object.refault(keepChanges: false)
         }
@@ -262,7 +262,7 @@ open class NSManagedObjectContext: NSObject {
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.context === self else { return }
         if let key = object.objectID.key { forgetCachedRow(for: object.objectID, key: key) }
-        if !flag { changedList.removeAll { $0 === object } }
+        if !flag { changedList.remove(object) }
         object.refault(keepChanges: flag)
     }
 
@@ -292,13 +292,13 @@ open class NSManagedObjectContext: NSObject {
 
     /// Takes back the deletion of an object: it stays, with its values.
     func undoDeletion(_ object: NSManagedObject) {
-        deletedList.removeAll { $0 === object }
+        deletedList.remove(object)
         object.deleted = false
     }
 
     /// Drops an inserted object: it leaves the context as if deleted before the save.
     func discardInsertion(_ object: NSManagedObject) {
-        insertedList.removeAll { $0 === object }
+        insertedList.remove(object)
         registry[object.objectID] = nil
         object.inserted = false
         object.deleted = true
@@ -309,20 +309,20 @@ open class NSManagedObjectContext: NSObject {
     /// inserted but changed, and the object registered for `id` before, if another, leaves.
     func adoptStoredIdentity(_ object: NSManagedObject, id: NSManagedObjectID) {
         if let previous = registry[id], previous !== object {
-            changedList.removeAll { $0 === previous }
+            changedList.remove(previous)
             previous.context = nil
         }
         registry[object.objectID] = nil
-        insertedList.removeAll { $0 === object }
+        insertedList.remove(object)
         object.objectID = id
         object.inserted = false
         registry[id] = object
-        if !changedList.contains(where: { $0 === object }) { changedList.append(object) }
+        changedList.append(object)
     }
 
     /// Forgets the changes of an object whose row is being reloaded.
     func forgetChange(_ object: NSManagedObject) {
-        changedList.removeAll { $0 === object }
+        changedList.remove(object)
     }
 
     // MARK: - Classes
