@@ -190,7 +190,8 @@ extension NSManagedObjectContext {
         let names = Set(plan.entityIDs.map { schema.entity($0).name })
         var seen = Set<ObjectIdentifier>()
         var result: [NSManagedObject] = []
-        for object in changedList.objects + insertedList.objects where !object.isDeleted && names.contains(object.entity.name ?? "") {
+        for object in changedList.objects + insertedList.objects
+        where !object.isDeleted && names.contains(object.entity.name ?? "") {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             if try plan.predicate?.evaluate(validating: object) ?? true { result.append(object) }
         }
