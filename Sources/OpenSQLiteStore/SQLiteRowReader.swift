@@ -43,12 +43,28 @@ package struct SQLiteRowReader {
         for key in keys where layout.entities.indices.contains(key.entityID - 1) {
             keysByTable[layout.entities[key.entityID - 1].table, default: []].append(key.primaryKey)
         }
-        var found: [ObjectKey: RowSnapshot] = [:]
-        for (tableIndex, primaryKeys) in keysByTable.sorted(by: { $0.key < $1.key }) {
+        let tables = keysByTable.sorted(by: { $0.key < $1.key })
+        // The common case, a window of one table's rows in `Z_PK` order (as a fetch without sort
+        // descriptors gives them): the rows come back in the order asked, no lookup needed.
+        if tables.count == 1, let primaryKeys = tables.first?.value, zip(primaryKeys, primaryKeys.dropFirst()).allSatisfy(<) {
+            var rows: [RowSnapshot] = []
+            rows.reserveCapacity(primaryKeys.count)
+            try readTable(
+                tables[0].key, entities: layout.tables[tables[0].key].entityIDs, primaryKeys: primaryKeys,
+                readingToMany: readingToMany, into: &rows)
+            var next = 0
+            return rows.filter { row in
+                // A row whose entity is not the key's is left out.
+                while next < keys.count && keys[next].primaryKey < row.key.primaryKey { next += 1 }
+                return next < keys.count && keys[next] == row.key
+            }
+        }
+        var found: [ObjectKey: RowSnapshot] = Dictionary(minimumCapacity: keys.count)
+        for index in tables.indices {
             var rows: [RowSnapshot] = []
             try readTable(
-                tableIndex, entities: layout.tables[tableIndex].entityIDs, primaryKeys: primaryKeys, readingToMany: readingToMany,
-                into: &rows)
+                tables[index].key, entities: layout.tables[tables[index].key].entityIDs, primaryKeys: tables[index].value,
+                readingToMany: readingToMany, into: &rows)
             for row in rows { found[row.key] = row }
         }
         return keys.compactMap { found[$0] }

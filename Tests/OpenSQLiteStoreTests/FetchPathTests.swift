@@ -107,6 +107,19 @@ enum Shelf {
         #expect(try store.rows(for: [ObjectKey(entityID: Library.book, primaryKey: 99)]).isEmpty)
     }
 
+    /// Keys of one table in `Z_PK` order (a batch window) read in one pass: same rows, same
+    /// order, a key naming the wrong entity of the table left out.
+    @Test func rowsByAscendingKeysOfOneTable() throws {
+        let folder = try TemporaryFolder()
+        let store = try Shelf.store(in: folder)
+        let keys = [Shelf.book(1), Shelf.book(2), Shelf.book(3), Shelf.book(5), Shelf.book(8)]
+        let rows = try store.rows(for: keys)
+        #expect(rows.map(\.key) == keys)
+        #expect(try store.withMembers(rows).map(\.values) == expected(keys))
+        let wrongEntity = ObjectKey(entityID: Library.book, primaryKey: 3)  // book 3 is a graphic novel
+        #expect(try store.rows(for: [Shelf.book(2), wrongEntity, Shelf.book(4)]).map(\.key) == [Shelf.book(2), Shelf.book(4)])
+    }
+
     /// Keys select object IDs only; rows select the key, `Z_ENT`, `Z_OPT` and every column.
     @Test func selectListFollowsTheOutput() throws {
         let layout = try SQLiteLayout(
