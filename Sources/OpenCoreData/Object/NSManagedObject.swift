@@ -48,6 +48,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var committed: PropertyValues
     /// Whether the values have not been loaded yet.
     @exclusivity(unchecked) var faulted = false
+    // The flags sit together (one word for the three).
+    var inserted = false
+    var deleted = false
     /// Names of the properties changed since the last save (or fetch).
     var changedKeys: Set<String> = []
     /// The values properties had before their first change since the context last announced
@@ -60,10 +63,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
     @exclusivity(unchecked) var batchMember: FaultBatch.Member?
-    var inserted = false
     /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
     weak var assignedStore: NSPersistentStore?
-    var deleted = false
     /// Results of fetched properties read since the object was last a fault, by name.
     var fetchedValues: [String: [Any]] = [:]
 

@@ -84,10 +84,10 @@ final class PropertyLayout {
 /// means no value, as a missing key did.
 struct PropertyValues: Sequence {
     let layout: PropertyLayout
+    /// A value per slot of the layout, then, only when an entity was edited after the object was
+    /// made, one more element: a `[String: Any]` of values under names outside the layout (kept
+    /// there rather than in a field of its own, which every object would carry).
     private var slots: [Any?]
-    /// Values under names outside the layout: only an entity edited after the object was made
-    /// has them (empty, and free, otherwise).
-    private var others: [String: Any] = [:]
 
     /// No values (sharing the layout's empty slots until the first write).
     init(layout: PropertyLayout) {
@@ -117,9 +117,17 @@ struct PropertyValues: Sequence {
             if let slot = layout.slot(named: name) {
                 slots[slot] = newValue
             } else {
+                var others = self.others
                 others[name] = newValue
+                if slots.count == layout.count { slots.append(nil) }
+                slots[layout.count] = others
             }
         }
+    }
+
+    /// Values under names outside the layout (see `slots`).
+    private var others: [String: Any] {
+        slots.count > layout.count ? slots[layout.count] as? [String: Any] ?? [:] : [:]
     }
 
     /// The names of the properties that have a value.
@@ -127,8 +135,7 @@ struct PropertyValues: Sequence {
 
     /// Forgets every value.
     mutating func removeAll() {
-        for slot in slots.indices { slots[slot] = nil }
-        others = [:]
+        slots = layout.emptySlots
     }
 
     /// Calls `body` with a slot's value taken out (nil inside when it has none) and puts back
@@ -151,7 +158,7 @@ struct PropertyValues: Sequence {
         }
 
         mutating func next() -> (key: String, value: Any)? {
-            while slot < values.slots.count {
+            while slot < values.layout.count {
                 defer { slot += 1 }
                 if let value = values.slots[slot] { return (values.layout.names[slot], value) }
             }
