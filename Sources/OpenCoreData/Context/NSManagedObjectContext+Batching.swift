@@ -167,7 +167,7 @@ extension NSManagedObjectContext {
                 var destinations: [NSManagedObjectID] = []
                 var seen = Set<NSManagedObjectID>()
                 for source in sources {
-                    for id in destinationIDs(of: source, step, coordinator: coordinator) where seen.insert(id).inserted {
+                    for id in (try? source.objectIDs(validatingRelationshipNamed: step)) ?? [] where seen.insert(id).inserted {
                         destinations.append(id)
                     }
                 }
@@ -222,32 +222,6 @@ extension NSManagedObjectContext {
                     updateCachedRow(of: source) { $0.values[group.slot] = .objects(keys) }
                 }
             }
-        }
-    }
-
-    /// The IDs an object's relationship holds, read without firing the object's fault when its
-    /// row is in the row cache.
-    private func destinationIDs(of source: NSManagedObject, _ name: String, coordinator: NSPersistentStoreCoordinator)
-        -> [NSManagedObjectID]
-    {
-        guard source.entity.relationshipsByName[name] != nil else { return [] }
-        if source.isFault, let key = source.objectID.key, let row = cachedRow(of: source),
-            let store = source.objectID.persistentStore
-        {
-            guard let slot = coordinator.schema.entity(key.entityID).slotsByName[name], slot < row.values.count else {
-                return []
-            }
-            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
-            switch row.values[slot] {
-            case .object(let destination): return [maker.id(for: destination)]
-            case .objects(let destinations): return destinations.map(maker.id(for:))
-            default: return []
-            }
-        }
-        switch source.primitiveValue(forKey: name) {
-        case let object as NSManagedObject: return [object.objectID]
-        case let objects as [NSManagedObject]: return objects.map(\.objectID)
-        default: return []
         }
     }
 }

@@ -96,4 +96,40 @@ import Testing
         }
         #expect(names(sales.value(forKey: "employees")) == ["Ann"])
     }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func hasFaultTellsWhetherReadingWouldFire(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let sales = try department("Sales", in: context)
+        #expect(sales.isFault && sales.hasFault(forRelationshipNamed: "employees"))
+        _ = sales.value(forKey: "title")
+        #expect(!sales.isFault && sales.hasFault(forRelationshipNamed: "employees"))
+        #expect(context.registeredObjects == [sales])  // asking fired nothing
+        let employees = try #require(sales.value(forKey: "employees") as? Set<NSManagedObject>)
+        #expect(!sales.hasFault(forRelationshipNamed: "employees"))
+        let ann = try #require(employees.first { $0.value(forKey: "name") as? String == "Ann" })
+        #expect(ann.hasFault(forRelationshipNamed: "department") == false)  // Sales is loaded
+        #expect(!sales.hasFault(forRelationshipNamed: "title") && !sales.hasFault(forRelationshipNamed: "nothing"))
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func objectIDsForARelationshipMakeNoObjects(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let expected = try fixture.context.fetch(fixture.request("Employee", "department.title == 'Sales'")).map(\.objectID)
+        let dee = try #require(try fixture.context.fetch(fixture.request("Manager")).first)
+        let cy = try #require(dee.value(forKey: "reports") as? NSOrderedSet).array.compactMap { ($0 as? NSManagedObject)?.objectID }
+
+        let context = freshContext(fixture)
+        let sales = try department("Sales", in: context)
+        #expect(Set(sales.objectIDs(forRelationshipNamed: "employees")) == Set(expected))  // from a fault
+        #expect(context.registeredObjects == [sales] && sales.isFault)
+        _ = sales.value(forKey: "title")
+        #expect(Set(sales.objectIDs(forRelationshipNamed: "employees")) == Set(expected))  // unread to-many
+        #expect(context.registeredObjects == [sales])
+        let manager = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Manager")).first)
+        #expect(manager.objectIDs(forRelationshipNamed: "reports") == cy)
+        #expect(manager.objectIDs(forRelationshipNamed: "department") == [try department("Labs", in: context).objectID])
+        #expect(throws: NSError.self) { try sales.objectIDs(validatingRelationshipNamed: "title") }
+    }
 }
