@@ -22,35 +22,33 @@ extension NSManagedObjectContext {
         var rowValues: [AnyObject] = []
         rowKeys.reserveCapacity(width)
         rowValues.reserveCapacity(width)
-        rows.values.withUnsafeBufferPointer { values in
-            var start = 0
-            rows: for _ in 0..<rows.count {
-                defer { start += width }
-                rowKeys.removeAll(keepingCapacity: true)
-                rowValues.removeAll(keepingCapacity: true)
-                for column in 0..<width {
-                    let value = values[start + column]
-                    if case .null = value { continue }
-                    guard let object = foundationObject(value, maker: maker) else {
-                        var dictionary: [String: Any] = [:]
-                        for column in 0..<width where values[start + column] != .null {
-                            dictionary[names[column]] = export(values[start + column], maker: maker)
-                        }
-                        results.append(NSDictionary(dictionary: dictionary))
-                        continue rows
+        let values = rows.values
+        rows: for row in 0..<rows.count {
+            let start = row * width
+            rowKeys.removeAll(keepingCapacity: true)
+            rowValues.removeAll(keepingCapacity: true)
+            for column in 0..<width {
+                let value = values[start + column]
+                if case .null = value { continue }
+                guard let object = foundationObject(value, maker: maker) else {
+                    var dictionary: [String: Any] = [:]
+                    for column in 0..<width where values[start + column] != .null {
+                        dictionary[names[column]] = export(values[start + column], maker: maker)
                     }
-                    rowKeys.append(keys[column])
-                    rowValues.append(object)
+                    results.append(NSDictionary(dictionary: dictionary))
+                    continue rows
                 }
-                // The designated initializer: `init(objects:forKeys:)` takes `[Any]` and casts every
-                // value back to an object (a third of the cost of making the dictionary).
-                let dictionary = rowValues.withUnsafeBufferPointer { objects in
-                    rowKeys.withUnsafeBufferPointer { keys in
-                        NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
-                    }
-                }
-                results.append(dictionary)
+                rowKeys.append(keys[column])
+                rowValues.append(object)
             }
+            // The designated initializer: `init(objects:forKeys:)` takes `[Any]` and casts every
+            // value back to an object (a third of the cost of making the dictionary).
+            let dictionary = rowValues.withUnsafeBufferPointer { objects in
+                rowKeys.withUnsafeBufferPointer { keys in
+                    NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
+                }
+            }
+            results.append(dictionary)
         }
         return results
     }
