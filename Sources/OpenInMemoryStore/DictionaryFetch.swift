@@ -42,7 +42,7 @@ struct DictionaryFetch {
         case value(Int)
     }
 
-    func run() throws -> [[String: StoreValue]] {
+    func run() throws -> DictionaryRows {
         let columns = shape.columns
         let aggregates = columns.map(Self.aggregateParts)
         let grouped = !shape.groupBy.isEmpty || aggregates.contains { $0 != nil }
@@ -108,21 +108,34 @@ struct DictionaryFetch {
         if !fetch.plan.sortDescriptors.isEmpty, results.count > 1 {
             results = results.map(ResultView.init).sorted(using: fetch.plan.sortDescriptors).map(\.values)
         }
-        return Array(fetch.window(results))
+        return DictionaryRows(columns: columns.map(\.name), dictionaries: Array(fetch.window(results)))
     }
 
-    /// One dictionary per matching row.
-    private func rowDictionaries() throws -> [[String: StoreValue]] {
+    /// One dictionary per matching row: made by column straight away when the window applies to
+    /// rows; as dictionaries first when `having` or `distinct` read them.
+    private func rowDictionaries() throws -> DictionaryRows {
         var evaluators = Evaluators(fetch: fetch)
         let indexes = shape.columns.map { evaluators.add($0.expression) }
         // Without `distinct` or `having` the window applies to rows, before any is projected.
         let windowsRows = !shape.distinct && shape.having == nil
         let stop = windowsRows && fetch.plan.sortDescriptors.isEmpty && fetch.limit > 0 ? fetch.offset + fetch.limit : nil
         let sorted = try fetch.sorted(try fetch.matchingRows(stoppingAfter: stop))
-        let rows = windowsRows ? fetch.window(sorted) : sorted[...]
+        let names = shape.columns.map(\.name)
+        if windowsRows {
+            let rows = fetch.window(sorted)
+            var results = DictionaryRows(columns: names)
+            results.reserveCapacity(rows.count)
+            for view in rows {
+                results.appendRow()
+                for (index, column) in shape.columns.enumerated() {
+                    results.set(try evaluators.storeValue(indexes[index], for: view, column: column), column: index)
+                }
+            }
+            return results
+        }
         var results: [[String: StoreValue]] = []
-        results.reserveCapacity(rows.count)
-        for view in rows {
+        results.reserveCapacity(sorted.count)
+        for view in sorted {
             var dictionary: [String: StoreValue] = [:]
             for (index, column) in shape.columns.enumerated() {
                 let value = try evaluators.storeValue(indexes[index], for: view, column: column)
@@ -130,10 +143,9 @@ struct DictionaryFetch {
             }
             results.append(dictionary)
         }
-        if windowsRows { return results }
         results = try filteredByHaving(results)
         if shape.distinct { results = Self.distinct(results) }
-        return Array(fetch.window(results))
+        return DictionaryRows(columns: names, dictionaries: Array(fetch.window(results)))
     }
 
     // MARK: - Parts

@@ -3,17 +3,17 @@ import OpenStoreCore
 extension SQLiteRowStore {
     /// Runs a compiled dictionary fetch (`SQLCompiler.compile(_:shape:)`): each row read by
     /// column index straight into `StoreValue`s of the column's kind, converted to its result
-    /// kind, NULL left out. Call under the store's lock.
+    /// kind, NULL left out, into `DictionaryRows` (no dictionary per row). Call under the store's lock.
     func runDictionaries(_ compiled: SQLDictionaryQuery) throws -> FetchOutput {
         let statement = try file.connection.statement(compiled.query.sql)
         defer { statement.reset() }
         try statement.bind(compiled.query.arguments)
         let layout = file.layout
         let columns = compiled.columns
-        var results: [[String: StoreValue]] = []
+        var results = DictionaryRows(columns: columns.map(\.name))
         while try statement.step() {
-            var dictionary: [String: StoreValue] = Dictionary(minimumCapacity: columns.count)
-            for column in columns {
+            results.appendRow()
+            for (position, column) in columns.enumerated() {
                 var value: StoreValue
                 switch column.reader {
                 case .value(let index, let kind):
@@ -26,11 +26,10 @@ extension SQLiteRowStore {
                         value = .object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index)))
                     }
                 }
-                if value == .null { continue }
+                if case .null = value { continue }
                 if let kind = column.resultKind { value = value.converted(to: kind) }
-                dictionary[column.name] = value
+                results.set(value, column: position)
             }
-            results.append(dictionary)
         }
         return .dictionaries(results)
     }

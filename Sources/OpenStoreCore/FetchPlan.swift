@@ -83,7 +83,8 @@ package enum FetchOutput {
     case rows([RowSnapshot])
     case keys([ObjectKey])
     case count(Int)
-    case dictionaries([[String: StoreValue]])
+    /// Dictionary results, by column (`DictionaryRows`).
+    case dictionaries(DictionaryRows)
 }
 
 /// The store side of the coordinator: a back end that keeps rows and runs plans.

@@ -5,47 +5,47 @@ extension NSManagedObjectContext {
     /// object IDs, other values as Foundation objects.
     ///
     /// Each result is made from arrays of objects and keys: the keys are one `NSString` per
-    /// column name, shared by every row, and common values become `NSNumber`, `NSString` or
-    /// `NSDate` directly, so no `[String: Any]` is built and bridged per row. Rows holding
-    /// other values (decimals, data, UUIDs, URLs, to-many IDs) go through `NSDictionary(dictionary:)`.
+    /// column name, made once per fetch and shared by every row, and common values become
+    /// `NSNumber`, `NSString` or `NSDate` directly, so no `[String: Any]` is built and bridged
+    /// per row. Rows holding other values (decimals, data, UUIDs, URLs, to-many IDs) go through
+    /// `NSDictionary(dictionary:)`.
     func dictionaryResults(
-        _ rows: [[String: StoreValue]], store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
+        _ rows: DictionaryRows, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
     ) -> [NSDictionary] {
-        // The column names met so far with their keys: a few, so a scan comparing (mostly
-        // small) strings beats hashing each name of each row.
-        var keys: [(name: String, key: NSString)] = []
+        let names = rows.names
+        let keys: [NSObject] = names.map { NSString(string: $0) }
+        let width = names.count
         let maker = PermanentIDMaker(store: store, coordinator: coordinator)
         var results: [NSDictionary] = []
         results.reserveCapacity(rows.count)
         var rowKeys: [NSObject] = []
         var rowValues: [AnyObject] = []
-        rows: for row in rows {
+        rowKeys.reserveCapacity(width)
+        rowValues.reserveCapacity(width)
+        let values = rows.values
+        rows: for row in 0..<rows.count {
+            let start = row * width
             rowKeys.removeAll(keepingCapacity: true)
             rowValues.removeAll(keepingCapacity: true)
-            for (name, value) in row where value != .null {
+            for column in 0..<width {
+                let value = values[start + column]
+                if case .null = value { continue }
                 guard let object = foundationObject(value, maker: maker) else {
                     var dictionary: [String: Any] = [:]
-                    for (name, value) in row where value != .null {
-                        dictionary[name] = export(value, maker: maker)
+                    for column in 0..<width where values[start + column] != .null {
+                        dictionary[names[column]] = export(values[start + column], maker: maker)
                     }
                     results.append(NSDictionary(dictionary: dictionary))
                     continue rows
                 }
-                let key: NSString
-                if let known = keys.first(where: { $0.name == name }) {
-                    key = known.key
-                } else {
-                    key = NSString(string: name)
-                    keys.append((name, key))
-                }
-                rowKeys.append(key)
+                rowKeys.append(keys[column])
                 rowValues.append(object)
             }
             // The designated initializer: `init(objects:forKeys:)` takes `[Any]` and casts every
             // value back to an object (a third of the cost of making the dictionary).
-            let dictionary = rowValues.withUnsafeBufferPointer { values in
+            let dictionary = rowValues.withUnsafeBufferPointer { objects in
                 rowKeys.withUnsafeBufferPointer { keys in
-                    NSDictionary(objects: values.baseAddress, forKeys: keys.baseAddress, count: keys.count)
+                    NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
                 }
             }
             results.append(dictionary)

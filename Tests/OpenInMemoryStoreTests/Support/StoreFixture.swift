@@ -189,7 +189,7 @@ struct StoreFixture {
             Issue.record("expected dictionaries")
             return []
         }
-        return results
+        return Array(results)
     }
 }
 
