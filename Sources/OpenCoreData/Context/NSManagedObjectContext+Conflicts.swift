@@ -6,10 +6,11 @@ extension NSManagedObjectContext {
     /// `NSConstraintConflict`s of this context's objects.
     func conflicts(_ error: SaveConflictError, batch: SaveBatch, coordinator: NSPersistentStoreCoordinator) -> [Any] {
         let store = batch.store
+        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
         var list: [Any] = []
         for conflict in error.versionConflicts {
             guard let object = batch.objects[conflict.key] else { continue }
-            let persisted = conflict.current.map { decode($0, store: store, coordinator: coordinator) { self.object(with: $0) } }
+            let persisted = conflict.current.map { decode($0, origin: origin) { self.object(with: $0) } }
             let merge = NSMergeConflict(
                 source: object, newVersion: Int(conflict.current?.version ?? 0), oldVersion: Int(conflict.expectedVersion),
                 cachedSnapshot: snapshotDictionary(object.committed, entity: object.entity),
@@ -25,7 +26,7 @@ extension NSManagedObjectContext {
             var databaseValues: PropertyValues?
             if let row = violation.existing {
                 databaseObject = object(with: id(for: row.key, in: store, coordinator: coordinator))
-                databaseValues = decode(row, store: store, coordinator: coordinator) { self.object(with: $0) }
+                databaseValues = decode(row, origin: origin) { self.object(with: $0) }
             }
             let conflict = NSConstraintConflict(
                 constraint: names, database: databaseObject,

@@ -255,20 +255,20 @@ extension NSManagedObjectContext {
             return .other([NSNumber(value: count)])
         case .keys(let keys):
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
-            let ids = keys.map { maker.id(for: $0) }
-            if request.resultType == .managedObjectIDResultType { return .ids(ids) }
-            registry.reserveCapacity(registry.count + ids.count)
-            return .objects(ids.map { object(with: $0) })
+            if request.resultType == .managedObjectIDResultType { return .ids(keys.map(maker.id(for:))) }
+            registry.reserveCapacity(registry.count + keys.count)
+            var faults = FaultMaker(maker: maker)
+            return .objects(
+                keys.map { key in registry.object(origin: maker.origin, key: key) { faults.fault(for: key, in: self) }.object })
         case .rows(let rows):
             registry.reserveCapacity(registry.count + rows.count)
-            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
             let fetchedAt = rowCacheTimestamp()
             return .objects(
                 rows.map { row in
-                    let id = maker.id(for: row.key)
-                    // `object(with:)` with one registry lookup.
-                    let (object, created) = registry.object(for: id) {
-                        managedObjectClass(for: id.entity).fault(entity: id.entity, id: id, context: self)
+                    // `object(with:)` with one registry lookup, and no ID made for a registered object.
+                    let (object, created) = registry.object(origin: faults.maker.origin, key: row.key) {
+                        faults.fault(for: row.key, in: self)
                     }
                     if request.shouldRefreshRefetchedObjects, !created, !object.hasChanges, !object.isFault {
                         object.refault(keepChanges: false)
@@ -295,6 +295,28 @@ extension NSManagedObjectContext {
         return results
     }
 
+    /// Makes the faults of one fetch's rows: the class of an entity's objects is looked up once
+    /// per run of rows of that entity, not once per row.
+    struct FaultMaker {
+        let maker: PermanentIDMaker
+        private var entityID = 0
+        private var managedClass: NSManagedObject.Type = NSManagedObject.self
+
+        init(maker: PermanentIDMaker) {
+            self.maker = maker
+        }
+
+        /// A new fault for a row (not registered).
+        mutating func fault(for key: ObjectKey, in context: NSManagedObjectContext) -> NSManagedObject {
+            let entity = maker.entity(for: key)
+            if key.entityID != entityID {
+                entityID = key.entityID
+                managedClass = context.managedObjectClass(for: entity)
+            }
+            return managedClass.fault(entity: entity, id: maker.id(for: key), context: context)
+        }
+    }
+
     /// The permanent ID of a row of a store.
     func id(for key: ObjectKey, in store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectID {
         PermanentIDMaker(store: store, coordinator: coordinator).id(for: key)
@@ -308,23 +330,32 @@ extension NSManagedObjectContext {
         return try store.rows.row(for: key)
     }
 
-    /// The values of a fault, decoded from the row cache or its store (or, in a child context,
-    /// from the parent context); nil if the row is gone.
-    func loadValues(for object: NSManagedObject) -> (values: PropertyValues, version: Int64)? {
+    /// Loads the values of a fault that is firing: its fetched row (from the row cache, its
+    /// batch's window or its store), kept pending (see `NSManagedObject+PendingValues`), or, in a
+    /// child context, the parent context's values. False if the row is gone.
+    func loadValues(for object: NSManagedObject) -> Bool {
         if let parent {
-            guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return nil }
-            return (importing(loaded.values), loaded.version)
+            guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return false }
+            object.adopt(decoded: importing(loaded.values), version: loaded.version)
+            return true
         }
-        guard let key = object.objectID.key, let coordinator = persistentStoreCoordinator,
-            let store = object.objectID.persistentStore
-        else { return nil }
+        guard let key = object.objectID.key else { return false }
         var cached = takeCachedRow(of: object, key: key)
         if cached == nil, let member = object.batchMember {
             loadBatch(member.batch, around: member.index)
             cached = takeCachedRow(of: object, key: key)
         }
-        guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return nil }
-        return (decode(row, store: store, coordinator: coordinator, faultingToMany: true) { self.object(with: $0) }, row.version)
+        guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return false }
+        object.adopt(row: row.values, version: row.version)
+        return true
+    }
+
+    /// The object for a row of the store whose IDs have `origin`: the registered one, or a new
+    /// fault (its ID made only then).
+    @inline(__always)
+    func object(for key: ObjectKey, origin: IDOrigin) -> NSManagedObject {
+        if let object = registry[origin, key] { return object }
+        return object(with: NSManagedObjectID(origin: origin, key: key))
     }
 
     /// A row's values: attributes as Swift values, relationships through `reference` (objects
@@ -334,13 +365,15 @@ extension NSManagedObjectContext {
     /// members become objects when first read) instead of one reference per member; without,
     /// members the row lacks are read from the store now.
     func decode(
-        _ row: RowSnapshot, store: NSPersistentStore, coordinator: NSPersistentStoreCoordinator, faultingToMany: Bool = false,
-        reference: (NSManagedObjectID) -> Any
+        _ row: RowSnapshot, origin: IDOrigin, faultingToMany: Bool = false, reference: (NSManagedObjectID) -> Any
     ) -> PropertyValues {
         // IDs made with the store and entities looked up once.
-        let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+        let maker = PermanentIDMaker(origin: origin)
         let layout = maker.entity(for: row.key).propertyLayout
-        let schema = coordinator.schema.entities[row.key.entityID - 1].properties
+        guard let schemaEntities = persistentStoreCoordinator?.schema.entities,
+            schemaEntities.indices.contains(row.key.entityID - 1)
+        else { return PropertyValues(layout: layout) }
+        let schema = schemaEntities[row.key.entityID - 1].properties
         guard layout.count == schema.count, row.values.count == schema.count else {
             // Not expected (schema slots are layout slots: both follow the entity's
             // `properties`): matched by name rather than put in wrong slots.

@@ -44,10 +44,8 @@ extension NSManagedObjectContext {
             return (values, object.version)
         }
         if let parent { return parent.performAndWait { parent.valuesForChild(of: id) } }
-        guard let key = id.key, let coordinator = persistentStoreCoordinator, let store = id.persistentStore,
-            let row = cachedRow(for: id, key: key) ?? (try? storeRow(for: id, key: key))
-        else { return nil }
-        return (decode(row, store: store, coordinator: coordinator) { $0 }, row.version)
+        guard let key = id.key, let row = cachedRow(for: id, key: key) ?? (try? storeRow(for: id, key: key)) else { return nil }
+        return (decode(row, origin: id.origin) { $0 }, row.version)
     }
 
     /// Values from `valuesForChild(of:)` with relationship IDs turned into this context's objects.

@@ -59,9 +59,10 @@ extension NSManagedObjectContext {
         return isStale(cachedRow: key) ? nil : row
     }
 
-    /// Forgets the cached row of an object (it changed in the store).
+    /// Forgets the cached row of an object (it changed in the store). A fired object whose
+    /// values are still its fetched row keeps them until it is refreshed.
     func forgetCachedRow(for id: NSManagedObjectID, key: ObjectKey) {
-        registry[id]?.fetchedRow = nil
+        if let object = registry[id], object.isFault { object.fetchedRow = nil }
         rowCache[key] = nil
         rowCacheTimes[key] = nil
     }

@@ -227,13 +227,9 @@ extension NSManagedObjectContext {
                     code: NSPersistentStoreSaveError,
                     reason: "The store gave \(keys.count) keys for \(group.objects.count) objects")
             }
+            let maker = PermanentIDMaker(store: group.store, coordinator: coordinator)
             for (object, primaryKey) in zip(group.objects, keys) {
-                let id = NSManagedObjectID(
-                    entity: object.entity,
-                    identity: .permanent(
-                        storeIdentifier: group.store.identifier ?? "",
-                        key: ObjectKey(entityID: group.entityID, primaryKey: primaryKey)),
-                    store: group.store)
+                let id = maker.id(for: ObjectKey(entityID: group.entityID, primaryKey: primaryKey))
                 let temporary = object.objectID
                 registry[temporary] = nil
                 object.objectID = id

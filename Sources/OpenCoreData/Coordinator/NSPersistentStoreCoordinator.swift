@@ -120,11 +120,9 @@ open class NSPersistentStoreCoordinator: NSObject {
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, parts[1].hasPrefix("p"), let primaryKey = Int64(parts[1].dropFirst()), primaryKey > 0,
             let store = persistentStores.first(where: { $0.identifier == storeIdentifier }),
-            let entity = managedObjectModel.entitiesByName[parts[0]], let entityID = schema.entityIDsByName[parts[0]]
+            let entityID = schema.entityIDsByName[parts[0]]
         else { return nil }
         return NSManagedObjectID(
-            entity: entity,
-            identity: .permanent(storeIdentifier: storeIdentifier, key: ObjectKey(entityID: entityID, primaryKey: primaryKey)),
-            store: store)
+            origin: store.idOrigin(entities: entityDescriptions), key: ObjectKey(entityID: entityID, primaryKey: primaryKey))
     }
 }

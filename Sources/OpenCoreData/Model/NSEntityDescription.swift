@@ -34,6 +34,9 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     private var cachedLayout: PropertyLayout?
     /// `defaultValues`, kept once the model is in use (immutable).
     private var cachedDefaultValues: PropertyValues?
+    /// The origin of the entity's temporary IDs while any exists (see `temporaryIDOrigin`).
+    private weak var liveTemporaryIDOrigin: IDOrigin?
+    private static let temporaryIDOriginLock = NSLock()
 
     /// Creates an entity with no name, no properties and no super-entity.
     public override init() {
@@ -212,6 +215,16 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
         let layout = PropertyLayout(entity: self)
         if !isEditable { cachedLayout = layout }
         return layout
+    }
+
+    /// What the entity's temporary IDs share: one origin while any of them exists.
+    var temporaryIDOrigin: IDOrigin {
+        Self.temporaryIDOriginLock.lock()
+        defer { Self.temporaryIDOriginLock.unlock() }
+        if let origin = liveTemporaryIDOrigin { return origin }
+        let origin = IDOrigin(temporaryFor: self)
+        liveTemporaryIDOrigin = origin
+        return origin
     }
 
     /// Forgets cached property lookups here and in every sub-entity.

@@ -196,13 +196,10 @@ extension NSManagedObject {
     func fireFault() {
         guard faulted else { return }
         faulted = false
-        guard let context, let loaded = context.loadValues(for: self) else {
+        guard let context, context.loadValues(for: self) else {
             AppleException.raise(
                 "NSObjectInaccessibleException", reason: "CoreData could not fulfill a fault for '\(objectID)'")
         }
-        values = loaded.values
-        committed = loaded.values
-        version = loaded.version
         awakeFromFetch()
     }
 
@@ -210,6 +207,8 @@ extension NSManagedObject {
     /// are dropped unless `keepChanges`.
     func refault(keepChanges: Bool) {
         fetchedValues = [:]
+        // Changed objects have decoded values: pending ones are dropped with their row.
+        valuesArePending = false
         fetchedRow = nil
         guard !inserted else { return }
         if keepChanges && !changedKeys.isEmpty {

@@ -42,13 +42,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) private var storedID: NSManagedObjectID?
     weak var context: NSManagedObjectContext?
 
-    /// Current values, once the object is not a fault (to-many relationships as arrays).
-    @exclusivity(unchecked) var values: PropertyValues
-    /// The values last saved or fetched.
-    @exclusivity(unchecked) var committed: PropertyValues
+    /// Current values, once the object is not a fault (to-many relationships as arrays); while
+    /// `valuesArePending`, empty (see `values`).
+    @exclusivity(unchecked) var storedValues: PropertyValues
+    /// The values last saved or fetched (see `committed`).
+    @exclusivity(unchecked) var storedCommitted: PropertyValues
     /// Whether the values have not been loaded yet.
     @exclusivity(unchecked) var faulted = false
-    // The flags sit together (one word for the three).
+    /// Whether the object's values are still the fetched row's (`fetchedRow`), decoded only when
+    /// something other than a read of an attribute or to-one relationship needs them.
+    @exclusivity(unchecked) var valuesArePending = false
+    // The flags sit together (one word for them).
     var inserted = false
     var deleted = false
     /// Names of the properties changed since the last save (or fetch).
@@ -58,8 +62,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     var eventOldValues: [String: Any] = [:]
     /// The row version the committed values come from (while a fault, that of `fetchedRow`).
     @exclusivity(unchecked) var version: Int64 = 0
-    /// While a fault: the values of the row fetched for it, decoded when it fires (see
-    /// `NSManagedObjectContext+RowCache`).
+    /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
+    /// once fired, while `valuesArePending`, the values themselves, read slot by slot.
     @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
     @exclusivity(unchecked) var batchMember: FaultBatch.Member?
@@ -73,8 +77,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Attributes start at their default values; the object has a temporary ID until it is saved.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         entityDescription = entity
-        values = entity.defaultValues
-        committed = PropertyValues(layout: values.layout)
+        storedValues = entity.defaultValues
+        storedCommitted = PropertyValues(layout: storedValues.layout)
         super.init()
         context?.insert(self)
     }
@@ -111,7 +115,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// A fault for a stored object: its values load when first read.
     static func fault(entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
-        object.values = object.committed
+        object.storedValues = object.storedCommitted
         object.objectID = id
         object.context = context
         object.faulted = true
@@ -157,11 +161,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
     open func value(forKey key: String) -> Any? {
         // Stored properties by slot: one lookup of the name, no cast.
-        let layout = values.layout
+        let layout = storedValues.layout
         guard let slot = layout.slot(named: key) else { return unslottedValue(forKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
+        if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
         if case .toMany(let relationship) = layout.kinds[slot] { return toManyValue(relationship) }
         return values[slot: slot]
     }
@@ -231,7 +236,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// destination object (to-one) or the set of objects (to-many).
     open func primitiveValue(forKey key: String) -> Any? {
         fireFault()
-        let layout = values.layout
+        let layout = storedValues.layout
+        if valuesArePending, let slot = layout.slot(named: key), let value = pendingValue(slot: slot, layout: layout) {
+            return value
+        }
         guard let slot = layout.slot(named: key) else { return values[key] }
         if case .toMany(let relationship) = layout.kinds[slot], values[slot: slot] is RelationshipFault {
             return members(relationship)

@@ -10,39 +10,19 @@ import OpenStoreCore
 ///
 /// See [NSManagedObjectID](https://developer.apple.com/documentation/coredata/nsmanagedobjectid).
 open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
-    /// How the ID names its object.
-    enum Identity: Hashable {
-        /// A row of the store with this identifier.
-        case permanent(storeIdentifier: String, key: ObjectKey)
-        /// An object not saved yet: a number unique in this process.
-        case temporary(UInt64)
-    }
+    /// What the ID shares with the other IDs of its store (or, temporary, of its entity).
+    let origin: IDOrigin
+    /// A permanent ID's row; for a temporary ID, entity 1 of its origin and the ID's number.
+    let rowKey: ObjectKey
 
-    let identity: Identity
-    private let entityDescription: NSEntityDescription
-    private weak var store: NSPersistentStore?
-    /// Computed once: IDs are dictionary keys on every fetch.
-    private let identityHash: Int
-
-    init(entity: NSEntityDescription, identity: Identity, store: NSPersistentStore?) {
-        entityDescription = entity
-        self.identity = identity
-        self.store = store
-        // The row key (or number) alone: equal identities have equal keys, and hashing the
-        // store's UUID string for every fetched row would cost more than the rare collision.
-        // A cheap mix rather than SipHash: `NSObject`'s `hash(into:)` feeds `hash` to a seeded
-        // `Hasher` anyway, so dictionaries of IDs stay as well spread.
-        switch identity {
-        case .permanent(_, let key):
-            identityHash = Int(truncatingIfNeeded: key.primaryKey) &* 0x9E37_79B9 &+ key.entityID
-        case .temporary(let number):
-            identityHash = Int(truncatingIfNeeded: number) &* 0x9E37_79B9 &- 1
-        }
+    init(origin: IDOrigin, key: ObjectKey) {
+        self.origin = origin
+        rowKey = key
         super.init()
     }
 
     private static let counterLock = NSLock()
-    nonisolated(unsafe) private static var counter: UInt64 = 0
+    nonisolated(unsafe) private static var counter: Int64 = 0
     /// Makes temporary IDs unique across processes too, as their URIs may be shown or logged.
     private static let processToken = UUID().uuidString
 
@@ -52,39 +32,30 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         counter += 1
         let number = counter
         counterLock.unlock()
-        return NSManagedObjectID(entity: entity, identity: .temporary(number), store: nil)
+        return NSManagedObjectID(origin: entity.temporaryIDOrigin, key: ObjectKey(entityID: 1, primaryKey: number))
     }
 
     /// The entity of the object.
-    open var entity: NSEntityDescription { entityDescription }
+    open var entity: NSEntityDescription { origin.entity(for: rowKey) }
 
     /// The store that holds the object; nil for a temporary ID.
-    open var persistentStore: NSPersistentStore? { store }
+    open var persistentStore: NSPersistentStore? { origin.store }
 
     /// Whether the object has not been saved yet.
-    open var isTemporaryID: Bool {
-        if case .temporary = identity { return true }
-        return false
-    }
+    open var isTemporaryID: Bool { origin.isTemporary }
 
     /// The row key of a permanent ID.
-    var key: ObjectKey? {
-        if case .permanent(_, let key) = identity { return key }
-        return nil
-    }
+    var key: ObjectKey? { origin.isTemporary ? nil : rowKey }
 
     /// A URL that names the object across launches, as Apple spells it:
     /// `x-coredata://<store UUID>/<Entity>/p<primary key>` for a saved object, and
     /// `x-coredata:///<Entity>/t<UUID><n>` for a temporary ID.
     open func uriRepresentation() -> URL {
-        let entityName = entityDescription.name ?? ""
-        let text: String
-        switch identity {
-        case .permanent(let storeIdentifier, let key):
-            text = "x-coredata://\(storeIdentifier)/\(entityName)/p\(key.primaryKey)"
-        case .temporary(let number):
-            text = "x-coredata:///\(entityName)/t\(Self.processToken)\(number)"
-        }
+        let entityName = entity.name ?? ""
+        let text =
+            origin.isTemporary
+            ? "x-coredata:///\(entityName)/t\(Self.processToken)\(rowKey.primaryKey)"
+            : "x-coredata://\(origin.storeIdentifier)/\(entityName)/p\(rowKey.primaryKey)"
         return URL(string: text) ?? URL(fileURLWithPath: "/")
     }
 
@@ -97,15 +68,56 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         return other === self || isSameID(as: other)
     }
 
-    /// `isEqual(_:)` for two IDs, without the cast (for the context's registry).
+    /// `isEqual(_:)` for two IDs, without the cast (for the context's registry). IDs of one
+    /// store share their origin, so the usual comparison is of two pointers and a key; IDs made
+    /// by two coordinators of one store file compare by the store's identifier and entity name.
     final func isSameID(as other: NSManagedObjectID) -> Bool {
-        identityHash == other.identityHash && other.identity == identity
-            && other.entityDescription.name == entityDescription.name
+        guard rowKey == other.rowKey else { return false }
+        if origin === other.origin { return true }
+        return !origin.isTemporary && !other.origin.isTemporary && origin.storeIdentifier == other.origin.storeIdentifier
+            && entity.name == other.entity.name
     }
 
-    /// Agrees with `isEqual(_:)`.
-    open override var hash: Int { identityHash }
+    /// Agrees with `isEqual(_:)`: the row key (or number) alone. Equal IDs have equal keys, and
+    /// hashing the store's UUID for every fetched row would cost more than the rare collision.
+    /// A cheap mix rather than SipHash: `NSObject`'s `hash(into:)` feeds `hash` to a seeded
+    /// `Hasher` anyway, so dictionaries of IDs stay as well spread.
+    open override var hash: Int {
+        Int(truncatingIfNeeded: rowKey.primaryKey) &* 0x9E37_79B9 &+ (origin.isTemporary ? -1 : rowKey.entityID)
+    }
 
     /// The URI representation, as Apple's description shows it.
     open override var description: String { "\(uriRepresentation().absoluteString)" }
+}
+
+/// What the IDs of one store share — the store (held weakly), its identifier and the model's
+/// entities by schema number — so that an ID is two words: its origin and its row key. Made once
+/// per store (`NSPersistentStore.idOrigin(entities:)`); temporary IDs share one origin per entity.
+final class IDOrigin: @unchecked Sendable {
+    private(set) weak var store: NSPersistentStore?
+    let storeIdentifier: String
+    /// The entities, by schema number (`entities[n - 1]`).
+    let entities: [NSEntityDescription]
+    let isTemporary: Bool
+
+    /// The origin of a store's permanent IDs.
+    init(store: NSPersistentStore, identifier: String, entities: [NSEntityDescription]) {
+        self.store = store
+        storeIdentifier = identifier
+        self.entities = entities
+        isTemporary = false
+    }
+
+    /// The origin of an entity's temporary IDs.
+    init(temporaryFor entity: NSEntityDescription) {
+        storeIdentifier = ""
+        entities = [entity]
+        isTemporary = true
+    }
+
+    /// The entity of a key (an empty one for a number the model lacks).
+    @inline(__always)
+    func entity(for key: ObjectKey) -> NSEntityDescription {
+        entities.indices.contains(key.entityID - 1) ? entities[key.entityID - 1] : NSEntityDescription()
+    }
 }

@@ -51,6 +51,21 @@ open class NSPersistentStore: NSObject {
     /// The name of the store type this class implements.
     class var storeTypeName: String { "" }
 
+    /// What the store's object IDs share, made by `idOrigin(entities:)`.
+    private var cachedIDOrigin: IDOrigin?
+
+    /// The origin of the store's permanent IDs: one for the store's life, or until its
+    /// `identifier` changes (IDs made before keep the identifier they were made with).
+    func idOrigin(entities: [NSEntityDescription]) -> IDOrigin {
+        metadataLock.lock()
+        defer { metadataLock.unlock() }
+        let identifier = self.identifier ?? ""
+        if let origin = cachedIDOrigin, origin.storeIdentifier == identifier { return origin }
+        let origin = IDOrigin(store: self, identifier: identifier, entities: entities)
+        cachedIDOrigin = origin
+        return origin
+    }
+
     /// Metadata set with `metadata` or the coordinator's `setMetadata(_:for:)`.
     private var storedMetadata: [String: Any] = [:]
     private let metadataLock = NSLock()

@@ -46,9 +46,10 @@ import Testing
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
         let employee = model[entity: "Employee"]
+        let employeeNumber = try #require(coordinator.schema.entityIDsByName["Employee"])
         let id = NSManagedObjectID(
-            entity: employee, identity: .permanent(storeIdentifier: store.identifier, key: ObjectKey(entityID: 3, primaryKey: 42)),
-            store: store)
+            origin: store.idOrigin(entities: coordinator.entityDescriptions),
+            key: ObjectKey(entityID: employeeNumber, primaryKey: 42))
         #expect(id.uriRepresentation().absoluteString == "x-coredata://\(store.identifier ?? "")/Employee/p42")
         #expect(!id.isTemporaryID && id.persistentStore === store && id.entity === employee)
         let found = try #require(coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()))

@@ -1,0 +1,110 @@
+import OpenStoreCore
+
+/// A fired fault keeps its fetched row (`fetchedRow`) as its values: reading an attribute
+/// decodes that one value, and a to-one relationship finds its destination in the context. The
+/// row is decoded into `PropertyValues` only when something needs them whole — a change, a to-many
+/// relationship, a save, a merge — through `values` and `committed`, which decode first. Firing a
+/// fault therefore costs no allocation, and objects whose values are only read never decode a
+/// value that is not read.
+extension NSManagedObject {
+    /// The object's current values (to-many relationships as arrays or `RelationshipFault`s),
+    /// decoded from the fetched row first if they are still pending.
+    var values: PropertyValues {
+        get {
+            materializeValues()
+            return storedValues
+        }
+        _modify {
+            materializeValues()
+            yield &storedValues
+        }
+        set {
+            materializeValues()
+            storedValues = newValue
+        }
+    }
+
+    /// The values last saved or fetched, decoded from the fetched row first if pending.
+    var committed: PropertyValues {
+        get {
+            materializeValues()
+            return storedCommitted
+        }
+        _modify {
+            materializeValues()
+            yield &storedCommitted
+        }
+        set {
+            materializeValues()
+            storedCommitted = newValue
+        }
+    }
+
+    /// The fired fault takes a fetched row as its values (pending until needed whole).
+    func adopt(row values: [StoreValue], version: Int64) {
+        fetchedRow = values
+        self.version = version
+        valuesArePending = true
+    }
+
+    /// The fired fault takes decoded values (from a parent context).
+    func adopt(decoded values: PropertyValues, version: Int64) {
+        fetchedRow = nil
+        valuesArePending = false
+        storedValues = values
+        storedCommitted = values
+        self.version = version
+    }
+
+    /// Decodes pending values (see the extension's summary).
+    @inline(__always)
+    func materializeValues() {
+        if valuesArePending { decodePendingValues() }
+    }
+
+    private func decodePendingValues() {
+        valuesArePending = false
+        guard let row = fetchedRow else { return }
+        fetchedRow = nil
+        let layout = storedValues.layout
+        guard let context, let key = objectID.key else {
+            // No context to find destinations in (it is gone): attributes only.
+            var decoded = PropertyValues(layout: layout)
+            for slot in 0..<min(layout.count, row.count) {
+                if case .attribute(let kind) = layout.decodings[slot], row[slot] != .null {
+                    decoded[slot: slot] = row[slot].swiftValue(kind: kind)
+                }
+            }
+            storedValues = decoded
+            storedCommitted = decoded
+            return
+        }
+        let decoded = context.decode(
+            RowSnapshot(key: key, version: version, values: row), origin: objectID.origin, faultingToMany: true
+        ) { context.object(with: $0) }
+        storedValues = decoded
+        storedCommitted = decoded
+    }
+
+    /// A pending value, read from the fetched row without decoding the others: an attribute, or
+    /// a to-one relationship's destination; nil when the slot needs the values decoded (a to-many
+    /// relationship, a row that does not follow the layout).
+    @inline(__always)
+    func pendingValue(slot: Int, layout: PropertyLayout) -> Any?? {
+        guard let row = fetchedRow, row.count == layout.count else { return nil }
+        switch layout.decodings[slot] {
+        case .attribute(let kind):
+            let stored = row[slot]
+            if case .null = stored { return .some(nil) }
+            return .some(stored.swiftValue(kind: kind))
+        case .toOne:
+            guard case .object(let destination) = row[slot] else { return .some(nil) }
+            guard let context else { return nil }
+            return .some(context.object(for: destination, origin: objectID.origin))
+        case .transient:
+            return .some(nil)
+        case .toMany:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+@testable import OpenCoreData
+import Testing
+
+/// A fired fault keeps its fetched row as its values until something needs them whole
+/// (`NSManagedObject+PendingValues`): reading attributes and to-one relationships decodes one
+/// value at a time, and every other path (changes, to-many relationships, saves, refreshes) sees
+/// the same values as if the row had been decoded when the fault fired.
+@Suite struct PendingValuesTests {
+    func freshContext(_ fixture: ContextFixture) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = fixture.coordinator
+        return context
+    }
+
+    func employee(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name == %@", name)
+        return try #require(try context.fetch(request).first)
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func readsDecodeOneValueAndMakeNoOtherObject(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let bob = try employee("Bob", in: context)
+        #expect(bob.isFault)
+        #expect(bob.value(forKey: "name") as? String == "Bob")
+        #expect(bob.primitiveValue(forKey: "salary") as? Decimal == 70_000)
+        #expect(bob.value(forKey: "born") == nil)
+        #expect(!bob.isFault && bob.valuesArePending)
+        // The department is made only when read: no object for a destination nobody reads.
+        #expect(context.registeredObjects == [bob])
+        let sales = try #require(bob.value(forKey: "department") as? NSManagedObject)
+        #expect(bob.valuesArePending)
+        #expect(context.registeredObjects == [bob, sales])
+        #expect(sales.value(forKey: "title") as? String == "Sales")
+        // The same destination object every time, and the one a fetch gives.
+        #expect(bob.value(forKey: "department") as? NSManagedObject === sales)
+        let departments = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department"))
+        #expect(departments.contains { $0 === sales })
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func aChangeDecodesTheRowAndKeepsEveryOtherValue(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let ann = try employee("Ann", in: context)
+        #expect(ann.value(forKey: "salary") as? Decimal == 50_000)
+        ann.setValue(Decimal(55_000), forKey: "salary")
+        #expect(!ann.valuesArePending)
+        #expect(ann.value(forKey: "name") as? String == "Ann")
+        #expect((ann.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
+        #expect(ann.changedValues().keys.sorted() == ["salary"])
+        #expect(ann.committedValues(forKeys: ["salary", "name"])["salary"] as? Decimal == 50_000)
+        #expect(ann.committedValues(forKeys: ["salary", "name"])["name"] as? String == "Ann")
+        try context.save()
+        let rereading = freshContext(fixture)
+        let reread = try employee("Ann", in: rereading)
+        #expect(reread.value(forKey: "salary") as? Decimal == 55_000)
+        #expect((reread.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func toManyAndInverseChangesSeeThePendingValues(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let cy = try employee("Cy", in: context)
+        #expect(cy.value(forKey: "name") as? String == "Cy")
+        let labs = try #require(cy.value(forKey: "department") as? NSManagedObject)
+        let sales = try #require(try employee("Ann", in: context).value(forKey: "department") as? NSManagedObject)
+        // Moving Cy reads the old destination from Cy's pending row to update both inverses.
+        cy.setValue(sales, forKey: "department")
+        let salesNames = (sales.value(forKey: "employees") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
+        #expect(salesNames?.sorted() == ["Ann", "Bob", "Cy"])
+        let labsNames = (labs.value(forKey: "employees") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
+        #expect(labsNames == ["Dee"])
+        try context.save()
+        let again = freshContext(fixture)
+        #expect((try employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func refreshingDropsThePendingRowAndRereadsTheStore(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let bob = try employee("Bob", in: context)
+        #expect(bob.value(forKey: "salary") as? Decimal == 70_000)
+        // Another context changes Bob in the store.
+        let other = freshContext(fixture)
+        try employee("Bob", in: other).setValue(Decimal(71_000), forKey: "salary")
+        try other.save()
+        #expect(bob.value(forKey: "salary") as? Decimal == 70_000)  // still the row it fetched
+        context.refresh(bob, mergeChanges: false)
+        #expect(bob.isFault && !bob.valuesArePending)
+        #expect(bob.value(forKey: "salary") as? Decimal == 71_000)
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func objectIDsOfOneStoreShareTheirOrigin(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let ids = try context.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Employee").asIDs())
+        #expect(ids.count == 4)
+        #expect(ids.allSatisfy { $0.origin === ids[0].origin && $0.persistentStore === fixture.store })
+        #expect(Set(ids.map(\.entity.name)) == ["Employee", "Manager"])
+        // An ID made again for the same row is equal, hashes alike, and finds the registered object.
+        let bob = try employee("Bob", in: context)
+        let again = try #require(fixture.coordinator.managedObjectID(forURIRepresentation: bob.objectID.uriRepresentation()))
+        #expect(again == bob.objectID && again.hash == bob.objectID.hash && again !== bob.objectID)
+        #expect(context.object(with: again) === bob)
+        #expect(context.registeredObject(for: again) === bob)
+    }
+}
+
+extension NSFetchRequest {
+    /// The request with `managedObjectIDResultType`.
+    fileprivate func asIDs() -> Self {
+        resultType = .managedObjectIDResultType
+        return self
+    }
+}
