@@ -245,15 +245,31 @@ package final class SQLiteStatement {
     /// (text that is no URL stays `.string`); `.objectID` and `.undefined` `.null` (not kept in
     /// columns by this store).
     package func value(at index: Int32, kind: AttributeKind) -> StoreValue {
+        // The common kinds ask for the type only when the value could be a NULL (zero, or no
+        // text): one call into SQLite per value instead of two.
+        switch kind {
+        case .integer16, .integer32, .integer64:
+            let number = int64(at: index)
+            return number == 0 && isNull(at: index) ? .null : .integer(number)
+        case .boolean:
+            let number = int64(at: index)
+            return number == 0 && isNull(at: index) ? .null : .bool(number != 0)
+        case .double, .float:
+            let number = double(at: index)
+            return number == 0 && isNull(at: index) ? .null : .double(number)
+        case .string:
+            return string(at: index).map(StoreValue.string) ?? .null
+        case .date:
+            let seconds = double(at: index)
+            return seconds == 0 && isNull(at: index) ? .null : .date(Date(timeIntervalSinceReferenceDate: seconds))
+        default:
+            break
+        }
         let type = sqlite3_column_type(handle, index)
         if type == SQLITE_NULL { return .null }
         switch kind {
-        case .integer16, .integer32, .integer64:
-            return .integer(int64(at: index))
-        case .boolean:
-            return .bool(int64(at: index) != 0)
-        case .double, .float:
-            return .double(double(at: index))
+        case .integer16, .integer32, .integer64, .boolean, .double, .float, .string, .date:
+            return .null  // read above
         case .decimal:
             if type == SQLITE_INTEGER { return .decimal(Decimal(int64(at: index))) }
             if type == SQLITE_TEXT || type == SQLITE_BLOB, let text = string(at: index), let decimal = Decimal(string: text) {
@@ -261,10 +277,6 @@ package final class SQLiteStatement {
             }
             let double = double(at: index)
             return .decimal(Decimal(string: "\(double)") ?? Decimal(double))
-        case .string:
-            return string(at: index).map(StoreValue.string) ?? .null
-        case .date:
-            return .date(Date(timeIntervalSinceReferenceDate: double(at: index)))
         case .binary, .transformable:
             return data(at: index).map(StoreValue.data) ?? .null
         case .uuid:

@@ -188,6 +188,8 @@ open class NSManagedObjectContext: NSObject {
         ManagedClassRegistry.register(type(of: object))
         object.context = self
         object.inserted = true
+        // Nothing is committed before the first save.
+        object.committed = PropertyValues(layout: object.storedValues.layout)
         registry[object.objectID] = object
         insertedList.append(object)
         changeState.noteInserted(object)
@@ -277,7 +279,7 @@ open class NSManagedObjectContext: NSObject {
         for object in inserted + updated {
             object.inserted = false
             object.changedKeys = []
-            object.committed = object.values
+            object.commitValues()
         }
         for object in deleted {
             registry[object.objectID] = nil

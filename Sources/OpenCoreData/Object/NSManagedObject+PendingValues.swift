@@ -2,44 +2,11 @@ import OpenStoreCore
 
 /// A fired fault keeps its fetched row (`fetchedRow`) as its values: reading an attribute
 /// decodes that one value, and a to-one relationship finds its destination in the context. The
-/// row is decoded into `PropertyValues` only when something needs them whole — a change, a to-many
-/// relationship, a save, a merge — through `values` and `committed`, which decode first. Firing a
-/// fault therefore costs no allocation, and objects whose values are only read never decode a
-/// value that is not read.
+/// row is decoded into `PropertyValues` only when something needs them whole — a change, a
+/// to-many relationship, a save, a merge — through `values` and `committed`
+/// (`NSManagedObject+Extras`), which decode first. Firing a fault therefore costs no allocation,
+/// and objects whose values are only read never decode a value that is not read.
 extension NSManagedObject {
-    /// The object's current values (to-many relationships as arrays or `RelationshipFault`s),
-    /// decoded from the fetched row first if they are still pending.
-    var values: PropertyValues {
-        get {
-            materializeValues()
-            return storedValues
-        }
-        _modify {
-            materializeValues()
-            yield &storedValues
-        }
-        set {
-            materializeValues()
-            storedValues = newValue
-        }
-    }
-
-    /// The values last saved or fetched, decoded from the fetched row first if pending.
-    var committed: PropertyValues {
-        get {
-            materializeValues()
-            return storedCommitted
-        }
-        _modify {
-            materializeValues()
-            yield &storedCommitted
-        }
-        set {
-            materializeValues()
-            storedCommitted = newValue
-        }
-    }
-
     /// The fired fault takes a fetched row as its values (pending until needed whole).
     func adopt(row values: [StoreValue], version: Int64) {
         fetchedRow = values
@@ -52,7 +19,7 @@ extension NSManagedObject {
         fetchedRow = nil
         valuesArePending = false
         storedValues = values
-        storedCommitted = values
+        commitValues()
         self.version = version
     }
 
@@ -76,14 +43,14 @@ extension NSManagedObject {
                 }
             }
             storedValues = decoded
-            storedCommitted = decoded
+            commitValues()
             return
         }
         let decoded = context.decode(
             RowSnapshot(key: key, version: version, values: row), origin: objectID.origin, faultingToMany: true
         ) { context.object(with: $0) }
         storedValues = decoded
-        storedCommitted = decoded
+        commitValues()
     }
 
     /// A pending value, read from the fetched row without decoding the others: an attribute, or

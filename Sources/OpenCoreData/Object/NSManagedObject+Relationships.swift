@@ -59,8 +59,7 @@ extension NSManagedObject {
             return objects
         case let fault as RelationshipFault:
             let objects = materialized(fault)
-            values[slot: slot] = objects
-            if committed[slot: slot] as? RelationshipFault === fault { committed[slot: slot] = objects }
+            replaceFault(fault, at: slot, with: objects)
             return objects
         default:
             return []
@@ -217,10 +216,8 @@ extension NSManagedObject {
             fireFault()
             for (key, value) in pending { values[key] = value }
         } else {
-            values = PropertyValues(layout: values.layout)
-            committed = values
-            changedKeys = []
-            eventOldValues = [:]
+            storedValues = PropertyValues(layout: storedValues.layout)
+            extras = extras?.keepingOnlyStore()
             faulted = true
         }
     }

@@ -45,21 +45,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Current values, once the object is not a fault (to-many relationships as arrays); while
     /// `valuesArePending`, empty (see `values`).
     @exclusivity(unchecked) var storedValues: PropertyValues
-    /// The values last saved or fetched (see `committed`).
-    @exclusivity(unchecked) var storedCommitted: PropertyValues
-    /// Whether the values have not been loaded yet.
-    @exclusivity(unchecked) var faulted = false
-    /// Whether the object's values are still the fetched row's (`fetchedRow`), decoded only when
-    /// something other than a read of an attribute or to-one relationship needs them.
-    @exclusivity(unchecked) var valuesArePending = false
-    // The flags sit together (one word for them).
-    var inserted = false
-    var deleted = false
-    /// Names of the properties changed since the last save (or fetch).
-    var changedKeys: Set<String> = []
-    /// The values properties had before their first change since the context last announced
-    /// its changes (`changedValuesForCurrentEvent()`).
-    var eventOldValues: [String: Any] = [:]
+    /// What only inserted or changed objects need (see `ObjectExtras`); nil for most objects.
+    @exclusivity(unchecked) var extras: ObjectExtras?
     /// The row version the committed values come from (while a fault, that of `fetchedRow`).
     @exclusivity(unchecked) var version: Int64 = 0
     /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
@@ -67,10 +54,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
     @exclusivity(unchecked) var batchMember: FaultBatch.Member?
-    /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
-    weak var assignedStore: NSPersistentStore?
-    /// Results of fetched properties read since the object was last a fault, by name.
-    var fetchedValues: [String: [Any]] = [:]
+    // The flags sit together (one word for them).
+    /// Whether the values have not been loaded yet.
+    @exclusivity(unchecked) var faulted = false
+    /// Whether the object's values are still the fetched row's (`fetchedRow`), decoded only when
+    /// something other than a read of an attribute or to-one relationship needs them.
+    @exclusivity(unchecked) var valuesArePending = false
+    var inserted = false
+    var deleted = false
 
     /// Creates an object of an entity, and inserts it into `context` if one is given.
     ///
@@ -78,7 +69,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         entityDescription = entity
         storedValues = entity.defaultValues
-        storedCommitted = PropertyValues(layout: storedValues.layout)
         super.init()
         context?.insert(self)
     }
@@ -115,7 +105,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// A fault for a stored object: its values load when first read.
     static func fault(entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
-        object.storedValues = object.storedCommitted
+        object.storedValues = PropertyValues(layout: object.storedValues.layout)
         object.objectID = id
         object.context = context
         object.faulted = true

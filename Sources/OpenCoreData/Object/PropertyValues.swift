@@ -32,6 +32,8 @@ final class PropertyLayout {
     let decodings: [Decoding]
     /// The stored properties' names, by slot.
     let names: [String]
+    /// Their lengths in UTF-8, by slot.
+    private let nameLengths: [Int]
     let slotByName: [String: Int]
     /// A slot array with no values, shared (copy on write) by every `PropertyValues` made empty.
     let emptySlots: [Any?]
@@ -56,6 +58,7 @@ final class PropertyLayout {
         }
         self.properties = properties
         names = properties.map(\.name)
+        nameLengths = names.map(\.utf8.count)
         self.kinds = kinds
         self.decodings = decodings
         var slots: [String: Int] = Dictionary(minimumCapacity: properties.count)
@@ -72,7 +75,10 @@ final class PropertyLayout {
     @inline(__always)
     func slot(named name: String) -> Int? {
         guard names.count <= Self.scanLimit else { return slotByName[name] }
-        return names.firstIndex(of: name)
+        // Lengths first: comparing two strings that differ costs more than comparing counts.
+        let length = name.utf8.count
+        for slot in names.indices where nameLengths[slot] == length && names[slot] == name { return slot }
+        return nil
     }
 
     /// Up to this many properties, `slot(named:)` compares names rather than hashing.

@@ -62,6 +62,26 @@ import Testing
     }
 
     @Test(arguments: ContextFixture.storeTypes)
+    func objectsThatAreOnlyReadCarryNoExtras(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = freshContext(fixture)
+        let bob = try employee("Bob", in: context)
+        _ = bob.value(forKey: "name")
+        _ = (bob.value(forKey: "department") as? NSManagedObject)?.value(forKey: "employees")
+        #expect(bob.extras == nil && !bob.hasChanges)
+        bob.setValue("Robert", forKey: "name")
+        #expect(bob.extras?.changedKeys == ["name"])
+        #expect(bob.committedValues(forKeys: ["name"])["name"] as? String == "Bob")
+        try context.save()
+        // Saved: the current values are the committed ones again, kept once.
+        #expect(bob.extras?.committed == nil && bob.changedKeys.isEmpty && !bob.hasChanges)
+        #expect(bob.committedValues(forKeys: ["name"])["name"] as? String == "Robert")
+        // An inserted object has nothing committed until it is saved.
+        let eve = fixture.insert("Employee", ["name": "Eve"])
+        #expect(eve.committed.keys.isEmpty && eve.values.keys.contains("name"))
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
     func toManyAndInverseChangesSeeThePendingValues(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = freshContext(fixture)

@@ -1,0 +1,136 @@
+/// What an object keeps only once it is inserted or changed, has read a fetched property, or was
+/// assigned a store: most fetched objects are only read, and carry none of it (one reference to
+/// nothing instead of five fields in every object).
+final class ObjectExtras {
+    /// The values last saved or fetched, once they differ from the current ones (the first
+    /// write through `NSManagedObject.values` keeps them here); nil while they are the current
+    /// values.
+    var committed: PropertyValues?
+    /// Names of the properties changed since the last save (or fetch).
+    var changedKeys: Set<String> = []
+    /// The values properties had before their first change since the context last announced
+    /// its changes (`changedValuesForCurrentEvent()`).
+    var eventOldValues: [String: Any] = [:]
+    /// Results of fetched properties read since the object was last a fault, by name.
+    var fetchedValues: [String: [Any]] = [:]
+    /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
+    weak var assignedStore: NSPersistentStore?
+
+    /// What is left when the object becomes a fault again: only the assigned store, if any.
+    func keepingOnlyStore() -> ObjectExtras? {
+        guard let assignedStore else { return nil }
+        let kept = ObjectExtras()
+        kept.assignedStore = assignedStore
+        return kept
+    }
+}
+
+extension NSManagedObject {
+    /// The object's extras, made on first need.
+    var ensuredExtras: ObjectExtras {
+        if let extras { return extras }
+        let made = ObjectExtras()
+        extras = made
+        return made
+    }
+
+    /// The object's current values (to-many relationships as arrays or `RelationshipFault`s),
+    /// decoded from the fetched row first if they are still pending. A write keeps the values
+    /// before it as the committed values (`committed`) if they were not kept yet.
+    var values: PropertyValues {
+        get {
+            materializeValues()
+            return storedValues
+        }
+        _modify {
+            materializeValues()
+            keepCommittedValues()
+            yield &storedValues
+        }
+        set {
+            materializeValues()
+            keepCommittedValues()
+            storedValues = newValue
+        }
+    }
+
+    /// The values last saved or fetched (empty for an inserted object).
+    var committed: PropertyValues {
+        get {
+            materializeValues()
+            return extras?.committed ?? storedValues
+        }
+        set {
+            materializeValues()
+            ensuredExtras.committed = newValue
+        }
+    }
+
+    /// The current values become the committed ones (after a save, a fetch or a refresh).
+    func commitValues() {
+        extras?.committed = nil
+    }
+
+    /// Keeps the committed values apart before the current ones change.
+    private func keepCommittedValues() {
+        if extras?.committed == nil { ensuredExtras.committed = storedValues }
+    }
+
+    /// A to-many relationship's fault at `slot` becomes its members, in the current values and,
+    /// where it is the same fault, in the committed ones (without keeping the committed values
+    /// apart when they are the current ones: both change alike).
+    func replaceFault(_ fault: RelationshipFault, at slot: Int, with members: [NSManagedObject]) {
+        materializeValues()
+        if let extras, let committed = extras.committed {
+            storedValues[slot: slot] = members
+            if committed[slot: slot] as? RelationshipFault === fault { extras.committed?[slot: slot] = members }
+        } else {
+            storedValues[slot: slot] = members
+        }
+    }
+
+    /// Names of the properties changed since the last save (or fetch).
+    var changedKeys: Set<String> {
+        get { extras?.changedKeys ?? [] }
+        _modify {
+            let extras = ensuredExtras
+            yield &extras.changedKeys
+        }
+        set {
+            if newValue.isEmpty && extras == nil { return }
+            ensuredExtras.changedKeys = newValue
+        }
+    }
+
+    /// The values properties had before their first change since the context last announced
+    /// its changes (`changedValuesForCurrentEvent()`).
+    var eventOldValues: [String: Any] {
+        get { extras?.eventOldValues ?? [:] }
+        _modify {
+            let extras = ensuredExtras
+            yield &extras.eventOldValues
+        }
+        set {
+            if newValue.isEmpty && extras == nil { return }
+            ensuredExtras.eventOldValues = newValue
+        }
+    }
+
+    /// Results of fetched properties read since the object was last a fault, by name.
+    var fetchedValues: [String: [Any]] {
+        get { extras?.fetchedValues ?? [:] }
+        set {
+            if newValue.isEmpty && extras == nil { return }
+            ensuredExtras.fetchedValues = newValue
+        }
+    }
+
+    /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
+    var assignedStore: NSPersistentStore? {
+        get { extras?.assignedStore }
+        set {
+            if newValue == nil && extras == nil { return }
+            ensuredExtras.assignedStore = newValue
+        }
+    }
+}
