@@ -50,15 +50,58 @@ extension SQLiteLayout {
 
     /// Apple's index of each fetch index (`NSFetchIndexDescription`), named after the entity
     /// that declares it, e.g.
-    /// `CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)`.
+    /// `CREATE INDEX Z_Car_byMakerAndNumberPlate ON ZCAR (ZMAKER COLLATE BINARY ASC, ZNUMBERPLATE COLLATE BINARY ASC)`,
+    /// with ` WHERE <condition>` for a partial index (`indexCondition(_:entity:)`; an index whose
+    /// condition cannot be written is left out). An R-tree index is Apple's virtual table and
+    /// the three triggers that keep it (`rTreeStatements(for:entity:)`).
     package var fetchIndexStatements: [String] {
         schema.entities.flatMap { entity in
-            entity.fetchIndexes.compactMap { index in
-                indexStatement(
-                    "CREATE INDEX Z_\(entity.name)_\(index.name)", entity: entity.id,
-                    elements: index.elements.map { ($0.slot, $0.ascending) })
+            entity.fetchIndexes.flatMap { index -> [String] in
+                if index.kind == .rTree { return rTreeStatements(for: index, entity: entity.id) }
+                guard
+                    let statement = indexStatement(
+                        "CREATE INDEX Z_\(entity.name)_\(index.name)", entity: entity.id,
+                        elements: index.elements.map { ($0.slot, $0.ascending) })
+                else { return [] }
+                guard let condition = index.condition else { return [statement] }
+                return indexCondition(condition, entity: entity.id).map { ["\(statement) WHERE \($0)"] } ?? []
             }
         }
+    }
+
+    /// An R-tree fetch index as Apple's store builds it: a virtual table `Z_<Entity>_<name>`
+    /// holding each row's key and, per element, `<COLUMN>_MIN` and `<COLUMN>_MAX` (both the
+    /// value: a point), kept by triggers on the entity's table after each insert, update and
+    /// delete. Empty when an element has no column.
+    ///
+    /// ```sql
+    /// CREATE VIRTUAL TABLE IF NOT EXISTS Z_Place_byLocation USING RTREE (Z_PK INTEGER PRIMARY KEY, ZLATITUDE_MIN, ZLATITUDE_MAX, …)
+    /// CREATE TRIGGER IF NOT EXISTS Z_Place_byLocation_INSERT AFTER INSERT ON ZPLACE FOR EACH ROW BEGIN INSERT OR REPLACE INTO …
+    /// ```
+    ///
+    /// **Differences from Apple:** fetches do not read the R-tree (they give the same answers
+    /// without it); it is kept for Apple's Core Data, which does.
+    package func rTreeStatements(for index: FetchIndexSchema, entity entityID: Int) -> [String] {
+        let layout = entities[entityID - 1]
+        var columns: [String] = []
+        for element in index.elements where layout.slots.indices.contains(element.slot) {
+            guard case .attribute(let column, _) = layout.slots[element.slot] else { return [] }
+            columns.append(column)
+        }
+        guard !columns.isEmpty, columns.count == index.elements.count else { return [] }
+        let name = "Z_\(schema.entity(entityID).name)_\(index.name)"
+        let table = tables[layout.table].name
+        let bounds = columns.map { "\($0)_MIN, \($0)_MAX" }.joined(separator: ", ")
+        let values = columns.map { "NEW.\($0), NEW.\($0)" }.joined(separator: ", ")
+        return [
+            "CREATE VIRTUAL TABLE IF NOT EXISTS \(name) USING RTREE (Z_PK INTEGER PRIMARY KEY, \(bounds))",
+            "CREATE TRIGGER IF NOT EXISTS \(name)_INSERT AFTER INSERT ON \(table) FOR EACH ROW BEGIN "
+                + "INSERT OR REPLACE INTO \(name) (Z_PK, \(bounds)) VALUES (NEW.Z_PK, \(values)) ; END",
+            "CREATE TRIGGER IF NOT EXISTS \(name)_UPDATE AFTER UPDATE ON \(table) FOR EACH ROW BEGIN "
+                + "DELETE FROM \(name) WHERE Z_PK = NEW.Z_PK ; INSERT INTO \(name) (Z_PK, \(bounds)) VALUES (NEW.Z_PK, \(values)) ; END",
+            "CREATE TRIGGER IF NOT EXISTS \(name)_DELETE AFTER DELETE ON \(table) FOR EACH ROW BEGIN "
+                + "DELETE FROM \(name) WHERE Z_PK = OLD.Z_PK ; END",
+        ]
     }
 
     /// Apple's unique index of each uniqueness constraint, e.g.

@@ -60,11 +60,13 @@ import OpenStoreCore
 /// - **Indexes**: `<TABLE>_<COLUMN>_INDEX` on every to-one key column (`ZCAR_ZOWNER_INDEX`),
 ///   `<TABLE>_Z_ENT_INDEX` on a table with sub-entities, `<JOIN>_<SECOND COLUMN>_INDEX` on a join
 ///   table over (second, first) column (its primary key covers (first, second); EasyLife 1.5.0).
+/// - **Fetch indexes**: `Z_<Entity>_<name>` over the elements' columns (`COLLATE BINARY ASC`
+///   or `DESC`), with a `WHERE` clause for a partial index; an R-tree index is a virtual table
+///   of that name kept by three triggers (`SQLiteLayout+DDL`).
 ///
-/// **Not covered yet:** R-tree and partial fetch indexes are not created; `objectID` and
-/// `undefined` attributes have no column; persistent history (`ACHANGE`, `ATRANSACTION`, entity
-/// numbers from 16001) is ignored; `Z_MODELCACHE` (Apple's compiled copy of the model, which
-/// stores written before 2013 lack too) is not written.
+/// **Not covered yet:** `objectID` and `undefined` attributes have no column; persistent history
+/// (`ACHANGE`, `ATRANSACTION`, entity numbers from 16001) is ignored; `Z_MODELCACHE` (Apple's
+/// compiled copy of the model, which stores written before 2013 lack too) is not written.
 package struct SQLiteLayout: Sendable {
     package let schema: StoreSchema
     /// One table per hierarchy root, in root order.

@@ -83,8 +83,18 @@ package struct EntitySchema: Sendable {
     package func property(named name: String) -> PropertySchema? { slotsByName[name].map { properties[$0] } }
 }
 
-/// A fetch index of an entity: its name and, in order, the slots it covers.
-package struct FetchIndexSchema: Sendable, Equatable {
+/// A fetch index of an entity: its name, its kind and, in order, the slots it covers.
+///
+/// `@unchecked Sendable`: the partial index predicate is an immutable predicate object, only read.
+package struct FetchIndexSchema: @unchecked Sendable, Equatable {
+    /// How the index is built.
+    package enum Kind: Sendable, Equatable {
+        /// An ordinary (B-tree) index over the slots' columns.
+        case binary
+        /// An R-tree over the slots' (numeric) values, for range queries on several at once.
+        case rTree
+    }
+
     /// One indexed property.
     package struct Element: Sendable, Equatable {
         package let slot: Int
@@ -97,11 +107,17 @@ package struct FetchIndexSchema: Sendable, Equatable {
     }
 
     package let name: String
+    package let kind: Kind
     package let elements: [Element]
+    /// For a partial index, the rows it covers (`NSFetchIndexDescription.partialIndexPredicate`);
+    /// nil for every row. **Default:** nil.
+    package let condition: NSPredicate?
 
-    package init(name: String, elements: [Element]) {
+    package init(name: String, kind: Kind = .binary, elements: [Element], condition: NSPredicate? = nil) {
         self.name = name
+        self.kind = kind
         self.elements = elements
+        self.condition = condition
     }
 }
 

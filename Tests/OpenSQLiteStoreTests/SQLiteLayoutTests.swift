@@ -123,3 +123,104 @@ import Testing
         #expect(layout.createStatements.contains(layout.fetchIndexStatements[1]))
     }
 }
+
+/// Partial and R-tree fetch indexes: the `WHERE` of a partial index with its constants written
+/// out, and Apple's R-tree table with the triggers that keep it.
+@Suite struct SQLitePartialAndRTreeIndexTests {
+    /// Place (1): name, latitude, longitude, visits, opened; Landmark (2) below it adds height.
+    func layout(_ indexes: [Int: [FetchIndexSchema]]) throws -> SQLiteLayout {
+        let base = makeSchema([
+            (
+                "Place", nil, false,
+                [
+                    attribute("name", .string), attribute("latitude", .double), attribute("longitude", .double),
+                    attribute("visits", .integer32), attribute("opened", .date), attribute("code", .uuid),
+                ]
+            ),
+            ("Landmark", 1, false, [attribute("height", .float)]),
+        ])
+        let schema = StoreSchema(
+            entities: base.entities.map { entity in
+                EntitySchema(
+                    id: entity.id, name: entity.name, isAbstract: entity.isAbstract, superID: entity.superID,
+                    familyIDs: entity.familyIDs, properties: entity.properties, fetchIndexes: indexes[entity.id] ?? [])
+            })
+        return try SQLiteLayout(schema: schema)
+    }
+
+    @Test(arguments: [
+        ("visits >= 10", "ZVISITS >= 10"),
+        ("10 <= visits", "ZVISITS >= 10"),
+        ("name == nil", "ZNAME IS NULL"),
+        ("nil != name", "ZNAME IS NOT NULL"),
+        ("name == \"O'Hare\"", "ZNAME = 'O''Hare'"),
+        ("latitude BETWEEN {-1.5, 2.25}", "ZLATITUDE BETWEEN -1.5 AND 2.25"),
+        ("visits IN {1, 2, 3}", "ZVISITS IN (1, 2, 3)"),
+        ("visits > 0 AND (name != nil OR NOT latitude < 0)", "(ZVISITS > 0 AND (ZNAME IS NOT NULL OR NOT (ZLATITUDE < 0)))"),
+        ("TRUEPREDICATE", "1"),
+    ])
+    func partialConditionsAreWrittenOut(format: String, sql: String) throws {
+        #expect(try layout([:]).indexCondition(NSPredicate(format: format), entity: 1) == sql)
+    }
+
+    @Test func constantsOfEveryKindAreLiterals() throws {
+        let layout = try layout([:])
+        let date = Date(timeIntervalSinceReferenceDate: 1_000.5)
+        #expect(layout.indexCondition(NSPredicate(format: "opened > %@", date as NSDate), entity: 1) == "ZOPENED > 1000.5")
+        #expect(layout.indexCondition(NSPredicate(format: "visits == %@", NSNumber(value: true)), entity: 1) == "ZVISITS = 1")
+        let uuid = try #require(UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF"))
+        #expect(
+            layout.indexCondition(NSPredicate(format: "code == %@", uuid as NSUUID), entity: 1)
+                == "ZCODE = X'00112233445566778899AABBCCDDEEFF'")
+        #expect(layout.indexCondition(NSPredicate(format: "height < 100"), entity: 2) == "ZHEIGHT < 100")
+    }
+
+    @Test(arguments: [
+        "name BEGINSWITH 'A'", "name ==[c] 'a'", "visits == $LIMIT", "name.length > 2", "ANY visits > 1",
+        "visits == latitude", "height > 1",  // height is Landmark's, not Place's
+    ])
+    func conditionsThatCannotBeWrittenGiveNil(format: String) throws {
+        #expect(try layout([:]).indexCondition(NSPredicate(format: format), entity: 1) == nil)
+    }
+
+    @Test func partialIndexesCarryTheirCondition() throws {
+        let layout = try layout([
+            1: [
+                FetchIndexSchema(
+                    name: "byVisits", elements: [.init(slot: 3, ascending: false)],
+                    condition: NSPredicate(format: "visits > 100")),
+                FetchIndexSchema(
+                    name: "byPrefix", elements: [.init(slot: 0, ascending: true)],
+                    condition: NSPredicate(format: "name BEGINSWITH 'A'")),
+            ]
+        ])
+        // The index whose condition cannot be written is left out rather than built over every row.
+        #expect(
+            layout.fetchIndexStatements == [
+                "CREATE INDEX Z_Place_byVisits ON ZPLACE (ZVISITS COLLATE BINARY DESC) WHERE ZVISITS > 100"
+            ])
+    }
+
+    @Test func rTreeIndexesAreAVirtualTableAndThreeTriggers() throws {
+        let layout = try layout([
+            2: [
+                FetchIndexSchema(
+                    name: "byLocation", kind: .rTree, elements: [.init(slot: 1, ascending: true), .init(slot: 2, ascending: true)])
+            ]
+        ])
+        #expect(
+            layout.fetchIndexStatements == [
+                "CREATE VIRTUAL TABLE IF NOT EXISTS Z_Landmark_byLocation USING RTREE (Z_PK INTEGER PRIMARY KEY, "
+                    + "ZLATITUDE_MIN, ZLATITUDE_MAX, ZLONGITUDE_MIN, ZLONGITUDE_MAX)",
+                "CREATE TRIGGER IF NOT EXISTS Z_Landmark_byLocation_INSERT AFTER INSERT ON ZPLACE FOR EACH ROW BEGIN "
+                    + "INSERT OR REPLACE INTO Z_Landmark_byLocation (Z_PK, ZLATITUDE_MIN, ZLATITUDE_MAX, ZLONGITUDE_MIN, ZLONGITUDE_MAX) "
+                    + "VALUES (NEW.Z_PK, NEW.ZLATITUDE, NEW.ZLATITUDE, NEW.ZLONGITUDE, NEW.ZLONGITUDE) ; END",
+                "CREATE TRIGGER IF NOT EXISTS Z_Landmark_byLocation_UPDATE AFTER UPDATE ON ZPLACE FOR EACH ROW BEGIN "
+                    + "DELETE FROM Z_Landmark_byLocation WHERE Z_PK = NEW.Z_PK ; "
+                    + "INSERT INTO Z_Landmark_byLocation (Z_PK, ZLATITUDE_MIN, ZLATITUDE_MAX, ZLONGITUDE_MIN, ZLONGITUDE_MAX) "
+                    + "VALUES (NEW.Z_PK, NEW.ZLATITUDE, NEW.ZLATITUDE, NEW.ZLONGITUDE, NEW.ZLONGITUDE) ; END",
+                "CREATE TRIGGER IF NOT EXISTS Z_Landmark_byLocation_DELETE AFTER DELETE ON ZPLACE FOR EACH ROW BEGIN "
+                    + "DELETE FROM Z_Landmark_byLocation WHERE Z_PK = OLD.Z_PK ; END",
+            ])
+    }
+}

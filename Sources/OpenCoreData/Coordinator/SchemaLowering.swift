@@ -56,25 +56,37 @@ enum SchemaLowering {
         }
     }
 
-    /// The fetch indexes an entity declares, as slots. Indexes a store cannot build as a plain
-    /// index are left out: R-tree elements, partial indexes (`partialIndexPredicate`), and
-    /// elements naming a property without a column (transient, to-many, unknown).
+    /// The fetch indexes an entity declares, as slots. An index whose elements are all R-tree
+    /// elements is an R-tree over numeric attributes; a partial index keeps its predicate.
+    /// Indexes a store cannot build are left out: elements naming a property without a column
+    /// (transient, to-many, unknown), R-tree elements mixed with binary ones or naming a
+    /// non-numeric property.
     private static func fetchIndexes(of entity: NSEntityDescription, properties: [PropertySchema]) -> [FetchIndexSchema] {
         var slots: [String: Int] = [:]
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         return entity.indexes.compactMap { index -> FetchIndexSchema? in
-            guard index.partialIndexPredicate == nil, !index.elements.isEmpty else { return nil }
+            guard !index.elements.isEmpty else { return nil }
+            let isRTree = index.elements.allSatisfy { $0.collationType == .rTree }
             var elements: [FetchIndexSchema.Element] = []
             for element in index.elements {
-                guard element.collationType == .binary, let name = element.propertyName, let slot = slots[name],
-                    !properties[slot].isTransient
+                guard element.collationType == (isRTree ? .rTree : .binary), let name = element.propertyName,
+                    let slot = slots[name], !properties[slot].isTransient
                 else { return nil }
-                if case .toMany = properties[slot].kind { return nil }
+                switch properties[slot].kind {
+                case .toMany: return nil
+                case .toOne where isRTree: return nil
+                case .attribute(let kind) where isRTree && !rTreeKinds.contains(kind): return nil
+                default: break
+                }
                 elements.append(FetchIndexSchema.Element(slot: slot, ascending: element.isAscending))
             }
-            return FetchIndexSchema(name: index.name, elements: elements)
+            return FetchIndexSchema(
+                name: index.name, kind: isRTree ? .rTree : .binary, elements: elements, condition: index.partialIndexPredicate)
         }
     }
+
+    /// The attribute kinds an R-tree element can index: numbers and dates.
+    private static let rTreeKinds: [AttributeKind] = [.integer16, .integer32, .integer64, .double, .float, .decimal, .date]
 
     /// A constraint element's property name: the name itself, or a property description's.
     private static func constraintElementName(_ element: Any) -> String {
