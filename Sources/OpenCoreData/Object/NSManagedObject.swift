@@ -40,6 +40,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
     // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
     @exclusivity(unchecked) private var storedID: NSManagedObjectID?
+
+    /// The object's ID without making one (the context's registry reads it on every lookup).
+    final var registeredID: NSManagedObjectID? {
+        @inline(__always) get { storedID }
+    }
     weak var context: NSManagedObjectContext?
 
     /// Current values, once the object is not a fault (to-many relationships as arrays); while
