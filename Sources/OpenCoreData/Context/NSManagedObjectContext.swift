@@ -151,11 +151,15 @@ open class NSManagedObjectContext: NSObject {
     open var hasChanges: Bool { !insertedList.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated } }
 
     /// The object with an ID, if the context has it already.
-    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registry[objectID] }
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? { registry[ownID(objectID)] }
 
     /// The object with an ID: the registered one, or a fault for it (which fails when fired if
     /// the row does not exist).
+    ///
+    /// An ID made by another coordinator for a store file this context's coordinator has open
+    /// names the same object (the IDs are equal).
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        let objectID = ownID(objectID)
         if let object = registry[objectID] { return object }
         let object = managedObjectClass(for: objectID.entity).fault(entity: objectID.entity, id: objectID, context: self)
         registry[objectID] = object
@@ -164,6 +168,7 @@ open class NSManagedObjectContext: NSObject {
 
     /// The object with an ID, loaded; throws when the store has no such object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        let objectID = ownID(objectID)
         if let object = registry[objectID], !object.isFault { return object }
         if parent?.canLoad(objectID) ?? false {
             let object = object(with: objectID)
@@ -180,6 +185,16 @@ open class NSManagedObjectContext: NSObject {
         cache(row, for: object, fetchedAt: nil)
         object.fireFault()
         return object
+    }
+
+    /// An ID as this context's coordinator makes it. IDs of one store share one origin, by
+    /// which the registry finds objects; an ID made by another coordinator for a file this one
+    /// has open too is equal to this coordinator's ID of the row, and becomes it here.
+    func ownID(_ id: NSManagedObjectID) -> NSManagedObjectID {
+        guard parent == nil, !id.isTemporaryID, let coordinator = persistentStoreCoordinator,
+            id.persistentStore?.persistentStoreCoordinator !== coordinator
+        else { return id }
+        return coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()) ?? id
     }
 
     /// Adds a new object to the context; it is saved at the next `save()`.

@@ -37,6 +37,19 @@ import Testing
         #expect(try fixture.fetch("Employee", in: fixture.first, refresh: true).map { $0.value(forKey: "name") as? String } == ["Bob"])
     }
 
+    @Test func anIDOfTheOtherCoordinatorNamesTheSameObject() throws {
+        let fixture = try SaveConflictFixture(.sqlite)
+        defer { fixture.cleanUp() }
+        fixture.insert("Employee", ["name": "Ann", "salary": Decimal(50_000)], into: fixture.first)
+        try fixture.first.save()
+        let ann = try #require(try fixture.fetch("Employee", in: fixture.first).first)
+        let theirs = try #require(try fixture.fetch("Employee", in: fixture.second).first?.objectID)
+        #expect(theirs == ann.objectID && theirs !== ann.objectID)
+        #expect(fixture.first.registeredObject(for: theirs) === ann)
+        #expect(fixture.first.object(with: theirs) === ann)
+        #expect(try fixture.first.existingObject(with: theirs) === ann)
+    }
+
     @Test func anIOErrorAfterTheCommitPointSaysTheOutcomeIsUnknown() throws {
         let fixture = try SaveConflictFixture(.sqlite)
         defer { fixture.cleanUp() }
