@@ -72,10 +72,16 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
         if count + 1 > tags.count / 4 * 3 { reserveCapacity(count + 1) }
         let (found, slot, tag) = find(origin, key)
         if found, let object = objects[slot] { return (object, false) }
+        let size = tags.count
         let made = make()
-        tags[slot] = tag
-        objects[slot] = made
-        count += 1
+        if tags.count == size && tags[slot] == 0 {
+            tags[slot] = tag
+            objects[slot] = made
+            count += 1
+        } else {
+            // `make` registered objects itself (a subclass's initializer may): probe again.
+            insert(made, tag: tag)
+        }
         return (made, true)
     }
 

@@ -81,11 +81,9 @@ extension NSManagedObject {
     /// apart when they are the current ones: both change alike).
     func replaceFault(_ fault: RelationshipFault, at slot: Int, with members: [NSManagedObject]) {
         materializeValues()
-        if let extras, let committed = extras.committed {
-            storedValues[slot: slot] = members
-            if committed[slot: slot] as? RelationshipFault === fault { extras.committed?[slot: slot] = members }
-        } else {
-            storedValues[slot: slot] = members
+        storedValues[slot: slot] = members
+        if let extras, let committed = extras.committed, committed[slot: slot] as? RelationshipFault === fault {
+            extras.committed?[slot: slot] = members
         }
     }
 

@@ -40,6 +40,13 @@ struct ContextFixture {
         if saved { try context.save() }
     }
 
+    /// A new context on the fixture's coordinator: nothing registered yet.
+    func freshContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
     @discardableResult
     func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
         let object = NSManagedObject(entity: model[entity: entity], insertInto: context)

@@ -8,8 +8,7 @@ import Testing
     /// A second context on the fixture's coordinator (so nothing is registered or cached yet)
     /// and the store with its counters at zero.
     static func freshContext(_ fixture: ContextFixture) -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = fixture.coordinator
+        let context = fixture.freshContext()
         fixture.store.resetTestingStoreCalls()
         return context
     }

@@ -7,12 +7,6 @@ import Testing
 /// value at a time, and every other path (changes, to-many relationships, saves, refreshes) sees
 /// the same values as if the row had been decoded when the fault fired.
 @Suite struct PendingValuesTests {
-    func freshContext(_ fixture: ContextFixture) -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = fixture.coordinator
-        return context
-    }
-
     func employee(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.predicate = NSPredicate(format: "name == %@", name)
@@ -22,7 +16,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func readsDecodeOneValueAndMakeNoOtherObject(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let bob = try employee("Bob", in: context)
         #expect(bob.isFault)
         #expect(bob.value(forKey: "name") as? String == "Bob")
@@ -44,7 +38,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func aChangeDecodesTheRowAndKeepsEveryOtherValue(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let ann = try employee("Ann", in: context)
         #expect(ann.value(forKey: "salary") as? Decimal == 50_000)
         ann.setValue(Decimal(55_000), forKey: "salary")
@@ -55,7 +49,7 @@ import Testing
         #expect(ann.committedValues(forKeys: ["salary", "name"])["salary"] as? Decimal == 50_000)
         #expect(ann.committedValues(forKeys: ["salary", "name"])["name"] as? String == "Ann")
         try context.save()
-        let rereading = freshContext(fixture)
+        let rereading = fixture.freshContext()
         let reread = try employee("Ann", in: rereading)
         #expect(reread.value(forKey: "salary") as? Decimal == 55_000)
         #expect((reread.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
@@ -64,7 +58,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func objectsThatAreOnlyReadCarryNoExtras(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let bob = try employee("Bob", in: context)
         _ = bob.value(forKey: "name")
         _ = (bob.value(forKey: "department") as? NSManagedObject)?.value(forKey: "employees")
@@ -84,7 +78,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func toManyAndInverseChangesSeeThePendingValues(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let cy = try employee("Cy", in: context)
         #expect(cy.value(forKey: "name") as? String == "Cy")
         let labs = try #require(cy.value(forKey: "department") as? NSManagedObject)
@@ -96,18 +90,18 @@ import Testing
         let labsNames = (labs.value(forKey: "employees") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
         #expect(labsNames == ["Dee"])
         try context.save()
-        let again = freshContext(fixture)
+        let again = fixture.freshContext()
         #expect((try employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
     }
 
     @Test(arguments: ContextFixture.storeTypes)
     func refreshingDropsThePendingRowAndRereadsTheStore(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let bob = try employee("Bob", in: context)
         #expect(bob.value(forKey: "salary") as? Decimal == 70_000)
         // Another context changes Bob in the store.
-        let other = freshContext(fixture)
+        let other = fixture.freshContext()
         try employee("Bob", in: other).setValue(Decimal(71_000), forKey: "salary")
         try other.save()
         #expect(bob.value(forKey: "salary") as? Decimal == 70_000)  // still the row it fetched
@@ -119,7 +113,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func objectIDsOfOneStoreShareTheirOrigin(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let ids = try context.fetch(NSFetchRequest<NSManagedObjectID>(entityName: "Employee").asIDs())
         #expect(ids.count == 4)
         #expect(ids.allSatisfy { $0.origin === ids[0].origin && $0.persistentStore === fixture.store })

@@ -6,13 +6,6 @@ import Testing
 /// object is made for a member nobody reads, and every path that needs the members (reads,
 /// inverse changes, saves, child contexts, merges) sees them all.
 @Suite struct RelationshipFaultTests {
-    /// A fresh context on the fixture's saved store: nothing registered yet.
-    func freshContext(_ fixture: ContextFixture) -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = fixture.coordinator
-        return context
-    }
-
     func department(_ title: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
         request.predicate = NSPredicate(format: "title == %@", title)
@@ -27,7 +20,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func membersAreMadeOnlyWhenTheRelationshipIsRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let sales = try department("Sales", in: context)
         #expect(sales.value(forKey: "title") as? String == "Sales")
         #expect(context.registeredObjects == [sales])
@@ -42,14 +35,14 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func savingAnObjectWithAnUnreadToManyKeepsItsMembers(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let sales = try department("Sales", in: context)
         sales.setValue("Sales & Marketing", forKey: "title")
         let managerRequest = NSFetchRequest<NSManagedObject>(entityName: "Manager")
         let dee = try #require(try context.fetch(managerRequest).first)
         dee.setValue("Dee D.", forKey: "name")  // `reports`: ordered, no inverse (a join table)
         try context.save()
-        let reread = freshContext(fixture)
+        let reread = fixture.freshContext()
         #expect(names(try department("Sales & Marketing", in: reread).value(forKey: "employees")) == ["Ann", "Bob"])
         #expect(names(try #require(try reread.fetch(managerRequest).first).value(forKey: "reports")) == ["Cy"])
     }
@@ -57,7 +50,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func membersChangedThroughInversesBeforeTheRelationshipIsRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let sales = try department("Sales", in: context)
         let labs = try department("Labs", in: context)
         _ = (sales.value(forKey: "title"), labs.value(forKey: "title"))  // loaded, employees unread
@@ -74,7 +67,7 @@ import Testing
         #expect(names(labs.value(forKey: "employees")) == ["Ann", "Cy", "Dee"])
         try context.save()
         #expect(names(labs.value(forKey: "employees")) == ["Ann", "Dee"])
-        let reread = freshContext(fixture)
+        let reread = fixture.freshContext()
         #expect(names(try department("Labs", in: reread).value(forKey: "employees")) == ["Ann", "Dee"])
         #expect(names(try department("Sales", in: reread).value(forKey: "employees")) == ["Bob"])
     }
@@ -82,7 +75,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func aChildReadsMembersItsParentHasNotRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let parent = freshContext(fixture)
+        let parent = fixture.freshContext()
         let sales = try department("Sales", in: parent)
         _ = sales.value(forKey: "title")
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -100,7 +93,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes)
     func hasFaultTellsWhetherReadingWouldFire(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let sales = try department("Sales", in: context)
         #expect(sales.isFault && sales.hasFault(forRelationshipNamed: "employees"))
         _ = sales.value(forKey: "title")
@@ -120,7 +113,7 @@ import Testing
         let dee = try #require(try fixture.context.fetch(fixture.request("Manager")).first)
         let cy = try #require(dee.value(forKey: "reports") as? NSOrderedSet).array.compactMap { ($0 as? NSManagedObject)?.objectID }
 
-        let context = freshContext(fixture)
+        let context = fixture.freshContext()
         let sales = try department("Sales", in: context)
         #expect(Set(sales.objectIDs(forRelationshipNamed: "employees")) == Set(expected))  // from a fault
         #expect(context.registeredObjects == [sales] && sales.isFault)
