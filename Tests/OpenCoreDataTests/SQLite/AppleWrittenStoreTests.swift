@@ -8,9 +8,10 @@ import Testing
 /// test copies the store's folder first (WAL files included), so the shared files are never
 /// written. The expected numbers were read off the files with the `sqlite3` shell.
 ///
-/// Left out: `SampleModel2_V2.sqlite` (its model exists only as Swift source elsewhere),
-/// `EasyLife.sqlite` and `EasyLife_1.3.0.sqlite` (their model files are not the models the
-/// stores were written with; see `VersionHashSharedStoreTests`).
+/// `EasyLife.sqlite` and `EasyLife_1.3.0.sqlite` were written before the Project–TodoItem
+/// relationship their model files have: they open with the 1.3.0 file's model without it
+/// (`easyLifeBeforeProjects`), whose version hashes are the stores'. Left out:
+/// `SampleModel2_V2.sqlite` (its model exists only as Swift source elsewhere).
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct AppleWrittenStoreTests {
     struct Store: CustomTestStringConvertible, Sendable {
@@ -73,6 +74,8 @@ struct AppleWrittenStoreTests {
         Store(
             "easylife-todo", "EasyLife_1.5.0.sqlite", xml: "EasyLife_1.5.0.xcdatamodel.contents.xml",
             counts: ["Project": 0, "TodoItem": 6]),
+        Store("easylife-todo", "EasyLife_1.3.0.sqlite", code: easyLifeBeforeProjects, counts: ["Project": 0, "TodoItem": 0]),
+        Store("easylife-todo", "EasyLife.sqlite", code: easyLifeBeforeProjects, counts: ["Project": 0, "TodoItem": 158]),
         Store(
             "jeffreybergier-elementid-migration", "Example_v1.0.0.sqlite", xml: "v1.0.0.xcdatamodel.contents.xml",
             counts: ["BasicEntity": 1]),
@@ -105,6 +108,64 @@ struct AppleWrittenStoreTests {
             "wibosco-migration-posts", "CoreDataMigration_Example_WAL.sqlite", xml: "v4.xcdatamodel.contents.xml",
             counts: ["Color": 84, "Post": 84]),
     ]
+
+    /// EasyLife 1.3.0's model file without the Project–TodoItem relationship, which its stores
+    /// predate (an empty model if the file cannot be read: the stores then refuse it).
+    @Sendable static func easyLifeBeforeProjects() -> NSManagedObjectModel {
+        guard let url = RealWorld.url("stores/easylife-todo/EasyLife_1.3.0.xcdatamodel.contents.xml"),
+            let model = try? NSManagedObjectModel(validatingContentsOf: url)
+        else { return NSManagedObjectModel() }
+        for entity in model.entities {
+            entity.properties = entity.properties.filter { !($0 is NSRelationshipDescription) }
+        }
+        return model
+    }
+
+    @Test func easyLifeStoresHaveTheHashesOfTheModelWithoutProjects() throws {
+        let model = Self.easyLifeBeforeProjects()
+        // A copy: reading a WAL store's metadata makes its -wal and -shm files.
+        let folder = try TemporaryFolder()
+        let copied = try Store("easylife-todo", "EasyLife.sqlite", code: Self.easyLifeBeforeProjects, counts: [:]).copy(into: folder)
+        for file in ["EasyLife.sqlite", "EasyLife_1.3.0.sqlite"] {
+            let url = copied.deletingLastPathComponent().appendingPathComponent(file)
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+            #expect(metadata[NSStoreModelVersionHashesKey] as? [String: Data] == model.entityVersionHashesByName, "\(file)")
+        }
+    }
+
+    /// EasyLife.sqlite's 158 to-do items, as the `sqlite3` shell counts them: optional Booleans
+    /// that are NULL (16 items never marked done), dates missing on 12, repeats on 8.
+    @Test func easyLifeAnswersOnItsTodoItems() throws {
+        let folder = try TemporaryFolder()
+        let store = try #require(Self.stores.first { $0.file == "EasyLife.sqlite" })
+        let context = try Self.open(try store.copy(into: folder), model: try store.model(), readOnly: true)
+        #expect(try Self.count(context, "TodoItem", "done == YES") == 142)
+        #expect(try Self.count(context, "TodoItem", "done == nil") == 16)
+        #expect(try Self.count(context, "TodoItem", "done != YES") == 16)
+        #expect(try Self.count(context, "TodoItem", "done == NO") == 0)
+        #expect(try Self.count(context, "TodoItem", "repeats > 0") == 8)
+        #expect(try Self.count(context, "TodoItem", "date == nil") == 12)
+        #expect(try Self.count(context, "TodoItem", "name CONTAINS[c] %@", ["TEST"]) == 1)
+        let newest = NSFetchRequest<NSManagedObject>(entityName: "TodoItem")
+        newest.predicate = NSPredicate(format: "date != nil")
+        newest.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
+        newest.fetchLimit = 2
+        #expect(try context.fetch(newest).compactMap { $0.value(forKey: "name") as? String } == ["upload photos to google photos?", "LinkedIn "])
+        let byName = try Self.fetch(context, "TodoItem", sort: [NSSortDescriptor(key: "name", ascending: true)])
+        #expect(byName.prefix(3).compactMap { $0.value(forKey: "name") as? String } == ["Book therapy", "DigiDocs", "Dirty master"])
+        // Grouped in SQL: how many items repeat how often.
+        let grouped = NSFetchRequest<NSDictionary>(entityName: "TodoItem")
+        grouped.resultType = .dictionaryResultType
+        let count = NSExpressionDescription()
+        count.name = "items"
+        count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "name")])
+        count.expressionResultType = .integer64AttributeType
+        grouped.propertiesToFetch = ["repeats", count]
+        grouped.propertiesToGroupBy = ["repeats"]
+        grouped.sortDescriptors = [NSSortDescriptor(key: "repeats", ascending: true)]
+        let rows = try context.fetch(grouped).map { [($0["repeats"] as? NSNumber)?.intValue, ($0["items"] as? NSNumber)?.intValue] }
+        #expect(rows == [[0, 150], [3, 1], [5, 7]])
+    }
 
     /// A context on the store at `url`.
     static func open(_ url: URL, model: NSManagedObjectModel, readOnly: Bool) throws -> NSManagedObjectContext {
