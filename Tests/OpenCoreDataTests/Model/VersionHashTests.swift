@@ -187,8 +187,9 @@ import Testing
 /// Two pairs are left out because their model file is not the model the store was written
 /// with: the Recipes `contents` XML (converted by Xcode in 2018; the 2010 store's model has
 /// required attributes and to-one relationships with minCount 1, see `recipesMatchApple`) and
-/// EasyLife 1.3.0 (its store predates the Project–TodoItem relationship). EasyLife.sqlite's
-/// Project entity is not in its model file either.
+/// EasyLife 1.3.0 (its store predates the Project–TodoItem relationship; `AppleWrittenStoreTests`
+/// opens it with that model file minus the relationship). EasyLife.sqlite's Project entity is
+/// not in its model file either.
 @Suite(.enabled(if: SharedStores.available, "../shared/realworld/stores is not beside the package: nothing to compare"))
 struct VersionHashSharedStoreTests {
     static let folder = SharedStores.folder
