@@ -48,6 +48,21 @@ import Testing
             ])
     }
 
+    /// Version 2 (hashes from `SampleModel2_V2.sqlite`): a removed attribute and a renamed one
+    /// change Author's and Book's hashes (and GraphicNovel's, which inherits Book's properties);
+    /// the renaming identifier itself does not count.
+    @Test func removedAndRenamedAttributesMatchApple() {
+        #expect(
+            Self.hexHashes(RealWorldModels.sampleModel2V2()) == [
+                "Author": "a5af92dcedca236241e01baf51c0e97d806bcc3d28500abc6d03926d7e065b28",
+                "Book": "33ac3733a780db28955479ba9f9989cd9acd0ee1dade9b545e4b746751730100",
+                "Feedback": "cb46793d66db0168baed7998db3de0d4f69fdedabb160d5f32072175685031cc",
+                "GraphicNovel": "7073b5a03ae1be6509a5e88664a1a68805503b112176c4cceee9f30fdcdb72cc",
+                "Page": "9ee9445f9060dc0ae0737ca930dd312246afc97362869cb5b7875e5bc9899171",
+                "Writer": "d54efab5d39cb3f59df8018db5e4cb2912ced49ca0fdebb029a326cd70847b25",
+            ])
+    }
+
     @Test func reflexiveManyToManyMatchesApple() {
         #expect(
             Self.hexHashes(RealWorldModels.easyLifeModel()) == [

@@ -10,8 +10,8 @@ import Testing
 ///
 /// `EasyLife.sqlite` and `EasyLife_1.3.0.sqlite` were written before the Project–TodoItem
 /// relationship their model files have: they open with the 1.3.0 file's model without it
-/// (`easyLifeBeforeProjects`), whose version hashes are the stores'. Left out:
-/// `SampleModel2_V2.sqlite` (its model exists only as Swift source elsewhere).
+/// (`easyLifeBeforeProjects`), whose version hashes are the stores'. SampleModel2's models were
+/// written in Swift: they are rebuilt in code (`RealWorldModels`).
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct AppleWrittenStoreTests {
     struct Store: CustomTestStringConvertible, Sendable {
@@ -68,6 +68,9 @@ struct AppleWrittenStoreTests {
         Store(
             "coredataplus-samplemodel2-history", "SampleModel2_V1.sqlite", code: RealWorldModels.sampleModel2V1,
             counts: ["Book": 51, "GraphicNovel": 1, "Feedback": 444, "Page": 4970, "Writer": 0, "Author": 2]),
+        Store(
+            "coredataplus-samplemodel2-history", "SampleModel2_V2.sqlite", code: RealWorldModels.sampleModel2V2,
+            counts: ["Book": 2, "GraphicNovel": 1, "Feedback": 3, "Page": 119, "Writer": 0, "Author": 1]),
         Store(
             "coredataplus-samplemodel3-v1", "SampleModel3_V1.sqlite", xml: "SampleModel3.xcdatamodel.contents.xml",
             counts: ["User": 12]),
@@ -400,6 +403,20 @@ struct AppleWrittenStoreTests {
     /// SampleModel2: inheritance in shared tables, a to-one into a hierarchy (`Z1_BOOK`), and
     /// the derived `pagesCount` kept by Apple's triggers, which call Apple-only SQL functions:
     /// moving a page to another book updates both counts in the file.
+    /// SampleModel2 version 2: the renamed `frontCover` column, derived page counts, and a
+    /// to-one into the Book hierarchy, as the `sqlite3` shell reads the file.
+    @Test func sampleModel2Version2ReadsItsRenamedAndDerivedColumns() throws {
+        let folder = try TemporaryFolder()
+        let store = try #require(Self.stores.first { $0.file == "SampleModel2_V2.sqlite" })
+        let context = try Self.open(try store.copy(into: folder), model: try store.model(), readOnly: true)
+        let books = try Self.fetch(context, "Book", sort: [NSSortDescriptor(key: "title", ascending: true)])
+        #expect(books.compactMap { $0.value(forKey: "title") as? String } == ["title 1 - author 1", "title 2 - author 1", "title graphic novel - author 1"])
+        #expect(books.map { ($0.value(forKey: "pagesCount") as? NSNumber)?.intValue } == [99, 1, 19])
+        #expect(books.allSatisfy { ($0.value(forKey: "frontCover") as? Data)?.isEmpty == false })
+        #expect(try Self.count(context, "Page", "book.author.alias == 'Alessandro' AND book.title BEGINSWITH 'title 1'") == 99)
+        #expect(try Self.count(context, "Feedback", "comment CONTAINS[c] 'GREAT' AND rating > 4") == 2)
+    }
+
     @Test func sampleModel2TriggersRunOnSave() throws {
         let folder = try TemporaryFolder()
         let store = try #require(Self.stores.first { $0.directory == "coredataplus-samplemodel2-history" })

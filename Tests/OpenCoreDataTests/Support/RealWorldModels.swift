@@ -160,6 +160,21 @@ enum RealWorldModels {
         return model
     }
 
+    /// CoreDataPlus's SampleModel2 version 2: version 1 without the author's `siteURL`, and the
+    /// book's `cover` renamed `frontCover` (renaming identifier `cover`). The source also has a
+    /// fetch index on the author's alias that the store was written without.
+    static func sampleModel2V2() -> NSManagedObjectModel {
+        let model = sampleModel2V1()
+        if let author = model.entitiesByName["Author"] {
+            author.properties = author.properties.filter { $0.name != "siteURL" && $0.entity === author }
+        }
+        if let cover = model.entitiesByName["Book"]?.attributesByName["cover"] {
+            cover.name = "frontCover"
+            cover.renamingIdentifier = "cover"
+        }
+        return model
+    }
+
     /// EasyLife 1.5.0 (2017): a reflexive many-to-many relationship pair.
     static func easyLifeModel() -> NSManagedObjectModel {
         let project = entity("Project"), item = entity("TodoItem")
