@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import Testing
 
 /// A context on a store of `CompanyModel` (in memory, or an SQLite file in a temporary folder),
 /// with a few saved objects: departments Sales and Labs; employees Ann (Sales, 50k), Bob (Sales,
@@ -45,6 +46,30 @@ struct ContextFixture {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+
+    /// The saved employee (or manager) with this name, fetched in `context`.
+    static func employee(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+        try first("Employee", "name == %@", name, in: context)
+    }
+
+    /// The saved department with this title, fetched in `context`.
+    static func department(_ title: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
+        try first("Department", "title == %@", title, in: context)
+    }
+
+    private static func first(_ entity: String, _ format: String, _ value: String, in context: NSManagedObjectContext) throws
+        -> NSManagedObject
+    {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.predicate = NSPredicate(format: format, value)
+        return try #require(try context.fetch(request).first)
+    }
+
+    /// The sorted names of the employees in a to-many value (a set or an ordered set).
+    static func names(_ objects: Any?) -> [String] {
+        ((objects as? Set<NSManagedObject>).map(Array.init) ?? (objects as? NSOrderedSet)?.array as? [NSManagedObject] ?? [])
+            .compactMap { $0.value(forKey: "name") as? String }.sorted()
     }
 
     @discardableResult

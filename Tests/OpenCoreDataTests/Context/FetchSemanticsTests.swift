@@ -51,10 +51,7 @@ import Testing
         let fixture = try ContextFixture(storeType: storeType)
         let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
         request.resultType = .dictionaryResultType
-        let total = NSExpressionDescription()
-        total.name = "total"
-        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
-        total.expressionResultType = .decimalAttributeType
+        let total = aggregate("total", "sum:", "salary", .decimalAttributeType)
         let title = NSExpressionDescription()
         title.name = "title"
         title.expression = NSExpression(forKeyPath: "department.title")

@@ -41,21 +41,17 @@ final class NotificationRecorder: @unchecked Sendable {
         return context
     }
 
-    func employee(_ name: String, in context: NSManagedObjectContext, _ fixture: ContextFixture) throws -> NSManagedObject {
-        try #require(try context.fetch(fixture.request("Employee", "name == '\(name)'")).first)
-    }
-
     @Test(arguments: ContextFixture.storeTypes) func automaticMergeRefreshesObjectsAndKeepsTheirOwnChanges(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: true)
         let born = Date(timeIntervalSince1970: 1_000_000)
         let annInOther = try other.performAndWait {
-            let ann = try employee("Ann", in: other, fixture)
+            let ann = try ContextFixture.employee("Ann", in: other)
             #expect(ann.value(forKey: "salary") as? Decimal == 50_000)
             ann.setValue(born, forKey: "born")  // an unsaved change of its own, to another key
             return ann
         }
-        let ann = try employee("Ann", in: fixture.context, fixture)
+        let ann = try ContextFixture.employee("Ann", in: fixture.context)
         ann.setValue(Decimal(60_000), forKey: "salary")
         try fixture.context.save()
 
@@ -74,11 +70,11 @@ final class NotificationRecorder: @unchecked Sendable {
         let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: false)
         let annInOther = try other.performAndWait {
-            let ann = try employee("Ann", in: other, fixture)
+            let ann = try ContextFixture.employee("Ann", in: other)
             _ = ann.value(forKey: "salary")
             return ann
         }
-        let ann = try employee("Ann", in: fixture.context, fixture)
+        let ann = try ContextFixture.employee("Ann", in: fixture.context)
         ann.setValue(Decimal(60_000), forKey: "salary")
         try fixture.context.save()
         other.performAndWait { #expect(annInOther.value(forKey: "salary") as? Decimal == 50_000) }
@@ -98,13 +94,13 @@ final class NotificationRecorder: @unchecked Sendable {
         let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: true)
         let bobInOther = try other.performAndWait {
-            let bob = try employee("Bob", in: other, fixture)
+            let bob = try ContextFixture.employee("Bob", in: other)
             bob.setValue(Decimal(1), forKey: "salary")  // an unsaved change, lost with the object
             return bob
         }
         let didChange = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: other)
         let eve = fixture.insert("Employee", ["name": "Eve", "salary": Decimal(10)])
-        fixture.context.delete(try employee("Bob", in: fixture.context, fixture))
+        fixture.context.delete(try ContextFixture.employee("Bob", in: fixture.context))
         try fixture.context.save()
 
         other.performAndWait {
@@ -126,11 +122,11 @@ final class NotificationRecorder: @unchecked Sendable {
         let other = secondContext(fixture, merging: false)
         let saves = NotificationRecorder(.NSManagedObjectContextDidSave, from: fixture.context)
         let annInOther = try other.performAndWait {
-            let ann = try employee("Ann", in: other, fixture)
+            let ann = try ContextFixture.employee("Ann", in: other)
             _ = ann.value(forKey: "name")
             return ann
         }
-        let ann = try employee("Ann", in: fixture.context, fixture)
+        let ann = try ContextFixture.employee("Ann", in: fixture.context)
         ann.setValue("Anna", forKey: "name")
         try fixture.context.save()
         let save = try #require(saves.notifications.first)
@@ -152,11 +148,11 @@ final class NotificationRecorder: @unchecked Sendable {
         let second = try ContextFixture()
         let other = secondContext(second, merging: true)
         let annInOther = try other.performAndWait {
-            let ann = try employee("Ann", in: other, second)
+            let ann = try ContextFixture.employee("Ann", in: other)
             _ = ann.value(forKey: "salary")
             return ann
         }
-        let ann = try employee("Ann", in: first.context, first)
+        let ann = try ContextFixture.employee("Ann", in: first.context)
         ann.setValue(Decimal(99), forKey: "salary")
         try first.context.save()
         other.performAndWait { #expect(annInOther.value(forKey: "salary") as? Decimal == 50_000) }
@@ -167,8 +163,8 @@ final class NotificationRecorder: @unchecked Sendable {
     @Test(arguments: ContextFixture.storeTypes) func processPendingChangesAnnouncesChangesSinceTheLastAnnouncement(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
-        let ann = try employee("Ann", in: context, fixture)
-        let bob = try employee("Bob", in: context, fixture)
+        let ann = try ContextFixture.employee("Ann", in: context)
+        let bob = try ContextFixture.employee("Bob", in: context)
         let recorder = NotificationRecorder(NSManagedObjectContext.didChangeObjectsNotification, from: context)
 
         let eve = fixture.insert("Employee", ["name": "Eve"])
@@ -192,7 +188,7 @@ final class NotificationRecorder: @unchecked Sendable {
         #expect(recorder.notifications[1].userInfo?[NSInsertedObjectsKey] == nil)
 
         // A rolled-back change is not announced.
-        let cy = try employee("Cy", in: context, fixture)
+        let cy = try ContextFixture.employee("Cy", in: context)
         cy.setValue(Decimal(3), forKey: "salary")
         context.rollback()
         context.processPendingChanges()
@@ -203,7 +199,7 @@ final class NotificationRecorder: @unchecked Sendable {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let order = OrderRecorder(context)
-        let ann = try employee("Ann", in: context, fixture)
+        let ann = try ContextFixture.employee("Ann", in: context)
         ann.setValue(Decimal(5), forKey: "salary")
         try context.save()
         #expect(

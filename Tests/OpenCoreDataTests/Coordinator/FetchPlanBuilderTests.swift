@@ -48,10 +48,7 @@ import Testing
     @Test func dictionaryColumns() throws {
         let grouped = request("Employee")
         grouped.resultType = .dictionaryResultType
-        let total = NSExpressionDescription()
-        total.name = "total"
-        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
-        total.expressionResultType = .decimalAttributeType
+        let total = aggregate("total", "sum:", "salary", .decimalAttributeType)
         grouped.propertiesToFetch = ["department", total]
         grouped.propertiesToGroupBy = ["department"]
         grouped.havingPredicate = NSPredicate(format: "total > 100")

@@ -7,17 +7,11 @@ import Testing
 /// value at a time, and every other path (changes, to-many relationships, saves, refreshes) sees
 /// the same values as if the row had been decoded when the fault fired.
 @Suite struct PendingValuesTests {
-    func employee(_ name: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-        request.predicate = NSPredicate(format: "name == %@", name)
-        return try #require(try context.fetch(request).first)
-    }
-
     @Test(arguments: ContextFixture.storeTypes)
     func readsDecodeOneValueAndMakeNoOtherObject(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let bob = try employee("Bob", in: context)
+        let bob = try ContextFixture.employee("Bob", in: context)
         #expect(bob.isFault)
         #expect(bob.value(forKey: "name") as? String == "Bob")
         #expect(bob.primitiveValue(forKey: "salary") as? Decimal == 70_000)
@@ -39,7 +33,7 @@ import Testing
     func aChangeDecodesTheRowAndKeepsEveryOtherValue(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let ann = try employee("Ann", in: context)
+        let ann = try ContextFixture.employee("Ann", in: context)
         #expect(ann.value(forKey: "salary") as? Decimal == 50_000)
         ann.setValue(Decimal(55_000), forKey: "salary")
         #expect(!ann.valuesArePending)
@@ -50,7 +44,7 @@ import Testing
         #expect(ann.committedValues(forKeys: ["salary", "name"])["name"] as? String == "Ann")
         try context.save()
         let rereading = fixture.freshContext()
-        let reread = try employee("Ann", in: rereading)
+        let reread = try ContextFixture.employee("Ann", in: rereading)
         #expect(reread.value(forKey: "salary") as? Decimal == 55_000)
         #expect((reread.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
     }
@@ -59,7 +53,7 @@ import Testing
     func objectsThatAreOnlyReadCarryNoExtras(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let bob = try employee("Bob", in: context)
+        let bob = try ContextFixture.employee("Bob", in: context)
         _ = bob.value(forKey: "name")
         _ = (bob.value(forKey: "department") as? NSManagedObject)?.value(forKey: "employees")
         #expect(bob.extras == nil && !bob.hasChanges)
@@ -79,30 +73,28 @@ import Testing
     func toManyAndInverseChangesSeeThePendingValues(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let cy = try employee("Cy", in: context)
+        let cy = try ContextFixture.employee("Cy", in: context)
         #expect(cy.value(forKey: "name") as? String == "Cy")
         let labs = try #require(cy.value(forKey: "department") as? NSManagedObject)
-        let sales = try #require(try employee("Ann", in: context).value(forKey: "department") as? NSManagedObject)
+        let sales = try #require(try ContextFixture.employee("Ann", in: context).value(forKey: "department") as? NSManagedObject)
         // Moving Cy reads the old destination from Cy's pending row to update both inverses.
         cy.setValue(sales, forKey: "department")
-        let salesNames = (sales.value(forKey: "employees") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
-        #expect(salesNames?.sorted() == ["Ann", "Bob", "Cy"])
-        let labsNames = (labs.value(forKey: "employees") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String }
-        #expect(labsNames == ["Dee"])
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Ann", "Bob", "Cy"])
+        #expect(ContextFixture.names(labs.value(forKey: "employees")) == ["Dee"])
         try context.save()
         let again = fixture.freshContext()
-        #expect((try employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
+        #expect((try ContextFixture.employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
     }
 
     @Test(arguments: ContextFixture.storeTypes)
     func refreshingDropsThePendingRowAndRereadsTheStore(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let bob = try employee("Bob", in: context)
+        let bob = try ContextFixture.employee("Bob", in: context)
         #expect(bob.value(forKey: "salary") as? Decimal == 70_000)
         // Another context changes Bob in the store.
         let other = fixture.freshContext()
-        try employee("Bob", in: other).setValue(Decimal(71_000), forKey: "salary")
+        try ContextFixture.employee("Bob", in: other).setValue(Decimal(71_000), forKey: "salary")
         try other.save()
         #expect(bob.value(forKey: "salary") as? Decimal == 70_000)  // still the row it fetched
         context.refresh(bob, mergeChanges: false)
@@ -119,7 +111,7 @@ import Testing
         #expect(ids.allSatisfy { $0.origin === ids[0].origin && $0.persistentStore === fixture.store })
         #expect(Set(ids.map(\.entity.name)) == ["Employee", "Manager"])
         // An ID made again for the same row is equal, hashes alike, and finds the registered object.
-        let bob = try employee("Bob", in: context)
+        let bob = try ContextFixture.employee("Bob", in: context)
         let again = try #require(fixture.coordinator.managedObjectID(forURIRepresentation: bob.objectID.uriRepresentation()))
         #expect(again == bob.objectID && again.hash == bob.objectID.hash && again !== bob.objectID)
         #expect(context.object(with: again) === bob)

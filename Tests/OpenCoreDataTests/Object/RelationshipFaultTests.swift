@@ -6,28 +6,17 @@ import Testing
 /// object is made for a member nobody reads, and every path that needs the members (reads,
 /// inverse changes, saves, child contexts, merges) sees them all.
 @Suite struct RelationshipFaultTests {
-    func department(_ title: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
-        request.predicate = NSPredicate(format: "title == %@", title)
-        return try #require(try context.fetch(request).first)
-    }
-
-    func names(_ objects: Any?) -> [String] {
-        ((objects as? Set<NSManagedObject>).map(Array.init) ?? (objects as? NSOrderedSet)?.array as? [NSManagedObject] ?? [])
-            .compactMap { $0.value(forKey: "name") as? String }.sorted()
-    }
-
     @Test(arguments: ContextFixture.storeTypes)
     func membersAreMadeOnlyWhenTheRelationshipIsRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let sales = try department("Sales", in: context)
+        let sales = try ContextFixture.department("Sales", in: context)
         #expect(sales.value(forKey: "title") as? String == "Sales")
         #expect(context.registeredObjects == [sales])
         // Apple's description names a relationship fault without reading it.
         #expect(sales.description.contains("employees = <relationship fault"))
         #expect(context.registeredObjects == [sales])
-        #expect(names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
         #expect(context.registeredObjects.count == 3)
         #expect(sales.committedValues(forKeys: ["employees"])["employees"] as? Set<NSManagedObject> == sales.value(forKey: "employees") as? Set<NSManagedObject>)
     }
@@ -36,23 +25,23 @@ import Testing
     func savingAnObjectWithAnUnreadToManyKeepsItsMembers(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let sales = try department("Sales", in: context)
+        let sales = try ContextFixture.department("Sales", in: context)
         sales.setValue("Sales & Marketing", forKey: "title")
         let managerRequest = NSFetchRequest<NSManagedObject>(entityName: "Manager")
         let dee = try #require(try context.fetch(managerRequest).first)
         dee.setValue("Dee D.", forKey: "name")  // `reports`: ordered, no inverse (a join table)
         try context.save()
         let reread = fixture.freshContext()
-        #expect(names(try department("Sales & Marketing", in: reread).value(forKey: "employees")) == ["Ann", "Bob"])
-        #expect(names(try #require(try reread.fetch(managerRequest).first).value(forKey: "reports")) == ["Cy"])
+        #expect(ContextFixture.names(try ContextFixture.department("Sales & Marketing", in: reread).value(forKey: "employees")) == ["Ann", "Bob"])
+        #expect(ContextFixture.names(try #require(try reread.fetch(managerRequest).first).value(forKey: "reports")) == ["Cy"])
     }
 
     @Test(arguments: ContextFixture.storeTypes)
     func membersChangedThroughInversesBeforeTheRelationshipIsRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let sales = try department("Sales", in: context)
-        let labs = try department("Labs", in: context)
+        let sales = try ContextFixture.department("Sales", in: context)
+        let labs = try ContextFixture.department("Labs", in: context)
         _ = (sales.value(forKey: "title"), labs.value(forKey: "title"))  // loaded, employees unread
         let employees = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         employees.predicate = NSPredicate(format: "name IN %@", ["Ann", "Cy"])
@@ -63,38 +52,38 @@ import Testing
                 context.delete(employee)
             }
         }
-        #expect(names(sales.value(forKey: "employees")) == ["Bob"])
-        #expect(names(labs.value(forKey: "employees")) == ["Ann", "Cy", "Dee"])
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Bob"])
+        #expect(ContextFixture.names(labs.value(forKey: "employees")) == ["Ann", "Cy", "Dee"])
         try context.save()
-        #expect(names(labs.value(forKey: "employees")) == ["Ann", "Dee"])
+        #expect(ContextFixture.names(labs.value(forKey: "employees")) == ["Ann", "Dee"])
         let reread = fixture.freshContext()
-        #expect(names(try department("Labs", in: reread).value(forKey: "employees")) == ["Ann", "Dee"])
-        #expect(names(try department("Sales", in: reread).value(forKey: "employees")) == ["Bob"])
+        #expect(ContextFixture.names(try ContextFixture.department("Labs", in: reread).value(forKey: "employees")) == ["Ann", "Dee"])
+        #expect(ContextFixture.names(try ContextFixture.department("Sales", in: reread).value(forKey: "employees")) == ["Bob"])
     }
 
     @Test(arguments: ContextFixture.storeTypes)
     func aChildReadsMembersItsParentHasNotRead(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.freshContext()
-        let sales = try department("Sales", in: parent)
+        let sales = try ContextFixture.department("Sales", in: parent)
         _ = sales.value(forKey: "title")
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = parent
         try child.performAndWait {
             let childSales = child.object(with: sales.objectID)
-            #expect(names(childSales.value(forKey: "employees")) == ["Ann", "Bob"])
+            #expect(ContextFixture.names(childSales.value(forKey: "employees")) == ["Ann", "Bob"])
             let bob = try #require((childSales.value(forKey: "employees") as? Set<NSManagedObject>)?.first { $0.value(forKey: "name") as? String == "Bob" })
             child.delete(bob)
             try child.save()
         }
-        #expect(names(sales.value(forKey: "employees")) == ["Ann"])
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Ann"])
     }
 
     @Test(arguments: ContextFixture.storeTypes)
     func hasFaultTellsWhetherReadingWouldFire(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.freshContext()
-        let sales = try department("Sales", in: context)
+        let sales = try ContextFixture.department("Sales", in: context)
         #expect(sales.isFault && sales.hasFault(forRelationshipNamed: "employees"))
         _ = sales.value(forKey: "title")
         #expect(!sales.isFault && sales.hasFault(forRelationshipNamed: "employees"))
@@ -114,7 +103,7 @@ import Testing
         let cy = try #require(dee.value(forKey: "reports") as? NSOrderedSet).array.compactMap { ($0 as? NSManagedObject)?.objectID }
 
         let context = fixture.freshContext()
-        let sales = try department("Sales", in: context)
+        let sales = try ContextFixture.department("Sales", in: context)
         #expect(Set(sales.objectIDs(forRelationshipNamed: "employees")) == Set(expected))  // from a fault
         #expect(context.registeredObjects == [sales] && sales.isFault)
         _ = sales.value(forKey: "title")
@@ -122,7 +111,7 @@ import Testing
         #expect(context.registeredObjects == [sales])
         let manager = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Manager")).first)
         #expect(manager.objectIDs(forRelationshipNamed: "reports") == cy)
-        #expect(manager.objectIDs(forRelationshipNamed: "department") == [try department("Labs", in: context).objectID])
+        #expect(manager.objectIDs(forRelationshipNamed: "department") == [try ContextFixture.department("Labs", in: context).objectID])
         #expect(throws: NSError.self) { try sales.objectIDs(validatingRelationshipNamed: "title") }
     }
 }

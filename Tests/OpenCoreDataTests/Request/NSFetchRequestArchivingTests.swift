@@ -65,10 +65,7 @@ final class SavedSearch: NSObject, NSSecureCoding {
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
         request.resultType = .dictionaryResultType
         request.returnsDistinctResults = true
-        let total = NSExpressionDescription()
-        total.name = "total"
-        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
-        total.expressionResultType = .decimalAttributeType
+        let total = aggregate("total", "sum:", "salary", .decimalAttributeType)
         request.propertiesToFetch = ["department", total]
         request.propertiesToGroupBy = ["department"]
         request.havingPredicate = NSPredicate(format: "total > 100000")

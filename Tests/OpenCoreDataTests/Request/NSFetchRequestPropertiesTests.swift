@@ -28,11 +28,7 @@ import Testing
     }
 
     static func sum(_ keyPath: String) -> NSExpressionDescription {
-        let total = NSExpressionDescription()
-        total.name = "total"
-        total.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: keyPath)])
-        total.expressionResultType = .decimalAttributeType
-        return total
+        aggregate("total", "sum:", keyPath, .decimalAttributeType)
     }
 
     static func keyPathColumn(_ name: String, _ keyPath: String) -> NSExpressionDescription {

@@ -159,11 +159,7 @@ struct AppleWrittenStoreTests {
         // Grouped in SQL: how many items repeat how often.
         let grouped = NSFetchRequest<NSDictionary>(entityName: "TodoItem")
         grouped.resultType = .dictionaryResultType
-        let count = NSExpressionDescription()
-        count.name = "items"
-        count.expression = NSExpression(forFunction: "count:", arguments: [NSExpression(forKeyPath: "name")])
-        count.expressionResultType = .integer64AttributeType
-        grouped.propertiesToFetch = ["repeats", count]
+        grouped.propertiesToFetch = ["repeats", aggregate("items", "count:", "name", .integer64AttributeType)]
         grouped.propertiesToGroupBy = ["repeats"]
         grouped.sortDescriptors = [NSSortDescriptor(key: "repeats", ascending: true)]
         let rows = try context.fetch(grouped).map { [($0["repeats"] as? NSNumber)?.intValue, ($0["items"] as? NSNumber)?.intValue] }

@@ -8,16 +8,6 @@ import Testing
 @Suite struct SQLiteDictionaryFetchTests {
     typealias Stack = SQLiteStoreTests.Stack
 
-    static func expression(_ name: String, _ function: String, _ keyPath: String, _ type: NSAttributeType)
-        -> NSExpressionDescription
-    {
-        let description = NSExpressionDescription()
-        description.name = name
-        description.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: keyPath)])
-        description.expressionResultType = type
-        return description
-    }
-
     /// The dictionary requests compared, each made for the stack's model.
     static let requests: [(String, (Stack) -> NSFetchRequest<NSDictionary>)] = [
         (
@@ -26,10 +16,10 @@ import Testing
                 let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
                 request.resultType = .dictionaryResultType
                 request.propertiesToFetch = [
-                    "department.title", expression("payroll", "sum:", "salary", .decimalAttributeType),
-                    expression("n", "count:", "name", .integer64AttributeType),
-                    expression("mean", "average:", "salary", .doubleAttributeType),
-                    expression("firstBorn", "min:", "born", .dateAttributeType),
+                    "department.title", aggregate("payroll", "sum:", "salary", .decimalAttributeType),
+                    aggregate("n", "count:", "name", .integer64AttributeType),
+                    aggregate("mean", "average:", "salary", .doubleAttributeType),
+                    aggregate("firstBorn", "min:", "born", .dateAttributeType),
                 ]
                 request.propertiesToGroupBy = ["department.title"]
                 request.havingPredicate = NSPredicate(format: "n > 1")
@@ -43,7 +33,7 @@ import Testing
                 let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
                 request.resultType = .dictionaryResultType
                 let department = stack.model[entity: "Employee"].relationshipsByName["department"]
-                request.propertiesToFetch = [department as Any, expression("top", "max:", "salary", .decimalAttributeType)]
+                request.propertiesToFetch = [department as Any, aggregate("top", "max:", "salary", .decimalAttributeType)]
                 request.propertiesToGroupBy = [department as Any]
                 request.havingPredicate = NSPredicate(format: "top >= 80000")
                 return request
@@ -56,9 +46,9 @@ import Testing
                 request.resultType = .dictionaryResultType
                 request.predicate = NSPredicate(format: "name BEGINSWITH[cd] %@", "crepe")
                 request.propertiesToFetch = [
-                    expression("n", "count:", "name", .integer64AttributeType),
-                    expression("latest", "max:", "born", .dateAttributeType),
-                    expression("lowest", "min:", "name", .stringAttributeType),
+                    aggregate("n", "count:", "name", .integer64AttributeType),
+                    aggregate("latest", "max:", "born", .dateAttributeType),
+                    aggregate("lowest", "min:", "name", .stringAttributeType),
                 ]
                 return request
             }

@@ -10,17 +10,11 @@ import Testing
     /// Place: name, latitude, longitude, visits; indexes `byLocation` (R-tree over latitude and
     /// longitude) and `popular` (visits, partial: `visits >= 100`).
     static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            return attribute
-        }
-        let place = NSEntityDescription()
-        place.name = "Place"
-        let latitude = attribute("latitude", .doubleAttributeType), longitude = attribute("longitude", .doubleAttributeType)
-        let visits = attribute("visits", .integer32AttributeType)
-        place.properties = [attribute("name", .stringAttributeType), latitude, longitude, visits]
+        let place = RealWorldModels.entity("Place")
+        let latitude = RealWorldModels.attribute("latitude", .doubleAttributeType)
+        let longitude = RealWorldModels.attribute("longitude", .doubleAttributeType)
+        let visits = RealWorldModels.attribute("visits", .integer32AttributeType)
+        place.properties = [RealWorldModels.attribute("name", .stringAttributeType), latitude, longitude, visits]
         let location = NSFetchIndexDescription(
             name: "byLocation",
             elements: [
