@@ -232,10 +232,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open func primitiveValue(forKey key: String) -> Any? {
         fireFault()
         let layout = storedValues.layout
-        if valuesArePending, let slot = layout.slot(named: key), let value = pendingValue(slot: slot, layout: layout) {
-            return value
-        }
         guard let slot = layout.slot(named: key) else { return values[key] }
+        if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
         if case .toMany(let relationship) = layout.kinds[slot], values[slot: slot] is RelationshipFault {
             return members(relationship)
         }
