@@ -4,8 +4,9 @@ extension NSManagedObjectContext {
     /// A store's dictionary rows as `NSDictionary` results: NULLs left out, relationships as
     /// object IDs, other values as Foundation objects.
     ///
-    /// Each result is made from arrays of objects and keys: the keys are one `NSString` per
-    /// column name, made once per fetch and shared by every row, and common values become
+    /// Each result is made from arrays of objects and keys: the keys are one string per column
+    /// name, made once per fetch with its hash and shared by every row (`DictionaryResultKey`),
+    /// and common values become
     /// `NSNumber`, `NSString` or `NSDate` directly, so no `[String: Any]` is built and bridged
     /// per row. Rows holding other values (decimals, data, UUIDs, URLs, to-many IDs) go through
     /// `NSDictionary(dictionary:)`.
@@ -13,7 +14,7 @@ extension NSManagedObjectContext {
         _ rows: DictionaryRows, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator
     ) -> [NSDictionary] {
         let names = rows.names
-        let keys: [NSObject] = names.map { NSString(string: $0) }
+        let keys: [NSObject] = names.map { DictionaryResultKey($0) }
         let width = names.count
         let maker = PermanentIDMaker(store: store, coordinator: coordinator)
         var results: [NSDictionary] = []

@@ -101,7 +101,9 @@ struct DemoTour {
         ]
         request.fetchLimit = 3
         step += 1
-        Console.print("\n\(step). Object IDs (resultType .managedObjectIDResultType): the three best paid, no row data loaded")
+        Console.print(
+            "\n\(step). Object IDs (resultType .managedObjectIDResultType): the three best paid of \(total) employees, "
+                + "no row data loaded")
         let ids = try context.fetch(request)
         print(
             ResultTable(

@@ -69,4 +69,37 @@ import Testing
         #expect(results.map { $0["x"] as? String } == ["Sales", "Sales", "Labs", "Labs", "Zed"], "\(storeType)")
         #expect(results.map(\.count) == [1, 1, 1, 1, 1], "\(storeType)")
     }
+
+    /// The keys of common rows (one shared string per column, its hash stored) behave as plain
+    /// strings do: in lookups by `String` and `NSString`, in equality both ways and with keys of
+    /// another fetch, in hashes, in bridging and in copies. Names outside ASCII too.
+    @Test(arguments: ContextFixture.storeTypes)
+    func sharedKeysActAsStrings(_ storeType: String) throws {
+        let fixture = try Self.fixture(storeType)
+        let request = Self.request(["name", Self.named("prénom·名", "name")])
+        let first = try fixture.context.fetch(request)
+        let second = try fixture.context.fetch(request)
+        #expect(first.map { $0["prénom·名"] as? String } == ["Ann", "Bob", "Cy", "Dee", "Zed"], "\(storeType)")
+        #expect(first.first?.object(forKey: NSString(string: "name")) as? String == "Ann", "\(storeType)")
+        #expect(first.first?["nom"] == nil, "\(storeType)")
+        let keys = try #require(first.first?.allKeys.compactMap { $0 as? NSString })
+        let otherKeys = try #require(second.first?.allKeys.compactMap { $0 as? NSString })
+        #expect(Set(keys.map { $0 as String }) == ["name", "prénom·名"], "\(storeType)")
+        for key in keys {
+            let text = key as String
+            let plain = NSString(string: text)
+            #expect(key.isEqual(plain) && plain.isEqual(key) && key.isEqual(to: text), "\(storeType) \(text)")
+            #expect(key.hash == plain.hash && key.length == plain.length, "\(storeType) \(text)")
+            #expect(key.description == text && (key.copy() as? NSString)?.isEqual(plain) == true, "\(storeType) \(text)")
+            #expect(otherKeys.contains { $0.isEqual(key) }, "\(storeType) \(text)")
+            #expect(!key.isEqual(NSString(string: text + "x")) && !key.isEqual(NSNumber(value: 1)), "\(storeType) \(text)")
+        }
+        // A dictionary of plain strings with the same contents is equal, either way round.
+        let plainAnn = NSDictionary(dictionary: ["name": "Ann", "prénom·名": "Ann"])
+        #expect(first.first?.isEqual(plainAnn) == true && plainAnn.isEqual(first.first) == true, "\(storeType)")
+        let bridged = try #require(first.last as? [String: String], "\(storeType)")
+        #expect(bridged == ["name": "Zed", "prénom·名": "Zed"], "\(storeType)")
+        let json = try JSONSerialization.data(withJSONObject: first.first as Any, options: [.sortedKeys])
+        #expect(String(decoding: json, as: UTF8.self) == #"{"name":"Ann","prénom·名":"Ann"}"#, "\(storeType)")
+    }
 }
