@@ -244,7 +244,7 @@ struct CompilerState {
         }
         if let compound = predicate as? NSCompoundPredicate {
             var parts: [String] = []
-            for case let subpredicate as NSPredicate in compound.subpredicates {
+            for subpredicate in compound.subpredicates {
                 parts.append(try condition(subpredicate, exact: exact || compound.compoundPredicateType == .not))
             }
             switch compound.compoundPredicateType {

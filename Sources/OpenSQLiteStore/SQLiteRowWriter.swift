@@ -37,32 +37,18 @@ package struct SQLiteRowWriter {
     ///   wrong number of values; `NSSQLiteError` when SQLite refuses (a duplicate `Z_PK`).
     package func insert(_ rows: [RowSnapshot]) throws {
         var maxKeys: [Int: Int64] = [:]
+        var statements: [Int: ColumnStatement] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
-            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            let statement = try statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
+            statements[row.key.entityID] = statement
             var values: [StoreValue] = [
                 .integer(row.key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(row.version),
             ]
-            for (slot, storage) in entity.slots.enumerated() {
-                switch storage {
-                case .attribute(let column, _):
-                    columns.append(column)
-                    values.append(row.values[slot])
-                case .toOne(let column, let entityColumn, _):
-                    columns.append(column)
-                    let key: ObjectKey? = if case .object(let key) = row.values[slot] { key } else { nil }
-                    values.append(key.map { .integer($0.primaryKey) } ?? .null)
-                    if let entityColumn {
-                        columns.append(entityColumn)
-                        values.append(key.map { .integer(Int64(layout.entityNumber(of: $0.entityID))) } ?? .null)
-                    }
-                default:
-                    continue
-                }
-            }
-            let placeholders = columns.map { _ in "?" }.joined(separator: ", ")
-            try connection.run("INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
+            values.reserveCapacity(3 + statement.bindings.count)
+            append(statement.bindings, of: row, to: &values)
+            try statement.run(values)
             let root = layout.entityNumber(of: table.rootID)
             maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
         }
@@ -82,38 +68,23 @@ package struct SQLiteRowWriter {
     @discardableResult
     package func update(_ rows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
         var conflicts: [ObjectKey] = []
+        var statements: [Int: ColumnStatement] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
-            var assignments = ["Z_OPT = ?"]
+            let expected = expectedVersions[row.key]
+            // One statement per entity, and per whether the row's version is checked.
+            let variant = row.key.entityID * 2 + (expected == nil ? 0 : 1)
+            let statement =
+                try statements[variant] ?? updateStatement(for: entity, table: table, checksVersion: expected != nil)
+            statements[variant] = statement
             var values: [StoreValue] = [.integer(row.version)]
-            for (slot, storage) in entity.slots.enumerated() {
-                switch storage {
-                case .attribute(let column, _) where triggerKeptColumns.contains("\(table.name).\(column)"):
-                    continue  // kept by the file's own triggers (see `SQLiteAppleFunctions`)
-                case .attribute(let column, _):
-                    assignments.append("\(column) = ?")
-                    values.append(row.values[slot])
-                case .toOne(let column, let entityColumn, _):
-                    let key: ObjectKey? = if case .object(let key) = row.values[slot] { key } else { nil }
-                    assignments.append("\(column) = ?")
-                    values.append(key.map { .integer($0.primaryKey) } ?? .null)
-                    if let entityColumn {
-                        assignments.append("\(entityColumn) = ?")
-                        values.append(key.map { .integer(Int64(layout.entityNumber(of: $0.entityID))) } ?? .null)
-                    }
-                default:
-                    continue
-                }
-            }
+            values.reserveCapacity(4 + statement.bindings.count)
+            append(statement.bindings, of: row, to: &values)
             values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
-            var condition = "Z_PK = ? AND Z_ENT = ?"
-            if let expected = expectedVersions[row.key] {
-                condition += " AND Z_OPT = ?"
-                values.append(.integer(expected))
-            }
-            try connection.run("UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE \(condition)", values)
-            if connection.changes == 0, expectedVersions[row.key] != nil {
+            if let expected { values.append(.integer(expected)) }
+            try statement.run(values)
+            if connection.changes == 0, expected != nil {
                 conflicts.append(row.key)
                 continue
             }
@@ -202,6 +173,95 @@ package struct SQLiteRowWriter {
             guard case .toManyByJoin(let joinIndex, let ownColumn, _, _, _) = storage else { continue }
             try connection.run(
                 "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ?", [.integer(key.primaryKey)])
+        }
+    }
+
+    // MARK: - Statements by entity
+
+    /// What one column of a written row binds.
+    private enum Binding {
+        /// The slot's value.
+        case value(slot: Int)
+        /// A to-one's destination primary key.
+        case destinationKey(slot: Int)
+        /// A to-one's destination entity number (the `Z<n>_` column of a hierarchy).
+        case destinationEntity(slot: Int)
+    }
+
+    /// The prepared statement that writes an entity's rows and what its placeholders bind, made
+    /// once per entity per call: the columns depend on the entity alone.
+    private struct ColumnStatement {
+        let statement: SQLiteStatement
+        /// What each column placeholder binds, in order (after the leading fixed placeholders).
+        let bindings: [Binding]
+
+        /// Runs the statement for one row (reset first: it may have run for the row before).
+        func run(_ values: [StoreValue]) throws {
+            statement.reset()
+            try statement.bind(values)
+            try statement.run()
+        }
+    }
+
+    /// The stored columns of an entity's rows and what each binds; in updates, without the
+    /// columns the file's own triggers keep (see `SQLiteAppleFunctions`).
+    private func columns(of entity: SQLiteEntityLayout, table: SQLiteTable, update: Bool) -> [(String, Binding)] {
+        var columns: [(String, Binding)] = []
+        for (slot, storage) in entity.slots.enumerated() {
+            switch storage {
+            case .attribute(let column, _):
+                if update && triggerKeptColumns.contains("\(table.name).\(column)") { continue }
+                columns.append((column, .value(slot: slot)))
+            case .toOne(let column, let entityColumn, _):
+                columns.append((column, .destinationKey(slot: slot)))
+                if let entityColumn { columns.append((entityColumn, .destinationEntity(slot: slot))) }
+            default:
+                continue
+            }
+        }
+        return columns
+    }
+
+    /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`.
+    private func insertStatement(for entity: SQLiteEntityLayout, table: SQLiteTable) throws -> ColumnStatement {
+        let columns = columns(of: entity, table: table, update: false)
+        let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count + 3).joined(separator: ", ")
+        let sql = "INSERT INTO \(table.name) (\(names)) VALUES (\(placeholders))"
+        return ColumnStatement(statement: try connection.statement(sql), bindings: columns.map(\.1))
+    }
+
+    /// `UPDATE <table> SET Z_OPT = ?, <column> = ?, … WHERE Z_PK = ? AND Z_ENT = ?`, and
+    /// `AND Z_OPT = ?` when it `checksVersion`.
+    private func updateStatement(for entity: SQLiteEntityLayout, table: SQLiteTable, checksVersion: Bool) throws
+        -> ColumnStatement
+    {
+        let columns = columns(of: entity, table: table, update: true)
+        let assignments = (["Z_OPT"] + columns.map(\.0)).map { "\($0) = ?" }.joined(separator: ", ")
+        let sql =
+            "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_ENT = ?" + (checksVersion ? " AND Z_OPT = ?" : "")
+        return ColumnStatement(statement: try connection.statement(sql), bindings: columns.map(\.1))
+    }
+
+    /// Appends the values a row binds to `values`.
+    private func append(_ bindings: [Binding], of row: RowSnapshot, to values: inout [StoreValue]) {
+        for binding in bindings {
+            switch binding {
+            case .value(let slot):
+                values.append(row.values[slot])
+            case .destinationKey(let slot):
+                guard case .object(let key) = row.values[slot] else {
+                    values.append(.null)
+                    continue
+                }
+                values.append(.integer(key.primaryKey))
+            case .destinationEntity(let slot):
+                guard case .object(let key) = row.values[slot] else {
+                    values.append(.null)
+                    continue
+                }
+                values.append(.integer(Int64(layout.entityNumber(of: key.entityID))))
+            }
         }
     }
 

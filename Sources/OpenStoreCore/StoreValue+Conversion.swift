@@ -34,6 +34,10 @@ extension StoreValue {
     /// attributes and stores what it is given; here an integer attribute refuses a fractional or
     /// out-of-range number instead of silently truncating it on the way to the store.
     package init(_ value: Any?, kind: AttributeKind, property: String? = nil) throws {
+        if let common = StoreValue(exactly: value, kind: kind) {
+            self = common
+            return
+        }
         let unwrapped = StoreValue.unwrap(value)
         guard let value = unwrapped else {
             self = .null
@@ -125,6 +129,23 @@ extension StoreValue {
     }
 
     /// `nil`, `NSNull` and `Optional.none` inside `Any` are all "no value".
+    /// The stored form of a value that is already the Swift type an attribute of `kind` reads
+    /// back (what `setValue(_:forKey:)` keeps): one cast to a concrete type, where the general
+    /// path first looks through optionals, `NSNull` and bridged classes. Nil otherwise.
+    @inline(__always)
+    private init?(exactly value: Any?, kind: AttributeKind) {
+        switch kind {
+        case .integer64: if let integer = value as? Int64 { self = .integer(integer) } else { return nil }
+        case .integer32: if let integer = value as? Int32 { self = .integer(Int64(integer)) } else { return nil }
+        case .integer16: if let integer = value as? Int16 { self = .integer(Int64(integer)) } else { return nil }
+        case .string: if let string = value as? String { self = .string(string) } else { return nil }
+        case .double: if let number = value as? Double { self = .double(number) } else { return nil }
+        case .date: if let date = value as? Date { self = .date(date) } else { return nil }
+        case .boolean: if let flag = value as? Bool { self = .bool(flag) } else { return nil }
+        default: return nil
+        }
+    }
+
     private static func unwrap(_ value: Any?) -> Any? {
         guard let value = ValueSemantics.unwrapOptional(value), !(value is NSNull) else { return nil }
         return value

@@ -35,6 +35,19 @@ struct StoreValueConversionTests {
         (Optional(Optional(7)), .integer64, .integer(7)),
         ("loose", .undefined, .string("loose")),
         (7, .undefined, .integer(7)),
+        // The types attributes read back (one cast each), optionals of them, and numbers that
+        // bridge to them exactly.
+        (Int64.min, .integer64, .integer(Int64.min)),
+        (Int32(-3), .integer32, .integer(-3)),
+        (Int16(2), .integer16, .integer(2)),
+        (2.5, .double, .double(2.5)),
+        (false, .boolean, .bool(false)),
+        (NSNumber(value: 1), .boolean, .bool(true)),
+        (Optional(day(1)), .date, .date(day(1))),
+        (Int64?.none, .integer64, .null),
+        (String?.none, .string, .null),
+        (NSNumber(value: Int64.max), .integer64, .integer(Int64.max)),
+        (NSNumber(value: 0.25), .double, .double(0.25)),
     ] as [(Any?, AttributeKind, StoreValue)])
     func accepted(value: Any?, kind: AttributeKind, expected: StoreValue) throws {
         #expect(try StoreValue(value, kind: kind) == expected)

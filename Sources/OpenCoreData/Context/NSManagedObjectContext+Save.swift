@@ -285,13 +285,10 @@ extension NSManagedObjectContext {
         var values: [StoreValue] = []
         values.reserveCapacity(entity.properties.count)
         // Schema slots are layout slots (both follow the entity's `properties`).
-        let bySlot = object.values.layout.count == entity.properties.count
+        let current = object.values
+        let bySlot = current.layout.count == entity.properties.count
         for (slot, property) in entity.properties.enumerated() {
-            var value = bySlot ? object.values[slot: slot] : object.values[property.name]
-            if value is RelationshipFault, let relationship = object.entity.relationshipsByName[property.name] {
-                // Members deleted in this save leave the row: read them as objects.
-                value = object.members(relationship)
-            }
+            let value = bySlot ? current[slot: slot] : current[property.name]
             switch property.kind {
             case _ where property.isTransient || value == nil:
                 values.append(.null)
@@ -300,7 +297,12 @@ extension NSManagedObjectContext {
             case .toOne:
                 values.append((value as? NSManagedObject)?.objectID.key.map(StoreValue.object) ?? .null)
             case .toMany:
-                values.append(.objects((value as? [NSManagedObject] ?? []).compactMap { $0.isDeleted ? nil : $0.objectID.key }))
+                var members = value as? [NSManagedObject] ?? []
+                if value is RelationshipFault, let relationship = object.entity.relationshipsByName[property.name] {
+                    // Members deleted in this save leave the row: read them as objects.
+                    members = object.members(relationship)
+                }
+                values.append(.objects(members.compactMap { $0.isDeleted ? nil : $0.objectID.key }))
             }
         }
         return RowSnapshot(key: key, version: version, values: values)
