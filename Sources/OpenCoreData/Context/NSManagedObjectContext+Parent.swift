@@ -34,11 +34,12 @@ extension NSManagedObjectContext {
         if let object = registry[id], !object.isFault {
             var values = object.values
             for (name, value) in object.values {
-                switch value {
-                case let destination as NSManagedObject: values[name] = destination.objectID
-                case let destinations as [NSManagedObject]: values[name] = destinations.map(\.objectID)
-                case let fault as RelationshipFault: values[name] = fault.ids
-                default: continue
+                if let destinations = value as? [NSManagedObject] {
+                    values[name] = destinations.map(\.objectID)
+                } else if let destination = objectCast(value, to: NSManagedObject.self) {
+                    values[name] = destination.objectID
+                } else if let fault = objectCast(value, to: RelationshipFault.self) {
+                    values[name] = fault.ids
                 }
             }
             return (values, object.version)
@@ -106,11 +107,11 @@ extension NSManagedObjectContext {
             target.fireFault()
             let keys = object.inserted ? Set(object.values.keys) : object.changedKeys
             for key in keys {
-                let value: Any?
-                switch object.values[key] {
-                case let destination as NSManagedObject: value = parent.object(with: destination.objectID)
-                case let destinations as [NSManagedObject]: value = destinations.map { parent.object(with: $0.objectID) }
-                case let other: value = other
+                var value = object.values[key]
+                if let destinations = value as? [NSManagedObject] {
+                    value = destinations.map { parent.object(with: $0.objectID) }
+                } else if let destination = objectCast(value, to: NSManagedObject.self) {
+                    value = parent.object(with: destination.objectID)
                 }
                 target.store(value, forKey: key)
             }

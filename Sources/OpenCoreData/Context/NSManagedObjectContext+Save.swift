@@ -199,19 +199,18 @@ extension NSManagedObjectContext {
         }
         var groups: [Group] = []
         var groupIndex: [GroupKey: Int] = [:]
+        // The store and schema number of each entity's objects that have no assigned store.
+        var placements: [ObjectIdentifier: (store: RowBackedPersistentStore, entityID: Int)] = [:]
         for object in objects where object.objectID.isTemporaryID {
-            let entityName = object.entity.name ?? ""
-            func holdsEntity(_ store: NSPersistentStore) -> Bool {
-                coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
-                    .contains { $0.name == entityName } ?? false
+            let assigned = object.assignedStore
+            let placement: (store: RowBackedPersistentStore, entityID: Int)
+            if assigned == nil, let known = placements[ObjectIdentifier(object.entity)] {
+                placement = known
+            } else {
+                placement = try self.placement(of: object.entity, among: assigned.map { [$0] }, coordinator: coordinator)
+                if assigned == nil { placements[ObjectIdentifier(object.entity)] = placement }
             }
-            let candidates = object.assignedStore.map { [$0] } ?? coordinator.persistentStores
-            guard let entityID = coordinator.schema.entityIDsByName[entityName],
-                let store = candidates.compactMap({ $0 as? RowBackedPersistentStore }).first(where: holdsEntity)
-            else {
-                throw CoreDataError.make(
-                    code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
-            }
+            let (store, entityID) = placement
             let groupKey = GroupKey(store: ObjectIdentifier(store), entityID: entityID)
             if let index = groupIndex[groupKey] {
                 groups[index].objects.append(object)
@@ -273,6 +272,26 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// The store that takes new objects of an entity (the first of `candidates`, or of the
+    /// coordinator's stores, whose configuration has it) and the entity's schema number.
+    private func placement(
+        of entity: NSEntityDescription, among candidates: [NSPersistentStore]?, coordinator: NSPersistentStoreCoordinator
+    ) throws -> (store: RowBackedPersistentStore, entityID: Int) {
+        let entityName = entity.name ?? ""
+        func holdsEntity(_ store: NSPersistentStore) -> Bool {
+            coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
+                .contains { $0.name == entityName } ?? false
+        }
+        guard let entityID = coordinator.schema.entityIDsByName[entityName],
+            let store = (candidates ?? coordinator.persistentStores).compactMap({ $0 as? RowBackedPersistentStore })
+                .first(where: holdsEntity)
+        else {
+            throw CoreDataError.make(
+                code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
+        }
+        return (store, entityID)
+    }
+
     /// The row of an object for its store: a value per slot of its entity.
     private func snapshot(of object: NSManagedObject, version: Int64, coordinator: NSPersistentStoreCoordinator) throws
         -> RowSnapshot
@@ -280,25 +299,28 @@ extension NSManagedObjectContext {
         guard let key = object.objectID.key else {
             throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
         }
-        let entity = coordinator.schema.entity(key.entityID)
+        let properties = coordinator.schema.entity(key.entityID).properties
         object.fireFault()
         var values: [StoreValue] = []
-        values.reserveCapacity(entity.properties.count)
+        values.reserveCapacity(properties.count)
         // Schema slots are layout slots (both follow the entity's `properties`).
         let current = object.values
-        let bySlot = current.layout.count == entity.properties.count
-        for (slot, property) in entity.properties.enumerated() {
-            let value = bySlot ? current[slot: slot] : current[property.name]
-            switch property.kind {
-            case _ where property.isTransient || value == nil:
+        let bySlot = current.layout.count == properties.count
+        // By index: binding each `PropertySchema` would copy it (and retain its strings).
+        for slot in properties.indices {
+            let value = bySlot ? current[slot: slot] : current[properties[slot].name]
+            switch properties[slot].kind {
+            case _ where properties[slot].isTransient || value == nil:
                 values.append(.null)
             case .attribute(let kind):
-                values.append(try StoreValue(value, kind: kind, property: property.name))
+                values.append(try StoreValue(value, kind: kind, property: properties[slot].name))
             case .toOne:
-                values.append((value as? NSManagedObject)?.objectID.key.map(StoreValue.object) ?? .null)
+                values.append(objectCast(value, to: NSManagedObject.self)?.objectID.key.map(StoreValue.object) ?? .null)
             case .toMany:
                 var members = value as? [NSManagedObject] ?? []
-                if value is RelationshipFault, let relationship = object.entity.relationshipsByName[property.name] {
+                if objectCast(value, to: RelationshipFault.self) != nil,
+                    let relationship = object.entity.relationshipsByName[properties[slot].name]
+                {
                     // Members deleted in this save leave the row: read them as objects.
                     members = object.members(relationship)
                 }

@@ -11,11 +11,9 @@ extension NSManagedObject {
     public func hasFault(forRelationshipNamed key: String) -> Bool {
         guard entity.relationshipsByName[key] != nil else { return false }
         if faulted { return true }
-        switch values[key] {
-        case is RelationshipFault: return true
-        case let destination as NSManagedObject: return destination.isFault
-        default: return false
-        }
+        let value = values[key]
+        if objectCast(value, to: RelationshipFault.self) != nil { return true }
+        return objectCast(value, to: NSManagedObject.self)?.isFault ?? false
     }
 
     /// The IDs of the objects in a relationship (in order for an ordered one), without firing
@@ -56,11 +54,9 @@ extension NSManagedObject {
             }
         }
         fireFault()
-        switch values[relationship.name] {
-        case let fault as RelationshipFault: return fault.ids
-        case let destination as NSManagedObject: return [destination.objectID]
-        case let destinations as [NSManagedObject]: return destinations.map(\.objectID)
-        default: return []
-        }
+        let value = values[relationship.name]
+        if let destinations = value as? [NSManagedObject] { return destinations.map(\.objectID) }
+        if let fault = objectCast(value, to: RelationshipFault.self) { return fault.ids }
+        return objectCast(value, to: NSManagedObject.self).map { [$0.objectID] } ?? []
     }
 }

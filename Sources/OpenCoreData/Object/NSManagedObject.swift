@@ -234,10 +234,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         let layout = storedValues.layout
         guard let slot = layout.slot(named: key) else { return values[key] }
         if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
-        if case .toMany(let relationship) = layout.kinds[slot], values[slot: slot] is RelationshipFault {
+        let value = values[slot: slot]
+        if case .toMany(let relationship) = layout.kinds[slot], objectCast(value, to: RelationshipFault.self) != nil {
             return members(relationship)
         }
-        return values[slot: slot]
+        return value
     }
 
     /// Sets the stored value of a property without maintaining inverse relationships; the
