@@ -179,7 +179,7 @@ struct DictionaryFetch {
 
     /// Adds a row's value of an aggregate's argument: nil left out, an array's elements each.
     private static func collect(_ value: Any?, into values: inout [Any]) {
-        guard let value, !(value is NSNull) else { return }
+        guard let value, !ValueSemantics.isNSNull(value) else { return }
         if let elements = value as? [Any] {
             for element in elements { collect(element, into: &values) }
         } else {

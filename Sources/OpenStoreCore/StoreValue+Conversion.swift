@@ -147,7 +147,7 @@ extension StoreValue {
     }
 
     private static func unwrap(_ value: Any?) -> Any? {
-        guard let value = ValueSemantics.unwrapOptional(value), !(value is NSNull) else { return nil }
+        guard let value = ValueSemantics.unwrapOptional(value), !ValueSemantics.isNSNull(value) else { return nil }
         return value
     }
 

@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
                             + "\(expression): \(error.localizedDescription)",
                         userInfo: ["NSValidationErrorKey": derived.name, "NSValidationErrorObject": object])
                 }
-                if let value, !(value is NSNull) {
+                if let value, !ValueSemantics.isNSNull(value) {
                     object.values[derived.name] = value
                 } else {
                     object.values[derived.name] = nil

@@ -252,7 +252,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         fireFault()
         let kind = SchemaLowering.attributeKind(attribute.attributeType)
         var checked = value
-        if let value, !(value is NSNull), kind != .transformable, kind != .undefined {
+        let isNull = value.map(ValueSemantics.isNSNull) ?? false
+        if let value, !isNull, kind != .transformable, kind != .undefined {
             do {
                 checked = try StoreValue(value, kind: kind, property: attribute.name).swiftValue(kind: kind)
             } catch {
@@ -262,7 +263,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
                         + "\(attribute.attributeValueClassName ?? "?"); given type = \(Swift.type(of: value)); value = \(value).")
             }
         }
-        store(value is NSNull ? nil : checked, forKey: attribute.name)
+        store(isNull ? nil : checked, forKey: attribute.name)
     }
 
     /// Writes a value and records the change with the context.

@@ -35,21 +35,30 @@ package enum ValueSemantics {
     }
 
     /// `Optional<Optional<…>>` boxed in `Any` is flattened to a plain value or `nil`.
+    ///
+    /// The checks here and in `isNSNull` ask the value's type, not the value: on Linux a cast
+    /// of a bridgeable value (a `String`, an array, a dictionary) to a protocol or a class that
+    /// it does not match first bridges it to a Foundation object, several times the cost of the
+    /// whole check (a dictionary is copied into an `NSDictionary`).
     @inline(__always)
     package static func unwrapOptional(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        if let optional = value as? OptionalBox {
+        if type(of: value) is OptionalBox.Type, let optional = value as? OptionalBox {
             return optional.flattened
         }
         return value
     }
 
+    /// True for `NSNull` (see `unwrapOptional` for why the type is asked).
+    @inline(__always)
+    package static func isNSNull(_ value: Any) -> Bool { type(of: value) is NSNull.Type }
+
     /// True for `nil`, `NSNull`, and an `Optional.none` hidden inside `Any`.
     @inline(__always)
     static func isNil(_ value: Any?) -> Bool {
         guard let value else { return true }
-        if value is NSNull { return true }
-        if let optional = value as? OptionalBox { return optional.flattened == nil }
+        if isNSNull(value) { return true }
+        if type(of: value) is OptionalBox.Type, let optional = value as? OptionalBox { return optional.flattened == nil }
         return false
     }
 
@@ -200,7 +209,7 @@ package enum ValueSemantics {
     /// A hash consistent with `isEqual(_:_:)`: numbers hash by value, so `1`, `1.0` and `true`
     /// hash alike.
     static func hash(_ value: Any?, into hasher: inout Hasher) {
-        guard let value = unwrapOptional(value), !(value is NSNull) else {
+        guard let value = unwrapOptional(value), !isNSNull(value) else {
             hasher.combine(0)
             return
         }

@@ -9,7 +9,9 @@ enum KeyValueReader {
     @inline(__always)
     static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object else { return nil }
-        if let codable = object as? KeyValueCodable {
+        // The type is asked first: see `ValueSemantics.unwrapOptional`. (A Swift dictionary is
+        // not `KeyValueCodable`; it is read as a `KeyedDictionary` below.)
+        if type(of: object) is KeyValueCodable.Type, let codable = object as? KeyValueCodable {
             if let value = codable.value(forKey: key) { return value }
             return key == "self" ? object : nil
         }
@@ -18,11 +20,11 @@ enum KeyValueReader {
 
     private static func slowValue(of object: Any, forKey key: String) -> Any? {
         if key == "self" { return object }
-        if let dictionary = object as? KeyedDictionary {
+        if type(of: object) is KeyedDictionary.Type, let dictionary = object as? KeyedDictionary {
             return dictionary.predicateValue(forKey: key)
         }
-        if object is NSNull { return nil }
-        if let optional = object as? OptionalBox {
+        if ValueSemantics.isNSNull(object) { return nil }
+        if type(of: object) is OptionalBox.Type, let optional = object as? OptionalBox {
             return value(of: optional.flattened, forKey: key)
         }
         if let string = ValueSemantics.string(object) {
