@@ -207,7 +207,7 @@ extension NSManagedObjectContext {
                 guard let row = cachedRow(of: source), slot < row.values.count, row.values[slot] == .null else { continue }
                 wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
                 wanted[group]?.sources[key] = source
-            } else if let fault = objectCast(source.values[name], to: RelationshipFault.self), fault.keys == nil {
+            } else if let fault = ValueSemantics.objectCast(source.values[name], to: RelationshipFault.self), fault.keys == nil {
                 wanted[group, default: Wanted(store: store, slot: slot)].owners.append(key)
                 wanted[group]?.faults[key] = fault
             }

@@ -36,9 +36,9 @@ extension NSManagedObjectContext {
             for (name, value) in object.values {
                 if let destinations = value as? [NSManagedObject] {
                     values[name] = destinations.map(\.objectID)
-                } else if let destination = objectCast(value, to: NSManagedObject.self) {
+                } else if let destination = ValueSemantics.objectCast(value, to: NSManagedObject.self) {
                     values[name] = destination.objectID
-                } else if let fault = objectCast(value, to: RelationshipFault.self) {
+                } else if let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) {
                     values[name] = fault.ids
                 }
             }
@@ -110,7 +110,7 @@ extension NSManagedObjectContext {
                 var value = object.values[key]
                 if let destinations = value as? [NSManagedObject] {
                     value = destinations.map { parent.object(with: $0.objectID) }
-                } else if let destination = objectCast(value, to: NSManagedObject.self) {
+                } else if let destination = ValueSemantics.objectCast(value, to: NSManagedObject.self) {
                     value = parent.object(with: destination.objectID)
                 }
                 target.store(value, forKey: key)

@@ -315,10 +315,11 @@ extension NSManagedObjectContext {
             case .attribute(let kind):
                 values.append(try StoreValue(value, kind: kind, property: properties[slot].name))
             case .toOne:
-                values.append(objectCast(value, to: NSManagedObject.self)?.objectID.key.map(StoreValue.object) ?? .null)
+                values.append(
+                    ValueSemantics.objectCast(value, to: NSManagedObject.self)?.objectID.key.map(StoreValue.object) ?? .null)
             case .toMany:
                 var members = value as? [NSManagedObject] ?? []
-                if objectCast(value, to: RelationshipFault.self) != nil,
+                if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil,
                     let relationship = object.entity.relationshipsByName[properties[slot].name]
                 {
                     // Members deleted in this save leave the row: read them as objects.

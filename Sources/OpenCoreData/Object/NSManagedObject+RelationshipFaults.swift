@@ -1,3 +1,4 @@
+import OpenPredicate
 import OpenStoreCore
 
 extension NSManagedObject {
@@ -12,8 +13,8 @@ extension NSManagedObject {
         guard entity.relationshipsByName[key] != nil else { return false }
         if faulted { return true }
         let value = values[key]
-        if objectCast(value, to: RelationshipFault.self) != nil { return true }
-        return objectCast(value, to: NSManagedObject.self)?.isFault ?? false
+        if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil { return true }
+        return ValueSemantics.objectCast(value, to: NSManagedObject.self)?.isFault ?? false
     }
 
     /// The IDs of the objects in a relationship (in order for an ordered one), without firing
@@ -56,7 +57,7 @@ extension NSManagedObject {
         fireFault()
         let value = values[relationship.name]
         if let destinations = value as? [NSManagedObject] { return destinations.map(\.objectID) }
-        if let fault = objectCast(value, to: RelationshipFault.self) { return fault.ids }
-        return objectCast(value, to: NSManagedObject.self).map { [$0.objectID] } ?? []
+        if let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) { return fault.ids }
+        return ValueSemantics.objectCast(value, to: NSManagedObject.self).map { [$0.objectID] } ?? []
     }
 }

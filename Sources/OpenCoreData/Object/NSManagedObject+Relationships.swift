@@ -68,7 +68,7 @@ extension NSManagedObject {
 
     /// A kept value with a relationship fault turned into the objects it stands for.
     func materialized(_ value: Any?) -> Any? {
-        guard let fault = objectCast(value, to: RelationshipFault.self) else { return value }
+        guard let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) else { return value }
         return materialized(fault)
     }
 

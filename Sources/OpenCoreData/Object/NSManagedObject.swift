@@ -235,7 +235,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         guard let slot = layout.slot(named: key) else { return values[key] }
         if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
         let value = values[slot: slot]
-        if case .toMany(let relationship) = layout.kinds[slot], objectCast(value, to: RelationshipFault.self) != nil {
+        if case .toMany(let relationship) = layout.kinds[slot],
+            ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil
+        {
             return members(relationship)
         }
         return value

@@ -53,6 +53,16 @@ package enum ValueSemantics {
     @inline(__always)
     package static func isNSNull(_ value: Any) -> Bool { type(of: value) is NSNull.Type }
 
+    /// `value as? T` for a class `T` that no value type bridges to (`NSManagedObject`, a
+    /// relationship fault), with values that are not class instances ruled out by their type
+    /// (see `unwrapOptional`): asking whether a to-many relationship's array is a fault would
+    /// otherwise turn the whole array into an `NSArray`.
+    @inline(__always)
+    package static func objectCast<T: AnyObject>(_ value: Any?, to type: T.Type) -> T? {
+        guard let value, Swift.type(of: value) is AnyClass else { return nil }
+        return value as? T
+    }
+
     /// True for `nil`, `NSNull`, and an `Optional.none` hidden inside `Any`.
     @inline(__always)
     static func isNil(_ value: Any?) -> Bool {
