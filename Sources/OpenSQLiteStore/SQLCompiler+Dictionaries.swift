@@ -72,8 +72,7 @@ extension SQLCompiler {
         do {
             return .compiled(try state.dictionaryQuery(plan, shape))
         } catch {
-            let reason = error.notCompilableReason
-            return (error as? NotCompilable)?.isUnsupported == true ? .unsupported(reason) : .notCompilable(reason)
+            return error.isUnsupported ? .unsupported(error.reason) : .notCompilable(error.reason)
         }
     }
 }
@@ -429,7 +428,7 @@ extension CompilerState {
     /// `SELF`, variables.
     static func checkHaving(_ predicate: NSPredicate) throws(NotCompilable) {
         if let compound = predicate as? NSCompoundPredicate {
-            for case let subpredicate as NSPredicate in compound.subpredicates { try checkHaving(subpredicate) }
+            for subpredicate in compound.subpredicates { try checkHaving(subpredicate) }
             return
         }
         guard let comparison = predicate as? NSComparisonPredicate else { return }

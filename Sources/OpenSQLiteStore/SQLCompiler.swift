@@ -535,6 +535,16 @@ struct CompilerState {
                 throw NotCompilable("\(predicate): FETCH() failed: \(error.localizedDescription)")
             }
             return .constant(try classify(value, in: predicate))
+        case .function where Self.isConstant(expression):
+            // A function of constants only (`CAST(0, 'NSDate')`, `uppercase:('x')`) has one value
+            // for every row: it is computed once, here, and bound as a constant.
+            let value: Any?
+            do {
+                value = try expression.expressionValue(validating: nil, context: nil)
+            } catch {
+                throw NotCompilable("\(predicate): \(expression) failed: \(error.localizedDescription)")
+            }
+            return .constant(try classify(value, in: predicate))
         case .function where !Self.builtinFunctions.contains(expression.function):
             throw NotCompilable(
                 unsupported: "\(predicate): FUNCTION(…, '\(expression.function)') calls a method; a SQL store can't")
@@ -554,6 +564,23 @@ struct CompilerState {
         "floor:", "uppercase:", "lowercase:", "canonical:", "onesComplement:", "noindex:", "length:", "random:", "now",
         "random",
     ]
+
+    /// Whether an expression has the same value for every row and every run of the request: a
+    /// constant, a collection of them, or a predefined function of them other than `now()` and
+    /// `random()`, whose values change from one run to the next.
+    static func isConstant(_ expression: NSExpression) -> Bool {
+        switch expression.expressionType {
+        case .constantValue:
+            return true
+        case .aggregate:
+            return (expression.collection as? [NSExpression])?.allSatisfy(isConstant) ?? false
+        case .function:
+            return builtinFunctions.contains(expression.function) && !["now", "random", "random:"].contains(expression.function)
+                && (expression.arguments ?? []).allSatisfy(isConstant)
+        default:
+            return false
+        }
+    }
 
     /// A key path of to-one steps ending in an attribute or a to-one, joining the steps.
     mutating func keyPath(_ path: String) throws(NotCompilable) -> Operand {
@@ -734,8 +761,4 @@ struct CompilerState {
         }
         return result + "\""
     }
-}
-
-extension Error {
-    var notCompilableReason: String { (self as? NotCompilable)?.reason ?? "\(self)" }
 }

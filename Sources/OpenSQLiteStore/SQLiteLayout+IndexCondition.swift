@@ -28,9 +28,7 @@ extension SQLiteLayout {
         if let compound = predicate as? NSCompoundPredicate {
             var parts: [String] = []
             for subpredicate in compound.subpredicates {
-                guard let subpredicate = subpredicate as? NSPredicate,
-                    let part = indexCondition(subpredicate, entity: entityID)
-                else { return nil }
+                guard let part = indexCondition(subpredicate, entity: entityID) else { return nil }
                 parts.append(part)
             }
             switch compound.compoundPredicateType {

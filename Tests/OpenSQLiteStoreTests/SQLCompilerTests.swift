@@ -95,7 +95,8 @@ enum Company {
         }
         let projects = projectNames.enumerated().map { index, name in
             RowSnapshot(
-                key: projectKey(index), version: 1, values: [name.map(StoreValue.string) ?? .null, .objects(projectMembers[index])])
+                key: projectKey(index), version: 1,
+                values: [name.map(StoreValue.string) ?? .null, .objects(projectMembers[index])])
         }
         return departments + people + projects
     }
@@ -158,6 +159,9 @@ enum Company {
             [.date(Date(timeIntervalSinceReferenceDate: 100))]
         ),
         ("age BETWEEN {20, 40}", [], "t0.ZAGE BETWEEN ? AND ?", [.integer(20), .integer(40)]),
+        // A function of constants is computed once and bound.
+        ("born < CAST(100, 'NSDate')", [], "t0.ZBORN < ?", [.date(Date(timeIntervalSinceReferenceDate: 100))]),
+        ("age == abs:(-7)", [], "t0.ZAGE = ?", [.integer(7)]),
         ("age IN {1, 2, 3}", [], "t0.ZAGE IN (SELECT value FROM json_each(?))", [.string("[1,2,3]")]),
         (
             "age IN %@", [[1, "x", NSNull()] as [Any]], "(t0.ZAGE IN (SELECT value FROM json_each(?)) OR t0.ZAGE IS NULL)",
@@ -312,7 +316,10 @@ enum Company {
                         customSelector: "isSimilarTo:")),
                 ["isSimilarTo:"]
             ),
-            ("FUNCTION()", plan(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'BOB'")), ["FUNCTION", "uppercaseString"]),
+            (
+                "FUNCTION()", plan(NSPredicate(format: "FUNCTION(name, 'uppercaseString') == 'BOB'")),
+                ["FUNCTION", "uppercaseString"]
+            ),
             (
                 "two to-many steps", plan(NSPredicate(format: "ANY department.people.projects.name == 'Apollo'")),
                 ["department.people.projects.name", "two to-many"]
@@ -327,6 +334,18 @@ enum Company {
             ),
         ]
     }()
+
+    /// `now()` and `random()` are not computed at compile time: their values change between
+    /// runs of the same request (the compiled SQL is reused), so they are left to memory.
+    @Test func changingFunctionsAreNotFolded() throws {
+        for format in ["born < now()", "ratio < random()", "age == abs:(random:(10))"] {
+            guard case .notCompilable(let reason) = SQLCompiler(layout: try Company.layout()).compile(keysPlan(format)) else {
+                Issue.record("\(format) was compiled")
+                continue
+            }
+            #expect(reason.contains("memory"), "\(reason)")
+        }
+    }
 
     /// A transient key is refused as Apple refuses it (the plan builder refuses it first).
     @Test func transientKeysAreUnsupported() throws {

@@ -56,7 +56,7 @@ struct FetchPlanBuilder {
             try check(comparison.leftExpression, in: entity)
             try check(comparison.rightExpression, in: entity)
         case let compound as NSCompoundPredicate:
-            for case let subpredicate as NSPredicate in compound.subpredicates { try check(subpredicate, in: entity) }
+            for subpredicate in compound.subpredicates { try check(subpredicate, in: entity) }
         default:
             break  // TRUEPREDICATE, FALSEPREDICATE, blocks
         }

@@ -52,12 +52,14 @@ struct AppleWrittenStoreTests {
     }
 
     static let stores: [Store] = [
-        Store("apple-coredatabooks-modified", "CoreDataBooks.sqlite", code: RealWorldModels.coreDataBooksModel, counts: ["Book": 12]),
         Store(
-            "apple-recipes-2010", "Recipes.sqlite", code: RealWorldModels.recipesModel,
+            "apple-coredatabooks-modified", "CoreDataBooks.sqlite", code: { RealWorldModels.coreDataBooksModel() },
+            counts: ["Book": 12]),
+        Store(
+            "apple-recipes-2010", "Recipes.sqlite", code: { RealWorldModels.recipesModel() },
             counts: ["Image": 7, "Ingredient": 31, "Recipe": 7, "RecipeType": 5]),
         Store(
-            "apple-recipes-2018", "Recipes.sqlite", code: RealWorldModels.recipesModel,
+            "apple-recipes-2018", "Recipes.sqlite", code: { RealWorldModels.recipesModel() },
             counts: ["Image": 3, "Ingredient": 19, "Recipe": 3, "RecipeType": 4]),
         Store(
             "coredataplus-samplemodel-v1", "SampleModel_V1.sqlite", xml: "SampleModel.xcdatamodel.contents.xml",
@@ -66,10 +68,10 @@ struct AppleWrittenStoreTests {
             "coredataplus-samplemodel-v2", "SampleModel_V2.sqlite", xml: "SampleModel2.xcdatamodel.contents.xml",
             counts: ["Car": 115, "SportCar": 5, "LuxuryCar": 5, "Person": 20]),
         Store(
-            "coredataplus-samplemodel2-history", "SampleModel2_V1.sqlite", code: RealWorldModels.sampleModel2V1,
+            "coredataplus-samplemodel2-history", "SampleModel2_V1.sqlite", code: { RealWorldModels.sampleModel2V1() },
             counts: ["Book": 51, "GraphicNovel": 1, "Feedback": 444, "Page": 4970, "Writer": 0, "Author": 2]),
         Store(
-            "coredataplus-samplemodel2-history", "SampleModel2_V2.sqlite", code: RealWorldModels.sampleModel2V2,
+            "coredataplus-samplemodel2-history", "SampleModel2_V2.sqlite", code: { RealWorldModels.sampleModel2V2() },
             counts: ["Book": 2, "GraphicNovel": 1, "Feedback": 3, "Page": 119, "Writer": 0, "Author": 1]),
         Store(
             "coredataplus-samplemodel3-v1", "SampleModel3_V1.sqlite", xml: "SampleModel3.xcdatamodel.contents.xml",
@@ -97,7 +99,9 @@ struct AppleWrittenStoreTests {
         Store(
             "kodeco-surfjournal-wal", "SurfJournalModel.sqlite", xml: "SurfJournalModel.xcdatamodel.contents.xml",
             counts: ["JournalEntry": 5000]),
-        Store("restkit-twitter-seed", "RKSeedDatabase.sqlite", code: RealWorldModels.twitterModel, counts: ["Tweet": 20, "User": 2]),
+        Store(
+            "restkit-twitter-seed", "RKSeedDatabase.sqlite", code: { RealWorldModels.twitterModel() },
+            counts: ["Tweet": 20, "User": 2]),
         Store(
             "wibosco-migration-posts", "CoreDataMigration_Example_1.sqlite", xml: "v1.xcdatamodel.contents.xml",
             counts: ["Post": 1001]),
@@ -128,7 +132,8 @@ struct AppleWrittenStoreTests {
         let model = Self.easyLifeBeforeProjects()
         // A copy: reading a WAL store's metadata makes its -wal and -shm files.
         let folder = try TemporaryFolder()
-        let copied = try Store("easylife-todo", "EasyLife.sqlite", code: Self.easyLifeBeforeProjects, counts: [:]).copy(into: folder)
+        let copied = try Store("easylife-todo", "EasyLife.sqlite", code: Self.easyLifeBeforeProjects, counts: [:]).copy(
+            into: folder)
         for file in ["EasyLife.sqlite", "EasyLife_1.3.0.sqlite"] {
             let url = copied.deletingLastPathComponent().appendingPathComponent(file)
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
@@ -153,16 +158,22 @@ struct AppleWrittenStoreTests {
         newest.predicate = NSPredicate(format: "date != nil")
         newest.sortDescriptors = [NSSortDescriptor(key: "date", ascending: false)]
         newest.fetchLimit = 2
-        #expect(try context.fetch(newest).compactMap { $0.value(forKey: "name") as? String } == ["upload photos to google photos?", "LinkedIn "])
+        #expect(
+            try context.fetch(newest).compactMap { $0.value(forKey: "name") as? String } == [
+                "upload photos to google photos?", "LinkedIn ",
+            ])
         let byName = try Self.fetch(context, "TodoItem", sort: [NSSortDescriptor(key: "name", ascending: true)])
-        #expect(byName.prefix(3).compactMap { $0.value(forKey: "name") as? String } == ["Book therapy", "DigiDocs", "Dirty master"])
+        #expect(
+            byName.prefix(3).compactMap { $0.value(forKey: "name") as? String } == ["Book therapy", "DigiDocs", "Dirty master"])
         // Grouped in SQL: how many items repeat how often.
         let grouped = NSFetchRequest<NSDictionary>(entityName: "TodoItem")
         grouped.resultType = .dictionaryResultType
         grouped.propertiesToFetch = ["repeats", aggregate("items", "count:", "name", .integer64AttributeType)]
         grouped.propertiesToGroupBy = ["repeats"]
         grouped.sortDescriptors = [NSSortDescriptor(key: "repeats", ascending: true)]
-        let rows = try context.fetch(grouped).map { [($0["repeats"] as? NSNumber)?.intValue, ($0["items"] as? NSNumber)?.intValue] }
+        let rows = try context.fetch(grouped).map {
+            [($0["repeats"] as? NSNumber)?.intValue, ($0["items"] as? NSNumber)?.intValue]
+        }
         #expect(rows == [[0, 150], [3, 1], [5, 7]])
     }
 
@@ -229,7 +240,9 @@ struct AppleWrittenStoreTests {
         var changed: [(entity: String, id: NSManagedObjectID, key: String, version: Int64)] = []
         for (entity, rows) in store.counts.sorted(by: { $0.key < $1.key }) where rows > 0 {
             let description = try #require(model.entitiesByName[entity])
-            let ownAttributes = description.attributesByName.values.filter { $0.attributeType == .stringAttributeType && !$0.isTransient }
+            let ownAttributes = description.attributesByName.values.filter {
+                $0.attributeType == .stringAttributeType && !$0.isTransient
+            }
             guard let key = ownAttributes.map(\.name).sorted().first else { continue }
             let request = NSFetchRequest<NSManagedObject>(entityName: entity)
             request.includesSubentities = false
@@ -377,7 +390,8 @@ struct AppleWrittenStoreTests {
         let store = try #require(Self.stores.first { $0.directory == "restkit-twitter-seed" })
         let url = try store.copy(into: folder)
         let context = try Self.open(url, model: RealWorldModels.twitterModel(), readOnly: true)
-        let tweets = try Self.fetch(context, "Tweet", "user.name == 'RestKit'", sort: [NSSortDescriptor(key: "createdAt", ascending: false)])
+        let tweets = try Self.fetch(
+            context, "Tweet", "user.name == 'RestKit'", sort: [NSSortDescriptor(key: "createdAt", ascending: false)])
         #expect(tweets.count == 20)
         #expect((tweets.first?.value(forKey: "statusID") as? NSNumber)?.int64Value == 44_029_179_364_253_696)
         #expect(try Self.count(context, "Tweet", "statusID == %@", [NSNumber(value: 43_646_264_163_844_096 as Int64)]) == 1)
@@ -406,7 +420,10 @@ struct AppleWrittenStoreTests {
         let store = try #require(Self.stores.first { $0.file == "SampleModel2_V2.sqlite" })
         let context = try Self.open(try store.copy(into: folder), model: try store.model(), readOnly: true)
         let books = try Self.fetch(context, "Book", sort: [NSSortDescriptor(key: "title", ascending: true)])
-        #expect(books.compactMap { $0.value(forKey: "title") as? String } == ["title 1 - author 1", "title 2 - author 1", "title graphic novel - author 1"])
+        #expect(
+            books.compactMap { $0.value(forKey: "title") as? String } == [
+                "title 1 - author 1", "title 2 - author 1", "title graphic novel - author 1",
+            ])
         #expect(books.map { ($0.value(forKey: "pagesCount") as? NSNumber)?.intValue } == [99, 1, 19])
         #expect(books.allSatisfy { ($0.value(forKey: "frontCover") as? Data)?.isEmpty == false })
         #expect(try Self.count(context, "Page", "book.author.alias == 'Alessandro' AND book.title BEGINSWITH 'title 1'") == 99)
@@ -434,7 +451,9 @@ struct AppleWrittenStoreTests {
 
         let reopened = try Self.open(url, model: RealWorldModels.sampleModel2V1(), readOnly: true)
         let counts = try Self.fetch(reopened, "Book", "title IN {'title 2 - author 2', 'title graphic novel - author 1'}")
-            .reduce(into: [String: Int]()) { $0[$1.value(forKey: "title") as? String ?? ""] = ($1.value(forKey: "pagesCount") as? NSNumber)?.intValue }
+            .reduce(into: [String: Int]()) {
+                $0[$1.value(forKey: "title") as? String ?? ""] = ($1.value(forKey: "pagesCount") as? NSNumber)?.intValue
+            }
         #expect(counts == ["title 2 - author 2": 98, "title graphic novel - author 1": 20])
     }
 }
