@@ -276,7 +276,9 @@ private struct Evaluators {
 }
 
 /// A result dictionary as `having` predicates and sort descriptors read it: a key is a column
-/// name; a dotted key path (`department.name`) reads the column of that name.
+/// name; a dotted key path (`department.name`) reads the column of that name, also when its
+/// first part is a column too (a to-one `department` beside `department.name`: see
+/// `ResultObject`).
 struct ResultView: KeyValueCodable {
     let values: [String: StoreValue]
     private let prefix: String
@@ -292,9 +294,26 @@ struct ResultView: KeyValueCodable {
 
     func value(forKey key: String) -> Any? {
         let name = prefix + key
-        if let value = values[name] { return value.naturalValue }
         let nested = name + "."
+        if let value = values[name] {
+            guard case .object(let object) = value, values.keys.contains(where: { $0.hasPrefix(nested) }) else {
+                return value.naturalValue
+            }
+            return ResultObject(key: object, columns: ResultView(values, prefix: nested))
+        }
         if values.keys.contains(where: { $0.hasPrefix(nested) }) { return ResultView(values, prefix: nested) }
         return nil
     }
+}
+
+/// A to-one column's object in a result dictionary that also has columns through it
+/// (`department` beside `department.name`): it is the object where it is compared, and reads
+/// those columns where a key path goes on through it, as the key path would in the store.
+struct ResultObject: KeyValueCodable, PredicateIdentity {
+    let key: ObjectKey
+    let columns: ResultView
+
+    var predicateIdentity: AnyHashable { key }
+
+    func value(forKey key: String) -> Any? { columns.value(forKey: key) }
 }

@@ -25,9 +25,9 @@ struct SortTests {
         }], ["Ada", "Bob", "Alan", "Dave", "Grace", "Carol"]),
     ]
 
-    @Test("employees, natively and through sorted(using:)", arguments: employeeSorts, [true, false])
-    func employees(_ sortCase: ([NSSortDescriptor], [String]), native: Bool) throws {
-        let (sort, expected) = sortCase
+    @Test("employees, natively and through sorted(using:)", arguments: employeeSorts.indices, [true, false])
+    func employees(_ index: Int, native: Bool) throws {
+        let (sort, expected) = Self.employeeSorts[index]
         let fixture = try StoreFixture()
         fixture.store.sortsNatively = native
         #expect(try fixture.names(StoreFixture.plan(Schema.employee, sort: sort)) == expected)
@@ -41,9 +41,9 @@ struct SortTests {
         ([by("z")], ["file2", "File3", "file10", "file1"]),
     ]
 
-    @Test("graphics: Apple's string selectors", arguments: graphicSorts, [true, false])
-    func graphics(_ sortCase: ([NSSortDescriptor], [String]), native: Bool) throws {
-        let (sort, expected) = sortCase
+    @Test("graphics: Apple's string selectors", arguments: graphicSorts.indices, [true, false])
+    func graphics(_ index: Int, native: Bool) throws {
+        let (sort, expected) = Self.graphicSorts[index]
         let fixture = try StoreFixture()
         fixture.store.sortsNatively = native
         #expect(try fixture.names(StoreFixture.plan(Schema.graphic, sort: sort)) == expected)

@@ -32,7 +32,7 @@ struct StoreValueConversionTests {
         (Int?.none, .integer16, .null),
         (NSNull(), .string, .null),
         (nil, .date, .null),
-        (Optional(Optional(7)), .integer64, .integer(7)),
+        (Optional(Optional(7)) as Any, .integer64, .integer(7)),
         ("loose", .undefined, .string("loose")),
         (7, .undefined, .integer(7)),
         // The types attributes read back (one cast each), optionals of them, and numbers that

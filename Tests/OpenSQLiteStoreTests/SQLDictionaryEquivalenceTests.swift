@@ -126,6 +126,15 @@ func expectSameDictionaries(
             [by("born", false)]
         ),
         (
+            // `department.title` reads its column, not a key of the `department` column's object.
+            "grouped by a to-one and a key path through it",
+            DictionaryShape(
+                columns: [column("department.title", .string), column("department"), aggregate("n", "count:", "age", nil)],
+                groupBy: [column("department.title"), column("department")],
+                having: NSPredicate(format: "department != nil AND department.title BEGINSWITH[c] 's'")),
+            [by("department.title", false)]
+        ),
+        (
             "group column named otherwise",
             DictionaryShape(
                 columns: [column("department.title", name: "dept"), aggregate("n", "count:", "age", nil)],

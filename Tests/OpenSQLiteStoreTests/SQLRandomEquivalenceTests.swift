@@ -169,3 +169,116 @@ import Testing
         #expect(matched.count >= (entityID == Company.person ? 20 : 5), "\(matched)")
     }
 }
+
+/// Dictionary fetches made at random — key-path columns of every kind (through the to-one too)
+/// and the object itself, aggregates of each function over each attribute with and without a
+/// result kind, grouping by the plain columns, `having` on an aggregate's name, distinct, sorts by
+/// key paths and aggregate names, windows and a random predicate — through both stores: the same dictionaries,
+/// keys, value cases and order. Shapes the compiler refuses must still answer alike (the SQL
+/// store runs them in memory); most are compiled.
+@Suite struct SQLRandomDictionaryTests {
+    static let attributes: [(path: String, kinds: [AttributeKind?])] = [
+        ("age", [nil, .integer64, .double]), ("ratio", [nil, .double]), ("salary", [nil, .decimal, .double]),
+        ("name", [nil, .string]), ("born", [nil, .date]), ("active", [nil, .boolean, .integer16]),
+        ("department.title", [nil, .string]), ("department", [nil]),
+    ]
+    static let functions: [(name: String, numeric: Bool)] = [
+        ("sum:", true), ("average:", true), ("min:", false), ("max:", false), ("count:", false),
+    ]
+
+    struct ShapeMaker {
+        var maker: SQLRandomEquivalenceTests.PredicateMaker
+
+        mutating func pick<T>(_ choices: [T]) -> T { maker.pick(choices) }
+        mutating func chance(_ percent: Int) -> Bool { maker.chance(percent) }
+
+        /// A shape, sort descriptors for it, and a description for failures.
+        mutating func shape() -> (DictionaryShape, [NSSortDescriptor], String) {
+            let grouped = chance(60)
+            var columns: [DictionaryShape.Column] = []
+            var groupBy: [DictionaryShape.Column] = []
+            var sortKeys: [String] = []
+            var aggregates: [String] = []
+            var numbers: [String] = []
+            let plain = Int.random(in: grouped ? 0...2 : 1...3, using: &maker.random)
+            for (index, attribute) in SQLRandomDictionaryTests.attributes.shuffled(using: &maker.random).prefix(plain)
+                .enumerated()
+            {
+                let name = chance(30) ? "c\(index)" : attribute.path
+                let made = column(attribute.path, pick(attribute.kinds), name: name)
+                columns.append(made)
+                if grouped { groupBy.append(column(attribute.path)) }
+                // Sorts name a plain column by its key path (an alias is not a key of the entity).
+                sortKeys.append(attribute.path)
+            }
+            if !grouped && chance(15) { columns.append(selfColumn("me")) }
+            if grouped || chance(25) {
+                for index in 0..<Int.random(in: 1...3, using: &maker.random) {
+                    let function = pick(SQLRandomDictionaryTests.functions)
+                    let numeric = SQLRandomDictionaryTests.attributes.filter {
+                        !function.numeric || ["age", "ratio", "salary"].contains($0.path)
+                    }
+                    let attribute = pick(numeric.filter { $0.path != "department" })
+                    let name = "a\(index)"
+                    let kind: AttributeKind? = function.name == "count:" ? pick([nil, .integer64]) : pick(attribute.kinds)
+                    columns.append(aggregate(name, function.name, attribute.path, kind))
+                    aggregates.append(name)
+                    if function.numeric || function.name == "count:" { numbers.append(name) }
+                }
+                if !grouped {
+                    // Aggregates without grouping: no plain columns beside them.
+                    columns.removeAll { $0.expression.expressionType != .function }
+                    sortKeys = []
+                }
+            }
+            var having: NSPredicate?
+            if grouped, let number = numbers.first, chance(40) {
+                having = NSPredicate(format: "\(number) \(pick([">", "<", "!=", "=="])) \(pick(["1", "2", "25.5", "nil"]))")
+            }
+            let distinct = chance(25)
+            var sort: [NSSortDescriptor] = []
+            for name in (sortKeys + aggregates).shuffled(using: &maker.random).prefix(Int.random(in: 0...2, using: &maker.random))
+            {
+                sort.append(NSSortDescriptor(key: name, ascending: chance(50)))
+            }
+            let shape = DictionaryShape(columns: columns, groupBy: groupBy, having: having, distinct: distinct)
+            let label =
+                "columns \(columns.map { "\($0.name)=\($0.expression)/\($0.resultKind.map { "\($0)" } ?? "-")" }) "
+                + "groupBy \(groupBy.map(\.name)) having \(having.map { "\($0)" } ?? "-") distinct \(distinct) sort \(sort.map(\.description))"
+            return (shape, sort, label)
+        }
+    }
+
+    @Test func randomDictionariesAgree() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try Company.stores(in: folder)
+        let layout = try Company.layout()
+        var shapes = ShapeMaker(
+            maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(state: 1), entity: Company.person))
+        var compiled = 0
+        let count = 1_000
+        for index in 0..<count {
+            let (shape, sort, label) = shapes.shape()
+            let predicate = shapes.chance(50) ? NSPredicate(format: shapes.maker.predicate(depth: 1)) : nil
+            let window = shapes.pick([(0, 0), (0, 0), (2, 1), (3, 0)])
+            let family: Set<Int> = shapes.pick([[Company.person, Company.manager], [Company.person]])
+            let plan = FetchPlan(
+                entityID: Company.person, entityIDs: family, predicate: predicate, sortDescriptors: sort, limit: window.0,
+                offset: window.1, output: .dictionaries(shape))
+            let result = SQLCompiler(layout: layout).compile(plan, shape: shape)
+            if case .compiled = result { compiled += 1 }
+            if case .unsupported = result { continue }
+            let expected = Result { try memory.execute(plan) }
+            let actual = Result { try sqlite.execute(plan) }
+            switch (expected, actual) {
+            case (.success(.dictionaries(let a)), .success(.dictionaries(let b))):
+                #expect(a == b, "#\(index) \(label) \(predicate.map { "\($0)" } ?? "") \(window)")
+            case (.failure, .failure):
+                break
+            default:
+                Issue.record("#\(index) \(label): memory \(expected), SQL \(actual)")
+            }
+        }
+        #expect(compiled > count * 3 / 4, "\(compiled) of \(count) compiled")
+    }
+}
