@@ -12,8 +12,9 @@ import Testing
 /// attributes, a to-one path and a to-many relationship, sub-entities, sorts on attributes and
 /// through the to-one, limits and offsets; the changes insert, delete, and change names,
 /// salaries, dates and departments (which moves objects in and out of predicates and sorts).
-/// Results are compared as lists of names (unique), counts as numbers, and IDs against the
-/// objects' IDs. Seeded: a failure names its round, request and store.
+/// Results are compared as lists of names (unique), counts as numbers, IDs against the objects'
+/// IDs, and each fetch again with a small `fetchBatchSize`. Seeded: a failure names its round,
+/// request and store.
 @Suite struct RandomFetchTests {
     struct Seeded: RandomNumberGenerator {
         var state: UInt64
@@ -229,6 +230,13 @@ import Testing
                     #expect(fetched.map(Self.label) == expected, "\(label)")
                 }
                 #expect(try world.context.count(for: request) == expected.count, "\(label) count")
+                // In batches: the same objects, whose values load a window at a time (unchanged
+                // objects are faults again first; changed ones keep their changes).
+                world.context.refreshAllObjects()
+                request.fetchBatchSize = index % 4 + 1
+                let batched = try world.context.fetch(request)
+                #expect(batched.map(\.objectID) == fetched.map(\.objectID), "\(label) batch \(request.fetchBatchSize)")
+                #expect(batched.map(Self.label) == fetched.map(Self.label), "\(label) batch \(request.fetchBatchSize) values")
                 let ids = NSFetchRequest<NSManagedObjectID>(entityName: spec.entity)
                 ids.resultType = .managedObjectIDResultType
                 ids.predicate = request.predicate
