@@ -1,7 +1,9 @@
 // Prints figures for fetching from an NSSQLiteStoreType store of 100,000 employees in 100
 // departments, each against the raw SQLite C API doing the same work on the same file in the same
 // run, and the peak memory of iterating 10^6 rows with a fetchBatchSize (in a child process, so
-// that the figure is that iteration's alone). Nothing here is a test.
+// that the figure is that iteration's alone). Where a goal is set, a floor is measured too: the
+// raw read plus only what Apple's API makes any implementation add (see "Floors"). Nothing here
+// is a test.
 //
 //     cd Benchmarks && swift run -c release FetchBenchmarks [results.json]
 //
@@ -172,13 +174,27 @@ defer { try? FileManager.default.removeItem(at: folder) }
 
 /// With `--batch-iteration <store>`: iterate every employee of the store with a fetchBatchSize,
 /// reading the salary of each, and print `<ms> <peak MB> <rows> <sum>`; with `--raw-iteration`,
-/// the same with the raw C API.
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--batch-iteration" || CommandLine.arguments[1] == "--raw-iteration" {
+/// the same with the raw C API; with `--floor-iteration`, the raw read with the least a fetch's
+/// `[NSManagedObject]` must hold besides: one object per row, with its ID.
+let iterationModes = ["--batch-iteration", "--raw-iteration", "--floor-iteration"]
+if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.arguments[1]) {
     let path = CommandLine.arguments[2]
     let start = clock.now
     var total: Int64 = 0
     var rows = 0
-    if CommandLine.arguments[1] == "--raw-iteration" {
+    if CommandLine.arguments[1] == "--floor-iteration" {
+        let db = openRaw(path)
+        let store = NSObject()
+        let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
+        var objects: [FloorFault] = []
+        keys.rows { objects.append(FloorFault(id: FloorID(store: store, entity: 2, row: keys.int(0)))) }
+        let salaries = Raw(db, "SELECT ZSALARY FROM ZEMPLOYEE")
+        salaries.rows {
+            total &+= salaries.int(0)
+            rows += 1
+        }
+        if objects.count != rows { rows = -1 }
+    } else if CommandLine.arguments[1] == "--raw-iteration" {
         let db = openRaw(path)
         let query = Raw(db, "SELECT Z_PK, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED, ZDEPARTMENT FROM ZEMPLOYEE")
         query.rows {
@@ -233,22 +249,70 @@ do {
 let saveMilliseconds = (clock.now - saveStart).milliseconds
 let db = openRaw(storeURL.path)
 
-/// One measured line: what, our time, the raw time, results.
-var lines: [(what: String, ours: Double, raw: Double, results: Int, goal: Double?)] = []
+/// One measured line: what, our time, the raw time, results, the goal, and the floor's time.
+var lines: [(what: String, ours: Double, raw: Double, results: Int, goal: Double?, floor: Double?)] = []
 let only = environment["ONLY"]
-func measure(_ what: String, goal: Double? = nil, raw: () -> Int, ours: () throws -> Int) {
+/// Measures our fetch against the raw C API; with `floor`, also the raw read plus only what
+/// Apple's API makes any implementation do on top of it (see "Floors" below).
+func measure(_ what: String, goal: Double? = nil, raw: () -> Int, floor: (() -> Int)? = nil, ours: () throws -> Int) {
     if let only, !what.contains(only) { return }
     let rawRun = best(raw)
+    let floorRun = floor.map { best($0) }
     do {
         let ourRun = try best(ours)
-        if ourRun.result != rawRun.result {
-            FileHandle.standardError.write("\(what): \(ourRun.result) results, raw \(rawRun.result)\n".data(using: .utf8) ?? Data())
+        for count in [ourRun.result, floorRun?.result ?? rawRun.result] where count != rawRun.result {
+            FileHandle.standardError.write("\(what): \(count) results, raw \(rawRun.result)\n".data(using: .utf8) ?? Data())
         }
-        lines.append((what, ourRun.milliseconds, rawRun.milliseconds, ourRun.result, goal))
+        lines.append((what, ourRun.milliseconds, rawRun.milliseconds, ourRun.result, goal, floorRun?.milliseconds))
     } catch {
         FileHandle.standardError.write("\(what): \(error)\n".data(using: .utf8) ?? Data())
     }
 }
+
+// MARK: - Floors
+
+// The least any implementation of Apple's API must add to the raw read: fetch results are class
+// instances (an NSManagedObject and its NSManagedObjectID, an NSDictionary), and attributes are
+// read through value(forKey:) -> Any?, which the caller casts back. A floor does just that on
+// top of the raw read — no registry, no faulting, no row cache — so a goal below it cannot be
+// met by any code in this repository.
+
+/// The smallest stand-in for an object ID: an NSObject with its store, entity and row.
+final class FloorID: NSObject {
+    let store: AnyObject
+    let entity: Int
+    let row: Int64
+    init(store: AnyObject, entity: Int, row: Int64) {
+        (self.store, self.entity, self.row) = (store, entity, row)
+    }
+}
+
+/// The smallest stand-in for a fault: its ID alone.
+final class FloorFault: NSObject {
+    let id: FloorID
+    init(id: FloorID) { self.id = id }
+}
+
+/// The smallest stand-in for a managed object: its ID and its values, read by key as `Any?`.
+final class FloorObject: NSObject {
+    let id: FloorID
+    let employee: Employee
+    init(id: FloorID, employee: Employee) {
+        (self.id, self.employee) = (id, employee)
+    }
+    func value(forKey key: String) -> Any? {
+        switch key {
+        case "firstName": employee.firstName
+        case "lastName": employee.lastName
+        case "salary": employee.salary
+        case "age": Int16(truncatingIfNeeded: employee.age)
+        case "hired": employee.hired
+        case "department": employee.department == 0 ? nil : employee.department
+        default: nil
+        }
+    }
+}
+let floorStore = NSObject()
 
 let allColumns = "SELECT Z_PK, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED, ZDEPARTMENT FROM ZEMPLOYEE"
 func readEmployees(_ query: Raw, bind: (OpaquePointer) -> Void = { _ in }) -> [Employee] {
@@ -279,7 +343,24 @@ let everyone = Raw(db, allColumns)
 measure("objects: fetch every employee (faults filled from the row cache)", raw: { readEmployees(everyone).count }) {
     try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
 }
-measure("objects: fetch every employee, then read every attribute", goal: 1.5, raw: { readEmployees(everyone).count }) {
+measure(
+    "objects: fetch every employee, then read every attribute", goal: 1.5, raw: { readEmployees(everyone).count },
+    floor: {
+        let objects = readEmployees(everyone).map {
+            FloorObject(id: FloorID(store: floorStore, entity: 2, row: $0.id), employee: $0)
+        }
+        var total: Int64 = 0
+        for object in objects {
+            total &+= (object.value(forKey: "salary") as? Int64) ?? 0
+            total &+= Int64((object.value(forKey: "age") as? Int16) ?? 0)
+            total &+= Int64((object.value(forKey: "firstName") as? String)?.utf8.count ?? 0)
+            total &+= Int64((object.value(forKey: "lastName") as? String)?.utf8.count ?? 0)
+            total &+= Int64((object.value(forKey: "hired") as? Date)?.timeIntervalSinceReferenceDate ?? 0)
+            total &+= object.value(forKey: "department") == nil ? 0 : 1
+        }
+        return total == 0 ? 0 : objects.count
+    }
+) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
     _ = readAll(objects)
@@ -288,11 +369,19 @@ measure("objects: fetch every employee, then read every attribute", goal: 1.5, r
 
 // Object IDs.
 let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
-measure("object IDs of every employee", goal: 1.2, raw: {
-    var ids: [Int64] = []
-    keys.rows { ids.append(keys.int(0)) }
-    return ids.count
-}) {
+measure(
+    "object IDs of every employee", goal: 1.2,
+    raw: {
+        var ids: [Int64] = []
+        keys.rows { ids.append(keys.int(0)) }
+        return ids.count
+    },
+    floor: {
+        var ids: [FloorID] = []
+        keys.rows { ids.append(FloorID(store: floorStore, entity: 2, row: keys.int(0))) }
+        return ids.count
+    }
+) {
     let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
     request.resultType = .managedObjectIDResultType
     return try newContext(coordinator).fetch(request).count
@@ -300,11 +389,36 @@ measure("object IDs of every employee", goal: 1.2, raw: {
 
 // Dictionaries of two attributes.
 let twoColumns = Raw(db, "SELECT ZLASTNAME, ZSALARY FROM ZEMPLOYEE")
-measure("dictionaries: lastName, salary of every employee", goal: 1.3, raw: {
-    var rows: [(String, Int64)] = []
-    twoColumns.rows { rows.append((twoColumns.text(0), twoColumns.int(1))) }
-    return rows.count
-}) {
+// The floor's keys are those of our own results: strings with their hash stored.
+let resultKeys: [NSObject] = {
+    let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
+    request.resultType = .dictionaryResultType
+    request.propertiesToFetch = ["lastName", "salary"]
+    request.fetchLimit = 1
+    let keys = (try? newContext(coordinator).fetch(request).first?.allKeys) ?? []
+    return ["lastName", "salary"].map { name in keys.first { "\($0)" == name } as? NSObject ?? NSString(string: name) }
+}()
+measure(
+    "dictionaries: lastName, salary of every employee", goal: 1.3,
+    raw: {
+        var rows: [(String, Int64)] = []
+        twoColumns.rows { rows.append((twoColumns.text(0), twoColumns.int(1))) }
+        return rows.count
+    },
+    floor: {
+        var rows: [NSDictionary] = []
+        twoColumns.rows {
+            let values: [AnyObject] = [NSString(string: twoColumns.text(0)), NSNumber(value: twoColumns.int(1))]
+            rows.append(
+                values.withUnsafeBufferPointer { values in
+                    resultKeys.withUnsafeBufferPointer {
+                        NSDictionary(objects: values.baseAddress, forKeys: $0.baseAddress, count: 2)
+                    }
+                })
+        }
+        return rows.count
+    }
+) {
     let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
     request.resultType = .dictionaryResultType
     request.propertiesToFetch = ["lastName", "salary"]
@@ -320,20 +434,28 @@ func salaryRequest() -> NSFetchRequest<NSManagedObject> {
 }
 // Requests are built outside the timed part (the raw side prepares its statements once too).
 let counting = salaryRequest()
-measure("count: salary > 100000", goal: 1.05, raw: {
-    var count = 0
-    countQuery.rows({ sqlite3_bind_int64($0, 1, minimumSalary) }) { count = Int(countQuery.int(0)) }
-    return count
-}) { try newContext(coordinator).count(for: counting) }
+measure(
+    "count: salary > 100000", goal: 1.05,
+    raw: {
+        var count = 0
+        countQuery.rows({ sqlite3_bind_int64($0, 1, minimumSalary) }) { count = Int(countQuery.int(0)) }
+        return count
+    }
+) { try newContext(coordinator).count(for: counting) }
 
 // Filter, sort, limit, with every attribute of the results read.
 let top = Raw(db, allColumns + " WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC LIMIT 100")
 let topRequest = salaryRequest()
-topRequest.sortDescriptors = [NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false)]
+topRequest.sortDescriptors = [
+    NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false),
+]
 topRequest.fetchLimit = 100
-measure("filter + sort + limit 100, every attribute read", goal: 1.1, raw: {
-    readEmployees(top) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
-}) {
+measure(
+    "filter + sort + limit 100, every attribute read", goal: 1.1,
+    raw: {
+        readEmployees(top) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
+    }
+) {
     let request = topRequest
     let context = newContext(coordinator)
     let objects = try context.fetch(request)
@@ -341,11 +463,16 @@ measure("filter + sort + limit 100, every attribute read", goal: 1.1, raw: {
     return objects.count
 }
 let sorted = Raw(db, allColumns + " WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC")
-measure("filter + sort (55% of the rows), every attribute read", raw: {
-    readEmployees(sorted) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
-}) {
+measure(
+    "filter + sort (55% of the rows), every attribute read",
+    raw: {
+        readEmployees(sorted) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
+    }
+) {
     let request = salaryRequest()
-    request.sortDescriptors = [NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false)]
+    request.sortDescriptors = [
+        NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "salary", ascending: false),
+    ]
     let context = newContext(coordinator)
     let objects = try context.fetch(request)
     _ = readAll(objects)
@@ -357,19 +484,22 @@ let withDepartment = Raw(
     db,
     "SELECT e.Z_PK, e.ZFIRSTNAME, e.ZLASTNAME, e.ZSALARY, e.ZAGE, e.ZHIRED, e.ZDEPARTMENT, d.ZNAME FROM ZEMPLOYEE e "
         + "LEFT JOIN ZDEPARTMENT d ON d.Z_PK = e.ZDEPARTMENT WHERE e.ZSALARY > ?")
-measure("to-one prefetch: 5% of employees and their department's name", raw: {
-    var rows: [(Employee, String)] = []
-    withDepartment.rows({ sqlite3_bind_int64($0, 1, 190_000) }) {
-        let q = withDepartment
-        rows.append(
-            (
-                Employee(
-                    id: q.int(0), firstName: q.text(1), lastName: q.text(2), salary: q.int(3), age: q.int(4),
-                    hired: Date(timeIntervalSinceReferenceDate: q.double(5)), department: q.int(6)), q.text(7)
-            ))
+measure(
+    "to-one prefetch: 5% of employees and their department's name",
+    raw: {
+        var rows: [(Employee, String)] = []
+        withDepartment.rows({ sqlite3_bind_int64($0, 1, 190_000) }) {
+            let q = withDepartment
+            rows.append(
+                (
+                    Employee(
+                        id: q.int(0), firstName: q.text(1), lastName: q.text(2), salary: q.int(3), age: q.int(4),
+                        hired: Date(timeIntervalSinceReferenceDate: q.double(5)), department: q.int(6)), q.text(7)
+                ))
+        }
+        return rows.count
     }
-    return rows.count
-}) {
+) {
     let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
     request.predicate = NSPredicate(format: "salary > 190000")
     request.relationshipKeyPathsForPrefetching = ["department"]
@@ -385,11 +515,14 @@ measure("to-one prefetch: 5% of employees and their department's name", raw: {
 
 // Aggregates by department.
 let aggregates = Raw(db, "SELECT ZDEPARTMENT, SUM(ZSALARY), AVG(ZAGE) FROM ZEMPLOYEE GROUP BY ZDEPARTMENT")
-measure("aggregates: sum(salary), average(age) grouped by department", raw: {
-    var rows: [(Int64, Int64, Double)] = []
-    aggregates.rows { rows.append((aggregates.int(0), aggregates.int(1), aggregates.double(2))) }
-    return rows.count
-}) {
+measure(
+    "aggregates: sum(salary), average(age) grouped by department",
+    raw: {
+        var rows: [(Int64, Int64, Double)] = []
+        aggregates.rows { rows.append((aggregates.int(0), aggregates.int(1), aggregates.double(2))) }
+        return rows.count
+    }
+) {
     let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
     request.resultType = .dictionaryResultType
     let sum = NSExpressionDescription()
@@ -420,7 +553,8 @@ func bigStore(count: Int) -> URL {
     sqlite3_exec(big, "BEGIN", nil, nil, nil)
     let insert = Raw(
         big,
-        "INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED) VALUES (?, ?, 1, ?, ?, ?, ?, ?)")
+        "INSERT INTO ZEMPLOYEE (Z_PK, Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
+    )
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     for index in 1...count {
         sqlite3_reset(insert.statement)
@@ -458,26 +592,38 @@ func child(_ mode: String, _ url: URL) -> (milliseconds: Double, megabytes: Doub
 
 var rawIteration = (milliseconds: 0.0, megabytes: 0.0, rows: 0)
 var batchIteration = rawIteration
+var floorIteration = rawIteration
 if batchObjectCount > 0 {
     let bigURL = bigStore(count: batchObjectCount)
     rawIteration = child("--raw-iteration", bigURL)
+    floorIteration = child("--floor-iteration", bigURL)
     batchIteration = child("--batch-iteration", bigURL)
 }
 
 // MARK: - Report
 
 print("")
-print("     ours ms    raw ms   × raw   goal  results  what")
+print("     ours ms    raw ms   × raw   goal  floor  results  what")
 for line in lines {
     let goal = line.goal.map { String(format: "%5.2f", $0) } ?? "    -"
-    print(String(format: "%10.1f %9.1f %7.2f  %@  %7d  %@", line.ours, line.raw, line.ours / line.raw, goal, line.results, line.what))
+    let floor = line.floor.map { String(format: "%5.2f", $0 / line.raw) } ?? "    -"
+    print(
+        String(
+            format: "%10.1f %9.1f %7.2f  %@  %@  %7d  %@", line.ours, line.raw, line.ours / line.raw, goal, floor, line.results,
+            line.what))
 }
+print("(floor: the raw read plus only the class instances and Any casts Apple's API requires, as × raw)")
 print("")
 print(
     String(
-        format: "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal < 64 MB); raw C API: %.0f ms, peak %.1f MB",
+        format:
+            "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal < 64 MB); raw C API: %.0f ms, peak %.1f MB",
         batchIteration.rows, batchIteration.milliseconds, batchIteration.megabytes, rawIteration.milliseconds,
         rawIteration.megabytes))
+print(
+    String(
+        format: "Its floor (the raw read, and one object with its ID per row kept in an array): peak %.1f MB",
+        floorIteration.megabytes))
 print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
 let json: [String: Any] = [
@@ -485,12 +631,20 @@ let json: [String: Any] = [
     "batchIteration": [
         "rows": batchIteration.rows, "milliseconds": batchIteration.milliseconds, "peakMegabytes": batchIteration.megabytes,
         "rawMilliseconds": rawIteration.milliseconds, "rawPeakMegabytes": rawIteration.megabytes,
+        "floorPeakMegabytes": floorIteration.megabytes,
     ],
-    "results": lines.map {
-        ["what": $0.what, "milliseconds": $0.ours, "rawMilliseconds": $0.raw, "ratio": $0.ours / $0.raw, "results": $0.results]
+    "results": lines.map { line -> [String: Any] in
+        var result: [String: Any] = [
+            "what": line.what, "milliseconds": line.ours, "rawMilliseconds": line.raw, "ratio": line.ours / line.raw,
+            "results": line.results,
+        ]
+        if let floor = line.floor { result["floorMilliseconds"] = floor }
+        return result
     },
 ]
-if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), let text = String(data: data, encoding: .utf8) {
+if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]),
+    let text = String(data: data, encoding: .utf8)
+{
     print(text)
     if CommandLine.arguments.count > 1 { try? data.write(to: URL(fileURLWithPath: CommandLine.arguments[1])) }
 }
