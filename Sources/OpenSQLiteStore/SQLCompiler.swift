@@ -522,22 +522,13 @@ struct CompilerState {
         case .evaluatedObject:
             let family = schema.entity(entityID).familyIDs
             return .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: family)
-        case .function where expression.function == "FETCH":
-            // An NSFetchRequestExpression: when its request and context are constants, its value
-            // is the same for every row, so it runs once, here, and is compared as a constant.
-            guard (expression.arguments ?? []).allSatisfy({ $0.expressionType == .constantValue }) else {
+        case .function where expression.function == "FETCH" || Self.isConstant(expression):
+            // The same value for every row, so computed once, here, and compared as a constant:
+            // an NSFetchRequestExpression whose request and context are constants, or a function
+            // of constants only (`CAST(0, 'NSDate')`, `abs:(-7)`).
+            if expression.function == "FETCH", !(expression.arguments ?? []).allSatisfy({ $0.expressionType == .constantValue }) {
                 throw NotCompilable("\(predicate): a FETCH() whose request or context is not a constant runs in memory")
             }
-            let value: Any?
-            do {
-                value = try expression.expressionValue(validating: nil, context: nil)
-            } catch {
-                throw NotCompilable("\(predicate): FETCH() failed: \(error.localizedDescription)")
-            }
-            return .constant(try classify(value, in: predicate))
-        case .function where Self.isConstant(expression):
-            // A function of constants only (`CAST(0, 'NSDate')`, `uppercase:('x')`) has one value
-            // for every row: it is computed once, here, and bound as a constant.
             let value: Any?
             do {
                 value = try expression.expressionValue(validating: nil, context: nil)

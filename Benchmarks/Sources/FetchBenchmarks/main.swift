@@ -325,15 +325,17 @@ func readEmployees(_ query: Raw, bind: (OpaquePointer) -> Void = { _ in }) -> [E
     }
     return rows
 }
-func readAll(_ objects: [NSManagedObject]) -> Int64 {
+/// Reads every attribute of every object through `value(forKey:)`, as Core Data code does, and
+/// adds them up.
+func readAll<Object>(_ objects: [Object], _ value: (Object, String) -> Any?) -> Int64 {
     var total: Int64 = 0
     for object in objects {
-        total &+= (object.value(forKey: "salary") as? Int64) ?? 0
-        total &+= Int64((object.value(forKey: "age") as? Int16) ?? 0)
-        total &+= Int64((object.value(forKey: "firstName") as? String)?.utf8.count ?? 0)
-        total &+= Int64((object.value(forKey: "lastName") as? String)?.utf8.count ?? 0)
-        total &+= Int64((object.value(forKey: "hired") as? Date)?.timeIntervalSinceReferenceDate ?? 0)
-        total &+= object.value(forKey: "department") == nil ? 0 : 1
+        total &+= (value(object, "salary") as? Int64) ?? 0
+        total &+= Int64((value(object, "age") as? Int16) ?? 0)
+        total &+= Int64((value(object, "firstName") as? String)?.utf8.count ?? 0)
+        total &+= Int64((value(object, "lastName") as? String)?.utf8.count ?? 0)
+        total &+= Int64((value(object, "hired") as? Date)?.timeIntervalSinceReferenceDate ?? 0)
+        total &+= value(object, "department") == nil ? 0 : 1
     }
     return total
 }
@@ -349,21 +351,12 @@ measure(
         let objects = readEmployees(everyone).map {
             FloorObject(id: FloorID(store: floorStore, entity: 2, row: $0.id), employee: $0)
         }
-        var total: Int64 = 0
-        for object in objects {
-            total &+= (object.value(forKey: "salary") as? Int64) ?? 0
-            total &+= Int64((object.value(forKey: "age") as? Int16) ?? 0)
-            total &+= Int64((object.value(forKey: "firstName") as? String)?.utf8.count ?? 0)
-            total &+= Int64((object.value(forKey: "lastName") as? String)?.utf8.count ?? 0)
-            total &+= Int64((object.value(forKey: "hired") as? Date)?.timeIntervalSinceReferenceDate ?? 0)
-            total &+= object.value(forKey: "department") == nil ? 0 : 1
-        }
-        return total == 0 ? 0 : objects.count
+        return readAll(objects) { $0.value(forKey: $1) } == 0 ? 0 : objects.count
     }
 ) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
-    _ = readAll(objects)
+    _ = readAll(objects) { $0.value(forKey: $1) }
     return objects.count
 }
 
@@ -459,7 +452,7 @@ measure(
     let request = topRequest
     let context = newContext(coordinator)
     let objects = try context.fetch(request)
-    _ = readAll(objects)
+    _ = readAll(objects) { $0.value(forKey: $1) }
     return objects.count
 }
 let sorted = Raw(db, allColumns + " WHERE ZSALARY > ? ORDER BY ZLASTNAME, ZSALARY DESC")
@@ -475,7 +468,7 @@ measure(
     ]
     let context = newContext(coordinator)
     let objects = try context.fetch(request)
-    _ = readAll(objects)
+    _ = readAll(objects) { $0.value(forKey: $1) }
     return objects.count
 }
 
@@ -509,7 +502,7 @@ measure(
     for object in objects {
         length += ((object.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String)?.count ?? 0
     }
-    _ = readAll(objects)
+    _ = readAll(objects) { $0.value(forKey: $1) }
     return objects.count
 }
 
