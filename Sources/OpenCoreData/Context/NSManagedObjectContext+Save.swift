@@ -44,7 +44,11 @@ extension NSManagedObjectContext {
     /// `"NSPersistentStoreSaveOutcomeUnknown"` set (`NSPersistentStoreSaveError`).
     public func save() throws {
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            // Inserted objects deleted again changed nothing that is left.
+            deletedInserts = []
+            return
+        }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
@@ -241,10 +245,19 @@ extension NSManagedObjectContext {
     /// Cascade deletes destinations, nullify removes the deleted object from inverses, deny
     /// refuses while destinations remain.
     private func applyDeleteRules() throws {
+        // Deleted objects, then inserted objects deleted before this save; both lists grow as
+        // cascades delete more.
         var index = 0
-        while index < deletedList.count {
-            let object = deletedList.objects[index]
-            index += 1
+        var forgotten = 0
+        while index < deletedList.count || forgotten < deletedInserts.count {
+            let object: NSManagedObject
+            if index < deletedList.count {
+                object = deletedList.objects[index]
+                index += 1
+            } else {
+                object = deletedInserts[forgotten]
+                forgotten += 1
+            }
             for case let relationship as NSRelationshipDescription in object.entity.properties {
                 let destinations =
                     relationship.isToMany

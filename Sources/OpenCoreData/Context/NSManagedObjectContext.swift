@@ -54,6 +54,9 @@ open class NSManagedObjectContext: NSObject {
     private(set) var insertedList: ObjectList = []
     private(set) var changedList: ObjectList = []
     private(set) var deletedList: ObjectList = []
+    /// Inserted objects deleted before a save: forgotten at once, but their relationships still
+    /// follow their delete rules at the next save (so that no other object keeps them).
+    var deletedInserts: [NSManagedObject] = []
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     @exclusivity(unchecked) var rowCache: [ObjectKey: RowSnapshot] = [:]
     /// When each row of `rowCache` was fetched (seconds since 2001), kept only while
@@ -211,8 +214,10 @@ open class NSManagedObjectContext: NSObject {
         object.awakeFromInsert()
     }
 
-    /// Marks an object for deletion at the next save (an unsaved inserted object is simply
-    /// forgotten); relationships follow their delete rules when the context saves.
+    /// Marks an object for deletion at the next save (an unsaved inserted object is forgotten at
+    /// once); relationships follow their delete rules when the context saves, those of forgotten
+    /// objects too (a department inserted and deleted before a save still cascades to its
+    /// employees, and leaves no trace in their inverse).
     open func delete(_ object: NSManagedObject) {
         guard object.context === self, !object.deleted else { return }
         changeState.noteDeleted(object)
@@ -221,6 +226,7 @@ open class NSManagedObjectContext: NSObject {
             registry[object.objectID] = nil
             object.inserted = false
             object.deleted = true
+            deletedInserts.append(object)
             return
         }
         object.deleted = true
@@ -261,6 +267,7 @@ open class NSManagedObjectContext: NSObject {
         insertedList = []
         changedList = []
         deletedList = []
+        deletedInserts = []
     }
 
     /// Forgets every object and change; objects fetched before are no longer valid.
@@ -270,6 +277,7 @@ open class NSManagedObjectContext: NSObject {
         insertedList = []
         changedList = []
         deletedList = []
+        deletedInserts = []
         rowCache = [:]
         rowCacheTimes = [:]
     }
@@ -303,6 +311,7 @@ open class NSManagedObjectContext: NSObject {
         insertedList = []
         changedList = []
         deletedList = []
+        deletedInserts = []
     }
 
     // MARK: - Conflict resolution (see `NSMergePolicy+Resolution`)

@@ -47,6 +47,25 @@ import Testing
         #expect(try other.count(for: fixture.request("Employee", "department.title == 'Sales'")) == 3)
     }
 
+    /// An object inserted and deleted in a child before its save reaches the parent in no
+    /// relationship (before, the parent's department held a fault for its temporary ID, which a
+    /// later cascade could not fire).
+    @Test(arguments: ContextFixture.storeTypes) func aForgottenInsertDoesNotReachTheParent(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let parent = fixture.context
+        let sales = try ContextFixture.department("Sales", in: parent)
+        let child = Self.child(of: parent)
+        let eve = NSManagedObject(entity: fixture.model[entity: "Employee"], insertInto: child)
+        eve.setValue("Eve", forKey: "name")
+        eve.setValue(child.object(with: sales.objectID), forKey: "department")
+        child.delete(eve)
+        try child.save()
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
+        parent.delete(sales)
+        try parent.save()
+        #expect(try Self.names(parent, fixture) == ["Cy", "Dee"])
+    }
+
     @Test(arguments: ContextFixture.storeTypes) func updatesAndDeletesArePushedToo(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
@@ -60,7 +79,8 @@ import Testing
         try child.save()
         // Ann, and Sales, which lost Bob (the delete rule ran in the child).
         #expect(parent.updatedObjects.compactMap(\.entity.name).sorted() == ["Department", "Employee"])
-        #expect(parent.updatedObjects.contains { $0.objectID == ann.objectID && $0.value(forKey: "salary") as? Decimal == 99_000 })
+        #expect(
+            parent.updatedObjects.contains { $0.objectID == ann.objectID && $0.value(forKey: "salary") as? Decimal == 99_000 })
         #expect(parent.deletedObjects.map(\.objectID) == [bob.objectID])
         #expect(try Self.names(parent, fixture, "salary > 60000") == ["Ann", "Cy", "Dee"])
         try parent.save()
@@ -69,7 +89,8 @@ import Testing
         #expect(try Self.names(other, fixture, "salary > 60000") == ["Ann", "Cy", "Dee"])
     }
 
-    @Test(arguments: ContextFixture.storeTypes) func aChildSeesItsParentsUnsavedChangesUnderTheSameIDs(_ storeType: String) throws {
+    @Test(arguments: ContextFixture.storeTypes) func aChildSeesItsParentsUnsavedChangesUnderTheSameIDs(_ storeType: String) throws
+    {
         let fixture = try ContextFixture(storeType: storeType)
         let parent = fixture.context
         let fay = fixture.insert("Employee", ["name": "Fay", "salary": Decimal(10)])

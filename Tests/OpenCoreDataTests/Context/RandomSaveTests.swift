@@ -10,7 +10,8 @@ import Testing
 /// The changes insert employees and managers, change names, salaries and dates, set and clear
 /// values to nil, move employees between departments (the inverse follows), reorder and
 /// replace managers' reports, delete employees, and delete departments (which cascades to their
-/// employees). Seeded: a failure names its store, seed and round.
+/// employees). Every other round makes its changes in a child context, saved into the root and
+/// then to the store. Seeded: a failure names its store, seed and round.
 @Suite struct RandomSaveTests {
     struct Seeded: RandomNumberGenerator {
         var state: UInt64
@@ -45,7 +46,10 @@ import Testing
         let storeType: String
         let folder: TemporaryFolder?
         let url: URL?
-        let context: NSManagedObjectContext
+        /// The context on the coordinator.
+        let root: NSManagedObjectContext
+        /// Where changes are made: the root, or a child of it for a round.
+        var context: NSManagedObjectContext
         var objects: [String: NSManagedObject] = [:]
         var departments: [String: NSManagedObject] = [:]
 
@@ -61,8 +65,9 @@ import Testing
                 url = nil
             }
             try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
-            context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
+            root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            root.persistentStoreCoordinator = coordinator
+            context = root
         }
 
         /// What the store holds, read by a new context (through a new coordinator for a file).
@@ -73,7 +78,7 @@ import Testing
                 try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
                 reader.persistentStoreCoordinator = coordinator
             } else {
-                reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+                reader.persistentStoreCoordinator = root.persistentStoreCoordinator
             }
             var record = Record()
             for department in try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")) {
@@ -97,6 +102,27 @@ import Testing
                 #expect(Set(members) == Set(expected), "\(storeType): \(title ?? "-") has \(members.sorted())")
             }
             return record
+        }
+
+        /// Makes the round's changes in a new child context of the root.
+        mutating func beginChild() {
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = root
+            objects = objects.mapValues { child.object(with: $0.objectID) }
+            departments = departments.mapValues { child.object(with: $0.objectID) }
+            context = child
+        }
+
+        /// Saves the round's changes: the child's into the root first, if there is one, then the
+        /// root's into the store.
+        mutating func save() throws {
+            if context !== root {
+                try context.save()
+                objects = objects.mapValues { root.object(with: $0.objectID) }
+                departments = departments.mapValues { root.object(with: $0.objectID) }
+                context = root
+            }
+            try root.save()
         }
     }
 
@@ -213,9 +239,11 @@ import Testing
         var serial = 0
         var largest = 0
         for round in 0..<8 {
+            // Every other round's changes are made in a child context and saved through the root.
+            if round % 2 == 1 { for index in worlds.indices { worlds[index].beginChild() } }
             for _ in 0..<25 { Self.change(&random, record: &record, worlds: &worlds, serial: &serial) }
+            for index in worlds.indices { try worlds[index].save() }
             for world in worlds {
-                try world.context.save()
                 let read = try world.readBack()
                 #expect(read.departments == record.departments, "\(world.storeType) seed \(seed) round \(round)")
                 for name in Set(read.people.keys).union(record.people.keys).sorted()

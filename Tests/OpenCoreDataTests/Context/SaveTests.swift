@@ -7,11 +7,14 @@ import Testing
         let fixture = try ContextFixture(saved: false, storeType: storeType)
         let context = fixture.context
         #expect(context.hasChanges && context.insertedObjects.count == 6)
-        let ann = try #require(context.insertedObjects.first { $0.entity.name == "Employee" && $0.value(forKey: "name") as? String == "Ann" })
+        let ann = try #require(
+            context.insertedObjects.first { $0.entity.name == "Employee" && $0.value(forKey: "name") as? String == "Ann" })
         #expect(ann.objectID.isTemporaryID && ann.isInserted)
         try context.save()
         #expect(!context.hasChanges && !ann.isInserted && !ann.objectID.isTemporaryID)
-        #expect(ann.objectID.uriRepresentation().absoluteString.hasPrefix("x-coredata://\(fixture.store.identifier ?? "")/Employee/p"))
+        #expect(
+            ann.objectID.uriRepresentation().absoluteString.hasPrefix("x-coredata://\(fixture.store.identifier ?? "")/Employee/p")
+        )
         #expect(fixture.coordinator.managedObjectID(forURIRepresentation: ann.objectID.uriRepresentation()) == ann.objectID)
         ann.setValue(Decimal(1), forKey: "salary")
         #expect(ann.isUpdated && context.updatedObjects == [ann])
@@ -57,6 +60,26 @@ import Testing
         #expect(try fixture.names("Department", "employees.@count == 1", sort: [("title", true)]) == ["Labs"])
     }
 
+    /// An object inserted and deleted before a save is forgotten, but its relationships still
+    /// follow their rules at the save: it leaves no trace in an inverse, and an inserted
+    /// department deleted again still cascades to the saved employee moved into it.
+    @Test(arguments: ContextFixture.storeTypes) func deleteRulesOfForgottenInserts(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.context
+        let sales = try ContextFixture.department("Sales", in: context)
+        let eve = fixture.insert("Employee", ["name": "Eve", "department": sales])
+        context.delete(eve)
+        #expect(!context.insertedObjects.contains(eve) && !context.deletedObjects.contains(eve))
+        try context.save()
+        #expect(ContextFixture.names(sales.value(forKey: "employees")) == ["Ann", "Bob"])
+        let temporary = fixture.insert("Department", ["title": "Temporary"])
+        try ContextFixture.employee("Cy", in: context).setValue(temporary, forKey: "department")
+        context.delete(temporary)
+        try context.save()
+        #expect(try fixture.names("Employee") == ["Ann", "Bob", "Dee"])
+        #expect(ContextFixture.names(try ContextFixture.department("Labs", in: context).value(forKey: "employees")) == ["Dee"])
+    }
+
     @Test(arguments: ContextFixture.storeTypes) func aFailedSaveChangesNothing(_ storeType: String) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
@@ -74,7 +97,8 @@ import Testing
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = fixture.coordinator
         #expect(try other.count(for: fixture.request("Employee")) == 4)
-        #expect(try other.fetch(fixture.request("Employee", "name == 'Ann'")).first?.value(forKey: "salary") as? Decimal == 50_000)
+        #expect(
+            try other.fetch(fixture.request("Employee", "name == 'Ann'")).first?.value(forKey: "salary") as? Decimal == 50_000)
         context.rollback()
         #expect(!context.hasChanges && ann.value(forKey: "salary") as? Decimal == 50_000)
     }
