@@ -13,8 +13,9 @@ import Testing
 /// through the to-one, limits and offsets; the changes insert, delete, and change names,
 /// salaries, dates and departments (which moves objects in and out of predicates and sorts).
 /// Results are compared as lists of names (unique), counts as numbers, IDs against the objects'
-/// IDs, and each fetch again with a small `fetchBatchSize`. Seeded: a failure names its round,
-/// request and store.
+/// IDs, and each fetch again with a small `fetchBatchSize` and with the department prefetched.
+/// The last round makes more changes in a child context and fetches there. Seeded: a failure
+/// names its round, request and store.
 @Suite struct RandomFetchTests {
     struct Seeded: RandomNumberGenerator {
         var state: UInt64
@@ -34,7 +35,8 @@ import Testing
     /// others of the same seed.
     struct World {
         let coordinator: NSPersistentStoreCoordinator
-        let context: NSManagedObjectContext
+        /// Where changes are made and requests run: the context on the coordinator, then a child.
+        var context: NSManagedObjectContext
         let folder: TemporaryFolder?
         /// The departments, saved; one may be deleted later.
         var departments: [NSManagedObject] = []
@@ -68,6 +70,16 @@ import Testing
             }
             for _ in 0..<40 { insertEmployee(departments: departments) }
             try context.save()
+        }
+
+        /// Goes on in a new child context of the current one: the objects are the child's from
+        /// now on, and its fetches see the parent's unsaved changes under its own.
+        mutating func beginChild() {
+            let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            child.parent = context
+            people = current.map { child.object(with: $0.objectID) }
+            departments = departments.filter { !$0.isDeleted }.map { child.object(with: $0.objectID) }
+            context = child
         }
 
         mutating func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
@@ -120,6 +132,13 @@ import Testing
 
     /// A person's name (unique).
     static func label(_ object: NSManagedObject) -> String { object.value(forKey: "name") as? String ?? "?" }
+
+    /// The title of a person's department ("-" for none, "?" for a department without one).
+    static func title(of object: NSManagedObject) -> String {
+        guard object.entity.propertiesByName["department"] != nil else { return "-" }
+        guard let department = object.value(forKey: "department") as? NSManagedObject else { return "-" }
+        return department.value(forKey: "title") as? String ?? "?"
+    }
 
     struct Request {
         let entity: String
@@ -210,7 +229,9 @@ import Testing
         var world = try World(storeType: storeType, seed: seed)
         var requests = Seeded(state: seed &* 7_919)
         var sizes = Set<Int>()
-        for round in 0..<3 {
+        for round in 0..<4 {
+            // The last round changes more in a child context, on top of the parent's changes.
+            if round == 3 { world.beginChild() }
             if round > 0 { try world.change(departments: world.departments.filter { !$0.isDeleted }) }
             let current = world.current
             for index in 0..<60 {
@@ -236,6 +257,18 @@ import Testing
                 let batched = try world.context.fetch(request)
                 #expect(batched.map(\.objectID) == fetched.map(\.objectID), "\(label) batch \(request.fetchBatchSize)")
                 #expect(batched.map(Self.label) == fetched.map(Self.label), "\(label) batch \(request.fetchBatchSize) values")
+                // With the department prefetched: the same objects and departments.
+                world.context.refreshAllObjects()
+                request.fetchBatchSize = 0
+                // (Person, the abstract root, has no department to prefetch.)
+                request.relationshipKeyPathsForPrefetching = spec.entity == "Person" ? nil : ["department"]
+                let prefetched = try world.context.fetch(request)
+                #expect(prefetched.map(\.objectID) == fetched.map(\.objectID), "\(label) prefetched")
+                #expect(
+                    prefetched.map { Self.title(of: $0) }
+                        == expected.compactMap { name in current.first { Self.label($0) == name } }
+                        .map { Self.title(of: $0) } || spec.sort.isEmpty,
+                    "\(label) prefetched departments")
                 let ids = NSFetchRequest<NSManagedObjectID>(entityName: spec.entity)
                 ids.resultType = .managedObjectIDResultType
                 ids.predicate = request.predicate
