@@ -11,8 +11,9 @@ import Testing
 /// aggregates and subqueries, key path against key path, arithmetic — nested under
 /// `AND`, `OR` and `NOT`, so that NULLs meet three-valued logic in combinations no list of cases
 /// names. Each runs through both stores with a sort and a window, compiled to SQL, and must give
-/// the same keys and count. The generator is seeded: a failure names its predicate, and the
-/// same predicates come on every run.
+/// the same keys and count; printed and parsed again, and archived and read back, it must print
+/// the same and match the same rows. The generator is seeded: a failure names its predicate,
+/// and the same predicates come on every run.
 @Suite struct SQLRandomEquivalenceTests {
     /// SplitMix64 (a fixed sequence for a seed).
     struct Seeded: RandomNumberGenerator {
@@ -163,6 +164,20 @@ import Testing
             all.offset = 0
             all.output = .count
             if case .count(let matching) = try memory.execute(all) { matched.insert(matching) }
+            // What the predicate prints parses back to a predicate that prints the same and
+            // matches the same rows; so does its archive (`NSSecureCoding`).
+            let printed = predicate.description
+            let reparsed = NSPredicate(format: printed)
+            let data = try NSKeyedArchiver.archivedData(withRootObject: predicate, requiringSecureCoding: true)
+            let unarchived = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSPredicate.self], from: data) as? NSPredicate
+            guard case .keys(let keys) = try memory.execute(plan) else { continue }
+            for (how, copy) in [("printed", reparsed), ("archived", unarchived)] {
+                #expect(copy?.description == printed, "#\(index) \(format) \(how)")
+                var again = plan
+                again.predicate = copy
+                guard case .keys(let copyKeys) = try memory.execute(again) else { continue }
+                #expect(copyKeys == keys, "#\(index) \(format) \(how)")
+            }
         }
         // The predicates are not all trivially true or false: their answers vary (from none to
         // all of the 4 departments and 5 projects; over a third of the 60 people's counts).
