@@ -75,7 +75,7 @@ private struct SortColumn {
         if key.isDecimal {
             approximations = values.map { value in
                 guard case .decimal(let decimal) = value else { return 0 }
-                return NSDecimalNumber(decimal: decimal).doubleValue
+                return decimal.nearestDouble
             }
         } else {
             approximations = nil

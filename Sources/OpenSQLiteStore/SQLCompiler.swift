@@ -731,7 +731,7 @@ struct CompilerState {
             case .integer(let integer): parts.append(String(integer))
             case .bool(let bool): parts.append(bool ? "1" : "0")
             case .double(let double) where double.isFinite: parts.append("\(double)")
-            case .decimal(let decimal): parts.append("\(NSDecimalNumber(decimal: decimal).doubleValue)")
+            case .decimal(let decimal): parts.append("\(decimal.nearestDouble)")
             case .date(let date): parts.append("\(date.timeIntervalSinceReferenceDate)")
             case .string(let string): parts.append(jsonString(string))
             default: throw NotCompilable("\(predicate): the value \(value) can't be listed for IN")

@@ -42,7 +42,7 @@ enum DecimalAggregates {
         case SQLITE_INTEGER: return Decimal(sqlite3_value_int64(value))
         case SQLITE_FLOAT:
             let double = sqlite3_value_double(value)
-            return Decimal(string: "\(double)") ?? Decimal(double)
+            return Decimal(spelling: double)
         case SQLITE_TEXT: return SQLiteFunctions.text(value).flatMap { Decimal(string: $0) }
         default: return nil
         }

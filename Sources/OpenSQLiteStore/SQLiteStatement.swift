@@ -170,7 +170,7 @@ package final class SQLiteStatement {
         case .bool(let bool): result = sqlite3_bind_int64(handle, index, bool ? 1 : 0)
         case .integer(let integer): result = sqlite3_bind_int64(handle, index, integer)
         case .double(let double): result = sqlite3_bind_double(handle, index, double)
-        case .decimal(let decimal): result = sqlite3_bind_double(handle, index, NSDecimalNumber(decimal: decimal).doubleValue)
+        case .decimal(let decimal): result = sqlite3_bind_double(handle, index, decimal.nearestDouble)
         case .string(let string): result = bindText(string, at: index)
         case .date(let date): result = sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
         case .data(let data): result = bindBlob(data, at: index)
@@ -276,7 +276,7 @@ package final class SQLiteStatement {
                 return .decimal(decimal)
             }
             let double = double(at: index)
-            return .decimal(Decimal(string: "\(double)") ?? Decimal(double))
+            return .decimal(Decimal(spelling: double))
         case .binary, .transformable:
             return data(at: index).map(StoreValue.data) ?? .null
         case .uuid:

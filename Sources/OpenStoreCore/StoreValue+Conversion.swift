@@ -239,7 +239,7 @@ extension StoreValue {
         switch StoreNumber(self) {
         case .integer(let value): return value
         case .double(let value): return Int64(exactly: value.rounded(.towardZero))
-        case .decimal(let value): return Int64(exactly: NSDecimalNumber(decimal: value).doubleValue.rounded(.towardZero))
+        case .decimal(let value): return Int64(exactly: value.nearestDouble.rounded(.towardZero))
         case nil: return nil
         }
     }
@@ -296,15 +296,14 @@ private enum StoreNumber {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .decimal(let value): value.nearestDouble
         }
     }
 
     var decimalValue: Decimal {
         switch self {
         case .integer(let value): Decimal(value)
-        // Through the shortest spelling: `Decimal(0.1)` would be 0.1000000000000000512.
-        case .double(let value): value.isFinite ? Decimal(string: "\(value)") ?? Decimal(value) : Decimal.nan
+        case .double(let value): Decimal(spelling: value)
         case .decimal(let value): value
         }
     }
@@ -316,7 +315,7 @@ private enum StoreNumber {
         case .double(let value): return Int64(exactly: value)
         case .decimal(let value):
             guard value.isFinite, value == value.roundedToInteger() else { return nil }
-            return Int64(exactly: NSDecimalNumber(decimal: value).doubleValue)
+            return Int64(exactly: value.nearestDouble)
         }
     }
 }

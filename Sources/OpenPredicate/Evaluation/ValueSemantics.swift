@@ -21,14 +21,14 @@ package enum ValueSemantics {
             switch self {
             case .int(let value): Double(value)
             case .double(let value): value
-            case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+            case .decimal(let value): value.nearestDouble
             }
         }
 
         var decimalValue: Decimal {
             switch self {
             case .int(let value): Decimal(value)
-            case .double(let value): Decimal(value)
+            case .double(let value): Decimal(spelling: value)
             case .decimal(let value): value
             }
         }

@@ -279,7 +279,7 @@ struct FormatParser {
         case let float as Float: return Double(float)
         case let bool as Bool: return bool ? 1 : 0
         case let integer as any BinaryInteger: return Double(integer)
-        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal).doubleValue
+        case let decimal as Decimal: return decimal.nearestDouble
         case let float as any BinaryFloatingPoint: return Double(float)
         default: return nil
         }
