@@ -7,8 +7,9 @@ import Testing
 /// same model and saved there, and each predicate must find the same objects (and count) in both.
 /// The predicates are built from each entity's own properties with constants taken from its data
 /// (strings and their prefixes with `[c]`/`[cd]`, numbers, dates, booleans, nil, to-one paths,
-/// to-many counts and `ANY`), nested under `AND`/`OR`/`NOT`. Seeded: a failure names the store,
-/// entity and predicate.
+/// to-many counts and `ANY`), nested under `AND`/`OR`/`NOT`; every fourth again sorted by a
+/// random attribute and selector, with a random limit. Seeded: a failure names the store, entity and
+/// predicate.
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct RealStoreRandomTests {
     struct Seeded: RandomNumberGenerator {
@@ -177,6 +178,27 @@ struct RealStoreRandomTests {
                     #expect(mapped == Set(copied.map(ObjectIdentifier.init)), "\(label)")
                     #expect(try sqlite.count(for: request) == copied.count, "\(label) count")
                     compared += 1
+                    // Sorted by an attribute with one of the selectors the SQL store supports, and
+                    // cut by a limit: the same sequence of sort values (ties may differ in which
+                    // object comes first: the copy was inserted entity by entity).
+                    let keys = entity.attributesByName.values.filter { PredicateMaker.comparable($0) }
+                        .sorted { $0.name < $1.name }
+                    guard !keys.isEmpty, index % 4 == 0 else { continue }
+                    let key = maker.pick(keys)
+                    let selectors =
+                        key.attributeType == .stringAttributeType
+                        ? ["compare:", "caseInsensitiveCompare:", "localizedStandardCompare:"] : ["compare:"]
+                    request.sortDescriptors = [
+                        NSSortDescriptor(
+                            key: key.name, ascending: Bool.random(using: &maker.random), selector: maker.pick(selectors))
+                    ]
+                    request.fetchLimit = maker.pick([0, 1, 5])
+                    func sortValues(_ objects: [NSManagedObject]) -> [String] {
+                        objects.map { $0.value(forKey: key.name).map { "\($0)" } ?? "nil" }
+                    }
+                    #expect(
+                        sortValues(try sqlite.fetch(request)) == sortValues(try memory.fetch(request)),
+                        "\(label) sorted \(request.sortDescriptors ?? []) limit \(request.fetchLimit)")
                 case (.failure, .failure):
                     break
                 default:
