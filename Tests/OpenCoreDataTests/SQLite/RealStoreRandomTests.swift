@@ -8,7 +8,8 @@ import Testing
 /// The predicates are built from each entity's own properties with constants taken from its data
 /// (strings and their prefixes with `[c]`/`[cd]`, numbers, dates, booleans, nil, to-one paths,
 /// to-many counts and `ANY`), nested under `AND`/`OR`/`NOT`; every fourth again sorted by a
-/// random attribute and selector, with a random limit. Seeded: a failure names the store, entity and
+/// random attribute and selector, with a random limit; and dictionary results grouped by an
+/// attribute with an aggregate of another. Seeded: a failure names the store, entity and
 /// predicate.
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct RealStoreRandomTests {
@@ -205,7 +206,56 @@ struct RealStoreRandomTests {
                     Issue.record("\(label): the file \(fromFile), memory \(fromMemory)")
                 }
             }
+            try compareGroups(of: entity, sqlite: sqlite, memory: memory, maker: &maker, label: store.testDescription)
         }
         #expect(compared > 20, "\(store.testDescription)")
+    }
+
+    /// Dictionary results grouped by one attribute, with an aggregate of another, sorted by the
+    /// group: the same dictionaries from the file and from the copy.
+    func compareGroups(
+        of entity: NSEntityDescription, sqlite: NSManagedObjectContext, memory: NSManagedObjectContext,
+        maker: inout PredicateMaker, label: String
+    ) throws {
+        let attributes = entity.attributesByName.values.filter { PredicateMaker.comparable($0) }.sorted { $0.name < $1.name }
+        let exactNumbers: [NSAttributeType] = [
+            .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .decimalAttributeType,
+        ]
+        guard !attributes.isEmpty else { return }
+        for index in 0..<4 {
+            let group = maker.pick(attributes)
+            let measured = maker.pick(attributes)
+            // Sums and averages of exact kinds only: doubles add up in another order in SQL.
+            let functions =
+                exactNumbers.contains(measured.attributeType)
+                ? ["count:", "min:", "max:", "sum:", "average:"] : ["count:", "min:", "max:"]
+            let function = maker.pick(functions)
+            let aggregate = NSExpressionDescription()
+            aggregate.name = "aggregate"
+            aggregate.expression = NSExpression(forFunction: function, arguments: [NSExpression(forKeyPath: measured.name)])
+            aggregate.expressionResultType =
+                function == "count:"
+                ? .integer64AttributeType : function == "average:" ? .doubleAttributeType : measured.attributeType
+            let request = NSFetchRequest<NSDictionary>(entityName: entity.name ?? "")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = [group, aggregate]
+            request.propertiesToGroupBy = [group]
+            request.sortDescriptors = [NSSortDescriptor(key: group.name, ascending: index % 2 == 0)]
+            request.predicate = index == 3 ? maker.predicate() : nil
+            func spelled(_ results: [NSDictionary]) -> [String] {
+                results.map { row in
+                    [group.name, "aggregate"].map { key in row[key].map { "\($0)" } ?? "nil" }.joined(separator: " | ")
+                }
+            }
+            let what =
+                "\(label) \(entity.name ?? "") by \(group.name), \(function)(\(measured.name)) \(request.predicate.map { "\($0)" } ?? "")"
+            let fromFile = Result { spelled(try sqlite.fetch(request)) }
+            let fromMemory = Result { spelled(try memory.fetch(request)) }
+            switch (fromFile, fromMemory) {
+            case (.success(let file), .success(let copied)): #expect(file == copied, "\(what)")
+            case (.failure, .failure): break
+            default: Issue.record("\(what): the file \(fromFile), memory \(fromMemory)")
+            }
+        }
     }
 }
