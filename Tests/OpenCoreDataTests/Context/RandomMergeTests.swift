@@ -14,7 +14,9 @@ import Testing
 ///   changed on one side only keeps that change;
 /// - `NSOverwriteMergePolicy` writes the context's whole object, `NSRollbackMergePolicy` drops
 ///   its changes to the conflicting object and takes the store's;
-/// - after a save, the context's objects hold what was saved.
+/// - after a save, the context's objects hold what was saved;
+/// - a fetch with `shouldRefreshRefetchedObjects` gives unchanged objects the store's values
+///   (and its version), and leaves changed ones as they are.
 ///
 /// After every save the store (read by a fresh context) and both contexts' objects must match
 /// the model. Seeded: a failure names its setup, seed, round and save.
@@ -136,6 +138,17 @@ import Testing
             }
             for side in [0, 1].shuffled(using: &random) {
                 let label = "\(backend) shared \(shared) seed \(seed) round \(round) side \(side)"
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    // A fetch with `shouldRefreshRefetchedObjects`: unchanged objects take the
+                    // store's values and version; changed ones keep theirs (and still conflict).
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+                    request.shouldRefreshRefetchedObjects = true
+                    _ = try contexts[side].fetch(request)
+                    for index in 0..<count where views[side][index].current == views[side][index].snapshot {
+                        views[side][index] = View(
+                            snapshot: store[index].values, version: store[index].version, current: store[index].values)
+                    }
+                }
                 let changed = (0..<count).filter { views[side][$0].current != views[side][$0].snapshot }
                 let conflicts = changed.filter { views[side][$0].version != store[$0].version }
                 conflicted += conflicts.isEmpty ? 0 : 1
