@@ -46,6 +46,8 @@ extension NSManagedObjectContext {
         }
         var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
         let stores = try affectedStores(of: request, plan: plan, in: coordinator)
+        // With `affectedStores`, pending objects count only in those stores.
+        let pendingStores = request.affectedStores == nil ? nil : stores
         if case .dictionaries = plan.output {
             return .dictionaries(try dictionaries(plan, stores: stores, coordinator: coordinator))
         }
@@ -83,10 +85,11 @@ extension NSManagedObjectContext {
             // placing (see `mergedInOrder`).
             guard case .keys(let keys) = try store.rows.execute(wide) else { return .other([]) }
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
-            objects = try mergedInOrder(keys.map(maker.id(for:)), plan: plan)
+            objects = try mergedInOrder(keys.map(maker.id(for:)), plan: plan, stores: pendingStores)
         } else {
             let ids = try candidateIDs(
-                for: wide, stores: stores, coordinator: coordinator, includesPendingChanges: usesPendingChanges)
+                for: wide, stores: stores, coordinator: coordinator, includesPendingChanges: usesPendingChanges,
+                pendingStores: pendingStores)
             objects = ids.map { object(with: $0) }
         }
         if request.shouldRefreshRefetchedObjects {
@@ -114,10 +117,11 @@ extension NSManagedObjectContext {
 
     /// The IDs of the objects that match a plan (keys output, no window) as this context sees
     /// them: the stores' answer (or the parent context's, which counts as this context's store),
-    /// then, when `includesPendingChanges`, this context's own changes merged on top.
+    /// then, when `includesPendingChanges`, this context's own changes merged on top (only those
+    /// of objects in `pendingStores`, when given).
     func candidateIDs(
         for plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator,
-        includesPendingChanges: Bool
+        includesPendingChanges: Bool, pendingStores: [RowBackedPersistentStore]?
     ) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []
         if let parent {
@@ -125,7 +129,7 @@ extension NSManagedObjectContext {
             ids = try parent.performAndWait {
                 try parent.candidateIDs(
                     for: plan, stores: stores, coordinator: coordinator,
-                    includesPendingChanges: parent.hasPendingChanges(in: plan))
+                    includesPendingChanges: parent.hasPendingChanges(in: plan), pendingStores: pendingStores)
             }
         } else {
             for store in stores {
@@ -134,7 +138,7 @@ extension NSManagedObjectContext {
                 ids += keys.map { maker.id(for: $0) }
             }
         }
-        return includesPendingChanges ? try merged(ids, plan: plan) : ids
+        return includesPendingChanges ? try merged(ids, plan: plan, stores: pendingStores) : ids
     }
 
     /// Stores asked: the request's `affectedStores`, or every store of the coordinator whose
@@ -167,8 +171,10 @@ extension NSManagedObjectContext {
 
     /// Store candidates with the context's changes: deleted ones out, changed ones matched on
     /// their current values, inserted ones that match added.
-    private func merged(_ fromStores: [NSManagedObjectID], plan: FetchPlan) throws -> [NSManagedObjectID] {
-        let pending = try pendingMatches(plan)
+    private func merged(_ fromStores: [NSManagedObjectID], plan: FetchPlan, stores: [RowBackedPersistentStore]?) throws
+        -> [NSManagedObjectID]
+    {
+        let pending = try pendingMatches(plan, stores: stores)
         let matching = Set(pending.map(ObjectIdentifier.init))
         var result: [NSManagedObjectID] = []
         var seen = Set<NSManagedObjectID>()
@@ -184,18 +190,36 @@ extension NSManagedObjectContext {
     }
 
     /// This context's changed and inserted objects of the plan's entities that match its
-    /// predicate on their current values, each once, in the order they changed.
-    private func pendingMatches(_ plan: FetchPlan) throws -> [NSManagedObject] {
-        guard let schema = persistentStoreCoordinator?.schema else { return [] }
-        let names = Set(plan.entityIDs.map { schema.entity($0).name })
+    /// predicate on their current values, each once, in the order they changed; only those in
+    /// `stores` (an inserted object: the store its save will put it in), when given.
+    private func pendingMatches(_ plan: FetchPlan, stores: [RowBackedPersistentStore]?) throws -> [NSManagedObject] {
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        let names = Set(plan.entityIDs.map { coordinator.schema.entity($0).name })
+        let allowed = stores.map { Set($0.map(ObjectIdentifier.init)) }
         var seen = Set<ObjectIdentifier>()
         var result: [NSManagedObject] = []
         for object in changedList.objects + insertedList.objects
         where !object.isDeleted && names.contains(object.entity.name ?? "") {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            if let allowed {
+                guard let store = destinationStore(of: object, coordinator: coordinator),
+                    allowed.contains(ObjectIdentifier(store))
+                else { continue }
+            }
             if try plan.predicate?.evaluate(validating: object) ?? true { result.append(object) }
         }
         return result
+    }
+
+    /// The store an object lives in or, inserted, the store its save will put it in: the one
+    /// `assign(_:to:)` chose, else the first whose configuration holds its entity.
+    private func destinationStore(of object: NSManagedObject, coordinator: NSPersistentStoreCoordinator) -> NSPersistentStore? {
+        if let store = object.objectID.persistentStore ?? object.assignedStore { return store }
+        let name = object.entity.name
+        return coordinator.persistentStores.first { store in
+            coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?.contains { $0.name == name }
+                ?? false
+        }
     }
 
     /// One store's sorted candidates with this context's changes merged in order: rows of
@@ -204,14 +228,16 @@ extension NSManagedObjectContext {
     /// rows, as a stable sort of the appended list would); deleted and changed objects leave the
     /// store's list. Sorting only the pending objects reads far fewer values than re-sorting
     /// every candidate.
-    private func mergedInOrder(_ sortedIDs: [NSManagedObjectID], plan: FetchPlan) throws -> [NSManagedObject] {
+    private func mergedInOrder(_ sortedIDs: [NSManagedObjectID], plan: FetchPlan, stores: [RowBackedPersistentStore]?) throws
+        -> [NSManagedObject]
+    {
         var base: [NSManagedObject] = []
         base.reserveCapacity(sortedIDs.count)
         for id in sortedIDs {
             if let registered = registry[id], registered.isDeleted || registered.hasChanges { continue }
             base.append(object(with: id))
         }
-        let pending = try pendingMatches(plan)
+        let pending = try pendingMatches(plan, stores: stores)
         if pending.isEmpty { return base }
         // The search reads some rows' values: load the rows of faults in one store call rather
         // than one call per fault it fires.
