@@ -13,7 +13,8 @@ import Testing
 /// through the to-one, limits and offsets; the changes insert, delete, and change names,
 /// salaries, dates and departments (which moves objects in and out of predicates and sorts).
 /// Results are compared as lists of names (unique), counts as numbers, IDs against the objects'
-/// IDs, and each fetch again with a small `fetchBatchSize` and with the department prefetched.
+/// IDs, and each fetch again with a small `fetchBatchSize`, with the department prefetched, as a
+/// count result and without sub-entities.
 /// The last round makes more changes in a child context and fetches there. Seeded: a failure
 /// names its round, request and store.
 @Suite struct RandomFetchTests {
@@ -146,6 +147,9 @@ import Testing
         let sort: [(key: String, ascending: Bool)]
         let limit: Int
         let offset: Int
+
+        /// The same request without its sort and window.
+        var unwindowed: Request { Request(entity: entity, format: format, sort: [], limit: 0, offset: 0) }
     }
 
     static func request(_ random: inout Seeded) -> Request {
@@ -276,6 +280,20 @@ import Testing
                 ids.fetchLimit = spec.limit
                 ids.fetchOffset = spec.offset
                 #expect(try world.context.fetch(ids) == fetched.map(\.objectID) || spec.sort.isEmpty, "\(label) IDs")
+                // The count result type, and the entity alone without its sub-entities.
+                let counting = NSFetchRequest<NSNumber>(entityName: spec.entity)
+                counting.resultType = .countResultType
+                counting.predicate = request.predicate
+                #expect(
+                    try world.context.fetch(counting).first?.intValue == Self.expected(spec.unwindowed, objects: current).count,
+                    "\(label) count result")
+                let own = NSFetchRequest<NSManagedObject>(entityName: spec.entity)
+                own.predicate = request.predicate
+                own.includesSubentities = false
+                let ownExpected = Self.expected(spec.unwindowed, objects: current.filter { $0.entity.name == spec.entity })
+                #expect(
+                    try world.context.fetch(own).map(Self.label).sorted() == ownExpected.sorted(), "\(label) without sub-entities"
+                )
                 sizes.insert(expected.count)
             }
         }
