@@ -93,9 +93,8 @@ package struct SQLiteRowWriter {
                     "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)",
                     path: connection.url.path)
             }
-            try deleteJoinRows(of: row.key)
         }
-        for row in rows { try writeToManys(of: row) }
+        for row in rows { try writeToManys(of: row, replacing: true) }
         return conflicts
     }
 
@@ -288,11 +287,23 @@ package struct SQLiteRowWriter {
         return entity
     }
 
-    /// Order keys of ordered one-to-manys, join rows of many-to-manys.
-    private func writeToManys(of row: RowSnapshot) throws {
+    /// Order keys of ordered one-to-manys, join rows of many-to-manys. When `replacing` (a row
+    /// that was in the file), the join rows of members the row no longer has go first; the others
+    /// stay, so that a position written in this save from the other, ordered side of the
+    /// relationship is kept (the members an update does not hold, `.null`, are left alone).
+    private func writeToManys(of row: RowSnapshot, replacing: Bool = false) throws {
         let entity = layout.entities[row.key.entityID - 1]
         for (slot, storage) in entity.slots.enumerated() {
             guard case .objects(let members) = row.values[slot] else { continue }
+            if replacing, case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, _, _) = storage {
+                let kept = "[" + members.map { String($0.primaryKey) }.joined(separator: ",") + "]"
+                try connection.run(
+                    """
+                    DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ? \
+                    AND \(memberColumn) NOT IN (SELECT value FROM json_each(?))
+                    """,
+                    [.integer(row.key.primaryKey), .string(kept)])
+            }
             switch storage {
             case .toManyByInverse(let tableIndex, _, let orderColumn?, _):
                 let table = layout.tables[tableIndex].name
