@@ -13,7 +13,8 @@ import Testing
 ///
 /// Changes insert songs at any position, move them within a playlist and between playlists,
 /// take them out, set a song's playlist from its own side (it goes to the end), reorder and
-/// change tags from either side, and delete songs. Seeded.
+/// change tags from either side, and delete songs; every other round in a child context, saved
+/// into the root and then to the store. Seeded.
 @Suite struct RandomOrderedRelationshipTests {
     static func model() -> NSManagedObjectModel {
         func attribute(_ name: String) -> NSAttributeDescription {
@@ -111,8 +112,10 @@ import Testing
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(
             ofType: storeType, configurationName: nil, at: storeType == NSSQLiteStoreType ? url : nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        root.persistentStoreCoordinator = coordinator
+        // Where the round's changes are made: the root, or (every other round) a child of it.
+        var context = root
         var random = RandomFetchTests.Seeded(state: seed)
         func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         var record = Record()
@@ -132,7 +135,19 @@ import Testing
             tags[label] = tag
         }
         var serial = 0
+        /// The objects as `target` has them.
+        func move(to target: NSManagedObjectContext) {
+            playlists = playlists.mapValues { target.object(with: $0.objectID) }
+            songs = songs.mapValues { target.object(with: $0.objectID) }
+            tags = tags.mapValues { target.object(with: $0.objectID) }
+            context = target
+        }
         for round in 0..<8 {
+            if round % 2 == 1 {
+                let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                child.parent = root
+                move(to: child)
+            }
             for _ in 0..<20 {
                 let titles = songs.keys.sorted()
                 switch int(9) {
@@ -210,9 +225,14 @@ import Testing
                     break
                 }
             }
-            try context.save()
             let label = "\(storeType) seed \(seed) round \(round)"
-            #expect(try Self.read(context) == record, "\(label) in the saving context")
+            if context !== root {
+                try context.save()
+                #expect(try Self.read(context) == record, "\(label) in the child")
+                move(to: root)
+            }
+            try root.save()
+            #expect(try Self.read(root) == record, "\(label) in the saving context")
             let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             if storeType == NSSQLiteStoreType {
                 let fresh = NSPersistentStoreCoordinator(managedObjectModel: model)
