@@ -9,9 +9,78 @@ extension NSManagedObjectContext {
     /// In a store Apple's Core Data created, the file's triggers compute the same values as the
     /// rows change, and saves leave those columns to them (`SQLiteStoreFile.triggerKeptColumns`).
     ///
+    /// Saved objects whose derived attributes read a relationship of an object being saved
+    /// (`book.title` of the pages of a renamed book, `pages.@sum.number` of the book of a
+    /// renumbered page) are computed again too, through the relationship's inverse, and saved
+    /// when their value changes, as Apple's triggers update them in the file. Only the first step
+    /// of a key path counts (a change two relationships away is not followed), and a relationship
+    /// without an inverse is not followed back.
+    ///
     /// - Throws: `NSManagedObjectValidationError` naming the entity, the attribute and the
     ///   expression when the expression cannot be evaluated on the object.
     func updateDerivedAttributes(of objects: [NSManagedObject]) throws {
+        try computeDerivedAttributes(of: objects, markingChanges: false)
+        let dependents = derivedDependents(of: objects)
+        if !dependents.isEmpty { try computeDerivedAttributes(of: dependents, markingChanges: true) }
+    }
+
+    /// The saved objects, not among `objects`, whose derived attributes read a relationship
+    /// whose inverse reaches them from one of `objects`.
+    private func derivedDependents(of objects: [NSManagedObject]) -> [NSManagedObject] {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return [] }
+        // For each entity that derived attributes reach through a relationship: the inverse
+        // relationships that lead back to the objects holding them.
+        var inverses: [ObjectIdentifier: Set<String>] = [:]
+        for entity in model.entities {
+            for case let derived as NSDerivedAttributeDescription in entity.properties {
+                for first in Self.firstKeys(of: derived.derivationExpression) {
+                    guard let relationship = entity.relationshipsByName[first], let inverse = relationship.inverseRelationship,
+                        let destination = relationship.destinationEntity
+                    else { continue }
+                    for reached in Self.entityAndSubentities(destination) {
+                        inverses[ObjectIdentifier(reached), default: []].insert(inverse.name)
+                    }
+                }
+            }
+        }
+        guard !inverses.isEmpty else { return [] }
+        var seen = Set(objects.map(ObjectIdentifier.init))
+        var dependents: [NSManagedObject] = []
+        for object in objects {
+            for name in inverses[ObjectIdentifier(object.entity)] ?? [] {
+                let value = object.value(forKey: name)
+                let reached: [NSManagedObject] =
+                    (value as? NSManagedObject).map { [$0] } ?? (value as? Set<NSManagedObject>).map(Array.init)
+                    ?? ((value as? NSOrderedSet)?.array as? [NSManagedObject]) ?? []
+                for dependent in reached
+                where !dependent.isDeleted && !dependent.isInserted && dependent.managedObjectContext === self {
+                    if seen.insert(ObjectIdentifier(dependent)).inserted { dependents.append(dependent) }
+                }
+            }
+        }
+        return dependents
+    }
+
+    /// The first key of each key path an expression reads (`book` of `book.title`).
+    private static func firstKeys(of expression: NSExpression?) -> [String] {
+        guard let expression else { return [] }
+        switch expression.expressionType {
+        case .keyPath:
+            return expression.keyPath.split(separator: ".").first.map { [String($0)] } ?? []
+        case .function:
+            return (expression.arguments ?? []).flatMap { firstKeys(of: $0) }
+        default:
+            return []
+        }
+    }
+
+    private static func entityAndSubentities(_ entity: NSEntityDescription) -> [NSEntityDescription] {
+        [entity] + entity.subentities.flatMap(entityAndSubentities)
+    }
+
+    /// Computes the derived attributes of `objects`; with `markingChanges`, an object whose
+    /// derived value changes counts as changed, so that the save writes it.
+    private func computeDerivedAttributes(of objects: [NSManagedObject], markingChanges: Bool) throws {
         // Each entity's derived attributes, looked up once per save (most entities have none).
         var derivedByEntity: [ObjectIdentifier: [NSDerivedAttributeDescription]] = [:]
         for object in objects {
@@ -35,10 +104,15 @@ extension NSManagedObjectContext {
                             + "\(expression): \(error.localizedDescription)",
                         userInfo: ["NSValidationErrorKey": derived.name, "NSValidationErrorObject": object])
                 }
-                if let value, !ValueSemantics.isNSNull(value) {
-                    object.values[derived.name] = value
+                let computed = value.flatMap { ValueSemantics.isNSNull($0) ? nil : $0 }
+                if markingChanges {
+                    let current = object.values[derived.name]
+                    guard !ValueSemantics.isEqual(current, computed) else { continue }
+                    object.values[derived.name] = computed
+                    object.changedKeys.insert(derived.name)
+                    objectDidChange(object)
                 } else {
-                    object.values[derived.name] = nil
+                    object.values[derived.name] = computed
                 }
             }
         }

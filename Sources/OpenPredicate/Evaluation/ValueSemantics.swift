@@ -180,7 +180,7 @@ package enum ValueSemantics {
     }
 
     /// Apple's `isEqual:` for predicate operands.
-    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+    package static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         let lhsNil = isNil(lhs)
         let rhsNil = isNil(rhs)
         if lhsNil || rhsNil { return lhsNil && rhsNil }

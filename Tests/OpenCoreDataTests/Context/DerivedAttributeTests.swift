@@ -33,7 +33,8 @@ import Testing
         pageBook.inverseRelationship = pages
         book.properties = [
             attribute("title", .stringAttributeType), derived("pagesCount", .integer64AttributeType, "pages.@count"),
-            derived("searchTitle", .stringAttributeType, "lowercase:(title)"), pages,
+            derived("searchTitle", .stringAttributeType, "lowercase:(title)"),
+            derived("numbersTotal", .integer64AttributeType, "pages.@sum.number"), pages,
         ]
         page.properties = [
             attribute("number", .integer32AttributeType), derived("bookTitle", .stringAttributeType, "book.title"), pageBook,
@@ -87,5 +88,40 @@ import Testing
         counted.predicate = NSPredicate(format: "pagesCount == 4")
         #expect(try context.count(for: counted) == 1)
         #expect(readers.count == 2)
+    }
+
+    /// A derived attribute that reads a relationship follows changes on its other side, as
+    /// Apple's triggers keep it in the file: the pages of a renamed book get its new title, the
+    /// book of a renumbered page its new total, though neither the pages nor the book changed.
+    @Test(arguments: ContextFixture.storeTypes) func derivedValuesFollowRelatedObjects(_ storeType: String) throws {
+        let folder = try TemporaryFolder()
+        let model = Self.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: nil,
+            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let book = NSManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
+        book.setValue("Mort", forKey: "title")
+        let pages = try (1...3).map { number in
+            let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
+            page.setValue(number, forKey: "number")
+            page.setValue(book, forKey: "book")
+            return page
+        }
+        try context.save()
+        book.setValue("Eric", forKey: "title")
+        pages[0].setValue(10, forKey: "number")
+        try context.save()
+        let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let titles = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Page")).map {
+            $0.value(forKey: "bookTitle") as? String
+        }
+        #expect(titles == ["Eric", "Eric", "Eric"])
+        let read = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).first)
+        #expect((read.value(forKey: "numbersTotal") as? NSNumber)?.intValue == 15)
+        #expect(!context.hasChanges)
     }
 }
