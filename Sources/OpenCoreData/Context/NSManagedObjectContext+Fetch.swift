@@ -214,12 +214,8 @@ extension NSManagedObjectContext {
     /// The store an object lives in or, inserted, the store its save will put it in: the one
     /// `assign(_:to:)` chose, else the first whose configuration holds its entity.
     private func destinationStore(of object: NSManagedObject, coordinator: NSPersistentStoreCoordinator) -> NSPersistentStore? {
-        if let store = object.objectID.persistentStore ?? object.assignedStore { return store }
-        let name = object.entity.name
-        return coordinator.persistentStores.first { store in
-            coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?.contains { $0.name == name }
-                ?? false
-        }
+        object.objectID.persistentStore ?? object.assignedStore
+            ?? Self.firstStore(holding: object.entity, among: coordinator.persistentStores, coordinator: coordinator)
     }
 
     /// One store's sorted candidates with this context's changes merged in order: rows of

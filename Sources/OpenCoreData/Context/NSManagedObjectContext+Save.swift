@@ -291,18 +291,26 @@ extension NSManagedObjectContext {
         of entity: NSEntityDescription, among candidates: [NSPersistentStore]?, coordinator: NSPersistentStoreCoordinator
     ) throws -> (store: RowBackedPersistentStore, entityID: Int) {
         let entityName = entity.name ?? ""
-        func holdsEntity(_ store: NSPersistentStore) -> Bool {
-            coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
-                .contains { $0.name == entityName } ?? false
-        }
         guard let entityID = coordinator.schema.entityIDsByName[entityName],
-            let store = (candidates ?? coordinator.persistentStores).compactMap({ $0 as? RowBackedPersistentStore })
-                .first(where: holdsEntity)
+            let store = Self.firstStore(
+                holding: entity, among: candidates ?? coordinator.persistentStores, coordinator: coordinator)
         else {
             throw CoreDataError.make(
                 code: NSPersistentStoreSaveError, reason: "No persistent store holds objects of the entity \(entityName)")
         }
         return (store, entityID)
+    }
+
+    /// The first of `stores` whose configuration holds `entity` (where a new object of it is
+    /// saved unless it was assigned a store).
+    static func firstStore(
+        holding entity: NSEntityDescription, among stores: [NSPersistentStore], coordinator: NSPersistentStoreCoordinator
+    ) -> RowBackedPersistentStore? {
+        let entityName = entity.name ?? ""
+        return stores.compactMap { $0 as? RowBackedPersistentStore }.first { store in
+            coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName)?
+                .contains { $0.name == entityName } ?? false
+        }
     }
 
     /// The row of an object for its store: a value per slot of its entity.
