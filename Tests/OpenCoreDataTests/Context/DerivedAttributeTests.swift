@@ -44,8 +44,11 @@ import Testing
         return model
     }
 
-    @Test(arguments: ContextFixture.storeTypes) func derivedValuesAreComputedOnSave(_ storeType: String) throws {
-        let folder = try TemporaryFolder()
+    /// A store of the model (a file in `folder` for SQLite), a context on it, and a new book
+    /// "Mort" inserted there.
+    static func library(_ storeType: String, in folder: TemporaryFolder) throws -> (
+        NSManagedObjectModel, NSPersistentStoreCoordinator, NSManagedObjectContext, NSManagedObject
+    ) {
         let model = Self.model()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         _ = try coordinator.addPersistentStore(
@@ -55,6 +58,12 @@ import Testing
         context.persistentStoreCoordinator = coordinator
         let book = NSManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
         book.setValue("Mort", forKey: "title")
+        return (model, coordinator, context, book)
+    }
+
+    @Test(arguments: ContextFixture.storeTypes) func derivedValuesAreComputedOnSave(_ storeType: String) throws {
+        let folder = try TemporaryFolder()
+        let (model, coordinator, context, book) = try Self.library(storeType, in: folder)
         for number in 1...3 {
             let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
             page.setValue(number, forKey: "number")
@@ -95,15 +104,7 @@ import Testing
     /// book of a renumbered page its new total, though neither the pages nor the book changed.
     @Test(arguments: ContextFixture.storeTypes) func derivedValuesFollowRelatedObjects(_ storeType: String) throws {
         let folder = try TemporaryFolder()
-        let model = Self.model()
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        _ = try coordinator.addPersistentStore(
-            ofType: storeType, configurationName: nil,
-            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        let book = NSManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
-        book.setValue("Mort", forKey: "title")
+        let (model, coordinator, context, book) = try Self.library(storeType, in: folder)
         let pages = try (1...3).map { number in
             let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
             page.setValue(number, forKey: "number")

@@ -30,6 +30,18 @@ import Testing
         }
     }
 
+    /// Saves a context and returns its `NSManagedObjectContextDidSave` (nil when it had nothing
+    /// to save).
+    static func save(_ context: NSManagedObjectContext) throws -> Notification? {
+        var saved: Notification?
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSave, object: context, queue: nil
+        ) { saved = $0 }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.save()
+        return saved
+    }
+
     @Test(arguments: ContextFixture.storeTypes, [UInt64(1), 2])
     func savesMergedBothWays(_ storeType: String, _ seed: UInt64) throws {
         let fixture = try ContextFixture(storeType: storeType)
@@ -84,13 +96,7 @@ import Testing
                 employee.setValue(Decimal(serial), forKey: "salary")
                 employee.setValue(departments[saver].randomElement(using: &random), forKey: "department")
             }
-            var saved: Notification?
-            let observer = NotificationCenter.default.addObserver(
-                forName: .NSManagedObjectContextDidSave, object: contexts[saver], queue: nil
-            ) { saved = $0 }
-            try contexts[saver].save()
-            NotificationCenter.default.removeObserver(observer)
-            let notification = try #require(saved, "\(label)")
+            let notification = try #require(try Self.save(contexts[saver]), "\(label)")
             contexts[merger].mergeChanges(fromContextDidSave: notification)
 
             // The merging side: saved values, its own salaries on top; deleted objects gone.
@@ -107,13 +113,7 @@ import Testing
             #expect(try employees(in: contexts[merger]).count == savedValues.count, "\(label) count")
 
             // The merging side saves its salaries, and the saving side merges them back.
-            var back: Notification?
-            let backObserver = NotificationCenter.default.addObserver(
-                forName: .NSManagedObjectContextDidSave, object: contexts[merger], queue: nil
-            ) { back = $0 }
-            try contexts[merger].save()
-            NotificationCenter.default.removeObserver(backObserver)
-            if let back { contexts[saver].mergeChanges(fromContextDidSave: back) }
+            if let back = try Self.save(contexts[merger]) { contexts[saver].mergeChanges(fromContextDidSave: back) }
             let left = try employees(in: contexts[0]).map(Values.init)
             let right = try employees(in: contexts[1]).map(Values.init)
             #expect(left == right, "\(label) both sides")

@@ -44,13 +44,7 @@ struct RealStoreRandomSaveTests {
         let folder = try TemporaryFolder()
         let model = try store.model()
         let url = try store.copy(into: folder)
-        let file = try AppleWrittenStoreTests.open(url, model: model, readOnly: false)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let memory = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        memory.persistentStoreCoordinator = coordinator
-        let copies = try RealStoreRandomTests.copy(from: file, to: memory)
-        try memory.save()
+        let (file, memory, copies) = try RealStoreRandomTests.fileAndCopy(of: url, model: model, readOnly: false)
         var pairs = copies.compactMap { id, copy in (try? file.existingObject(with: id)).map { Pair(file: $0, memory: copy) } }
         pairs.sort { "\($0.file.objectID.uriRepresentation())" < "\($1.file.objectID.uriRepresentation())" }
         var random = RealStoreRandomTests.Seeded(state: UInt64(pairs.count) &* 104_729)

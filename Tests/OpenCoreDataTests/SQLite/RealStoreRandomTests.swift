@@ -64,6 +64,21 @@ struct RealStoreRandomTests {
         return copies
     }
 
+    /// A context on a store file, and one on an in-memory store holding a saved copy of its
+    /// objects (by the originals' IDs).
+    static func fileAndCopy(of url: URL, model: NSManagedObjectModel, readOnly: Bool) throws -> (
+        file: NSManagedObjectContext, memory: NSManagedObjectContext, copies: [NSManagedObjectID: NSManagedObject]
+    ) {
+        let file = try AppleWrittenStoreTests.open(url, model: model, readOnly: readOnly)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let memory = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        memory.persistentStoreCoordinator = coordinator
+        let copies = try copy(from: file, to: memory)
+        try memory.save()
+        return (file, memory, copies)
+    }
+
     /// Whether a relationship is copied from this side: the inverse follows.
     static func copiesSide(_ relationship: NSRelationshipDescription) -> Bool {
         guard let inverse = relationship.inverseRelationship else { return true }
@@ -154,13 +169,8 @@ struct RealStoreRandomTests {
     func randomPredicatesAgreeWithAnInMemoryCopy(_ store: AppleWrittenStoreTests.Store) throws {
         let folder = try TemporaryFolder()
         let model = try store.model()
-        let sqlite = try AppleWrittenStoreTests.open(try store.copy(into: folder), model: model, readOnly: true)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let memory = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        memory.persistentStoreCoordinator = coordinator
-        let copies = try Self.copy(from: sqlite, to: memory)
-        try memory.save()
+        let (sqlite, memory, copies) = try Self.fileAndCopy(
+            of: try store.copy(into: folder), model: model, readOnly: true)
         var compared = 0
         for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let all = try sqlite.fetch(NSFetchRequest<NSManagedObject>(entityName: entity.name ?? ""))
