@@ -17,19 +17,11 @@ import Testing
 /// into the root and then to the store. Seeded.
 @Suite struct RandomOrderedRelationshipTests {
     static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = .stringAttributeType
-            return attribute
-        }
+        func attribute(_ name: String) -> NSAttributeDescription { CompanyModel.attribute(name, .stringAttributeType) }
         func relationship(_ name: String, _ destination: NSEntityDescription, toMany: Bool, ordered: Bool = false)
             -> NSRelationshipDescription
         {
-            let relationship = NSRelationshipDescription()
-            relationship.name = name
-            relationship.destinationEntity = destination
-            relationship.maxCount = toMany ? 0 : 1
+            let relationship = CompanyModel.relationship(name, to: destination, maxCount: toMany ? 0 : 1)
             relationship.isOrdered = ordered
             return relationship
         }
