@@ -13,8 +13,9 @@ import Testing
 /// through the to-one, limits and offsets; the changes insert, delete, and change names,
 /// salaries, dates and departments (which moves objects in and out of predicates and sorts).
 /// Results are compared as lists of names (unique), counts as numbers, IDs against the objects'
-/// IDs, and each fetch again with a small `fetchBatchSize`, with the department prefetched, as a
-/// count result and without sub-entities.
+/// IDs, and each fetch again with a small `fetchBatchSize`, with the department prefetched,
+/// without property values, as loaded objects, with `propertiesToFetch`, as a count result and
+/// without sub-entities.
 /// The last round makes more changes in a child context and fetches there. Seeded: a failure
 /// names its round, request and store.
 @Suite struct RandomFetchTests {
@@ -280,6 +281,25 @@ import Testing
                 ids.fetchLimit = spec.limit
                 ids.fetchOffset = spec.offset
                 #expect(try world.context.fetch(ids) == fetched.map(\.objectID) || spec.sort.isEmpty, "\(label) IDs")
+                // Without property values, or as objects already loaded, or loading only the
+                // name: the same objects, reading the same values.
+                for variant in 0..<3 {
+                    world.context.refreshAllObjects()
+                    let other = NSFetchRequest<NSManagedObject>(entityName: spec.entity)
+                    other.predicate = request.predicate
+                    other.sortDescriptors = request.sortDescriptors
+                    other.fetchLimit = spec.limit
+                    other.fetchOffset = spec.offset
+                    switch variant {
+                    case 0: other.includesPropertyValues = false
+                    case 1: other.returnsObjectsAsFaults = false
+                    default: other.propertiesToFetch = ["name"]
+                    }
+                    let results = try world.context.fetch(other)
+                    #expect(
+                        results.map(\.objectID) == fetched.map(\.objectID) || spec.sort.isEmpty, "\(label) variant \(variant)")
+                    #expect(results.map(Self.label).sorted() == expected.sorted(), "\(label) variant \(variant) values")
+                }
                 // The count result type, and the entity alone without its sub-entities.
                 let counting = NSFetchRequest<NSNumber>(entityName: spec.entity)
                 counting.resultType = .countResultType
