@@ -522,13 +522,10 @@ struct CompilerState {
         case .evaluatedObject:
             let family = schema.entity(entityID).familyIDs
             return .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: family)
-        case .function where expression.function == "FETCH" || Self.isConstant(expression):
+        case .function where Self.isConstant(expression):
             // The same value for every row, so computed once, here, and compared as a constant:
             // an NSFetchRequestExpression whose request and context are constants, or a function
             // of constants only (`CAST(0, 'NSDate')`, `abs:(-7)`).
-            if expression.function == "FETCH", !(expression.arguments ?? []).allSatisfy({ $0.expressionType == .constantValue }) {
-                throw NotCompilable("\(predicate): a FETCH() whose request or context is not a constant runs in memory")
-            }
             let value: Any?
             do {
                 value = try expression.expressionValue(validating: nil, context: nil)
@@ -536,6 +533,8 @@ struct CompilerState {
                 throw NotCompilable("\(predicate): \(expression) failed: \(error.localizedDescription)")
             }
             return .constant(try classify(value, in: predicate))
+        case .function where expression.function == "FETCH":
+            throw NotCompilable("\(predicate): a FETCH() whose request or context is not a constant runs in memory")
         case .function where !Self.builtinFunctions.contains(expression.function):
             throw NotCompilable(
                 unsupported: "\(predicate): FUNCTION(…, '\(expression.function)') calls a method; a SQL store can't")
@@ -556,15 +555,17 @@ struct CompilerState {
         "random",
     ]
 
-    /// Whether an expression has the same value for every row and every run of the request: a
-    /// constant, a collection of them, or a predefined function of them other than `now()` and
-    /// `random()`, whose values change from one run to the next.
+    /// Whether an expression has one value for every row: a constant, a collection of them, a
+    /// `FETCH()` of constants, or a predefined function of constants other than `now()` and
+    /// `random()` (which memory evaluates row by row, so they stay there and both stores agree).
     static func isConstant(_ expression: NSExpression) -> Bool {
         switch expression.expressionType {
         case .constantValue:
             return true
         case .aggregate:
             return (expression.collection as? [NSExpression])?.allSatisfy(isConstant) ?? false
+        case .function where expression.function == "FETCH":
+            return (expression.arguments ?? []).allSatisfy { $0.expressionType == .constantValue }
         case .function:
             return builtinFunctions.contains(expression.function) && !["now", "random", "random:"].contains(expression.function)
                 && (expression.arguments ?? []).allSatisfy(isConstant)

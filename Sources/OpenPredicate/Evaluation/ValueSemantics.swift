@@ -66,10 +66,8 @@ package enum ValueSemantics {
     /// True for `nil`, `NSNull`, and an `Optional.none` hidden inside `Any`.
     @inline(__always)
     static func isNil(_ value: Any?) -> Bool {
-        guard let value else { return true }
-        if isNSNull(value) { return true }
-        if type(of: value) is OptionalBox.Type, let optional = value as? OptionalBox { return optional.flattened == nil }
-        return false
+        guard let value = unwrapOptional(value) else { return true }
+        return isNSNull(value)
     }
 
     /// The number inside `value`, if it is one (integers of any width, floats, `Decimal`, `Bool`,
