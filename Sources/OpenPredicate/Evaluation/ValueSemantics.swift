@@ -130,11 +130,13 @@ package enum ValueSemantics {
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)):
             return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
-        case (.decimal, _), (_, .decimal):
+        case (.decimal, .decimal), (.decimal, .int), (.int, .decimal):
             let a = lhs.decimalValue
             let b = rhs.decimalValue
             return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
         default:
+            // With a double: as doubles, the decimal correctly rounded (what an SQL store compares,
+            // its decimal column holding that double), without spelling the double out per row.
             let a = lhs.doubleValue
             let b = rhs.doubleValue
             return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame)
