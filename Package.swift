@@ -54,6 +54,12 @@ let package = Package(
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
         .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        // Core Data code and tests as apps write them on Apple platforms: XCTest, `import
+        // Foundation` + `import XCTest` + `import CoreData`, a model file in the bundle, generated
+        // subclasses, typed key paths. Ported with only the README's mechanical edits.
+        .testTarget(
+            name: "AppleCodeTests", dependencies: ["CoreData"],
+            resources: [.copy("Resources/Bookshelf.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
         .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
     ],
