@@ -428,7 +428,7 @@ extension CompilerState {
     /// `SELF`, variables.
     static func checkHaving(_ predicate: NSPredicate) throws(NotCompilable) {
         if let compound = predicate as? NSCompoundPredicate {
-            for subpredicate in compound.subpredicates { try checkHaving(subpredicate) }
+            for subpredicate in compound.predicates { try checkHaving(subpredicate) }
             return
         }
         guard let comparison = predicate as? NSComparisonPredicate else { return }

@@ -244,7 +244,7 @@ struct CompilerState {
         }
         if let compound = predicate as? NSCompoundPredicate {
             var parts: [String] = []
-            for subpredicate in compound.subpredicates {
+            for subpredicate in compound.predicates {
                 parts.append(try condition(subpredicate, exact: exact || compound.compoundPredicateType == .not))
             }
             switch compound.compoundPredicateType {

@@ -27,7 +27,7 @@ extension SQLiteLayout {
         }
         if let compound = predicate as? NSCompoundPredicate {
             var parts: [String] = []
-            for subpredicate in compound.subpredicates {
+            for subpredicate in compound.predicates {
                 guard let part = indexCondition(subpredicate, entity: entityID) else { return nil }
                 parts.append(part)
             }

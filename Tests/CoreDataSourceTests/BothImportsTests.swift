@@ -4,10 +4,10 @@ import Testing
 
 // Core Data code as Apple users write it: a file that imports Foundation *and* CoreData.
 //
-// Everything here compiles unchanged on macOS. The one documented limitation on Linux: in a file
-// like this one, the *type* names `NSExpression` and `NSComparisonPredicate` are ambiguous
-// (swift-corelibs-foundation declares unusable classes of those names), so they are only used as
-// values here — never written in type position. See CoreDataOnlyTests.swift for the rest.
+// Everything here compiles unchanged on macOS. swift-corelibs-foundation declares classes named
+// `NSPredicate`, `NSExpression`, `NSComparisonPredicate`, `NSCompoundPredicate` and
+// `NSSortDescriptor` too; `import CoreData` re-exports ours by name, so those names mean ours in
+// type position as well (`let e: NSExpression`).
 
 private let people: [[String: Any]] = [
     ["name": "Ann", "age": 34, "city": "Leeds"],
@@ -153,8 +153,7 @@ struct BothImportsTests {
     }
 
     @Test func expressionsAsValues() {
-        // `NSExpression` is used only as a value here: its type name is ambiguous in this file.
-        let key = NSExpression(forKeyPath: "a")
+        let key: NSExpression = NSExpression(forKeyPath: "a")
         #expect(key.description == "a")
         #expect(number(key.expressionValue(with: ["a": 5], context: nil)) == 5)
 
@@ -164,8 +163,7 @@ struct BothImportsTests {
     }
 
     @Test func comparisonPredicateAsValue() {
-        // `NSComparisonPredicate` is used only as a value here: its type name is ambiguous.
-        let older = NSComparisonPredicate(
+        let older: NSComparisonPredicate = NSComparisonPredicate(
             leftExpression: NSExpression(forKeyPath: "age"),
             rightExpression: NSExpression(forConstantValue: 30),
             modifier: .direct,

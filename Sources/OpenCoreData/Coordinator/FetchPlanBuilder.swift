@@ -28,9 +28,15 @@ struct FetchPlanBuilder {
             throw FetchRequestError("The entity \(entity.name ?? "") is not in the store's schema", culprit: entity.name).nsError
         }
         do {
-            if let predicate = request.predicate { try check(predicate, in: entity) }
+            if let predicate = request.predicate { try check(predicate.canonical, in: entity) }
             for descriptor in request.sortDescriptors ?? [] {
-                if let key = descriptor.key { try check(keyPath: key, in: entity, allowsToMany: false) }
+                if let key = descriptor.key {
+                    try check(keyPath: key, in: entity, allowsToMany: false)
+                } else if descriptor.hasUnnamedKeyPath {
+                    throw FetchRequestError(
+                        "The sort key path \(descriptor.keyPath) has no string form: only key paths of @Managed and stored "
+                            + "properties name a property of entity \(entity.name ?? "")", culprit: "\(descriptor.keyPath)")
+                }
             }
         } catch let error as FetchRequestError {
             throw error.nsError
@@ -44,7 +50,7 @@ struct FetchPlanBuilder {
         }
         return FetchPlan(
             entityID: entitySchema.id, entityIDs: request.includesSubentities ? entitySchema.familyIDs : [entitySchema.id],
-            predicate: request.predicate, sortDescriptors: request.sortDescriptors ?? [], limit: request.fetchLimit,
+            predicate: request.predicate?.canonical, sortDescriptors: request.sortDescriptors ?? [], limit: request.fetchLimit,
             offset: request.fetchOffset, output: output)
     }
 
@@ -56,7 +62,7 @@ struct FetchPlanBuilder {
             try check(comparison.leftExpression, in: entity)
             try check(comparison.rightExpression, in: entity)
         case let compound as NSCompoundPredicate:
-            for subpredicate in compound.subpredicates { try check(subpredicate, in: entity) }
+            for subpredicate in compound.predicates { try check(subpredicate, in: entity) }
         default:
             break  // TRUEPREDICATE, FALSEPREDICATE, blocks
         }
@@ -128,7 +134,7 @@ struct FetchPlanBuilder {
             ?? validated.entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient }
         return DictionaryShape(
             columns: fetched.map(column), groupBy: (validated.propertiesToGroupBy ?? []).map(column),
-            having: request.havingPredicate, distinct: request.returnsDistinctResults)
+            having: request.havingPredicate?.canonical, distinct: request.returnsDistinctResults)
     }
 
     private func column(_ property: NSPropertyDescription) -> DictionaryShape.Column {

@@ -1,23 +1,21 @@
 // OpenPredicate completes Foundation rather than replacing it, so Foundation comes with it.
 //
-// `NSPredicate`, `NSCompoundPredicate` and `NSSortDescriptor` are swift-corelibs-foundation's own
-// classes: OpenPredicate adds the missing initializers (`NSPredicate(format:)`,
-// `NSSortDescriptor(key:ascending:)`, …), which return subclasses that parse, print, evaluate
-// and compare the way Apple's do. Declaring classes of our own under those names would make
-// `let p: NSPredicate` ambiguous in any file that imports both Foundation and CoreData; even a
-// typealias to Foundation's class breaks `(NSPredicate).self`, which Swift Testing's `#expect(x is
-// NSPredicate)` expands to. So the names are simply Foundation's.
-//
-// `NSExpression` and `NSComparisonPredicate` are our own classes: corelibs' versions can never
-// be created (their only initializers are unavailable and trap).
+// `NSPredicate`, `NSCompoundPredicate`, `NSComparisonPredicate`, `NSExpression` and
+// `NSSortDescriptor` are OpenPredicate's own classes (`NSPredicate` and `NSSortDescriptor`
+// subclass corelibs' classes of the same names, so they pass wherever corelibs takes those).
+// corelibs declares classes with all these names; a module that imports both sees two classes
+// per name, and the modules of this package, like the `CoreData` module for its clients,
+// re-export ours by name (`@_exported import class OpenPredicate.NSPredicate`), which makes the
+// name mean ours even where Foundation is imported too.
 @_exported import Foundation
 
-/// An implementation detail that lets OpenPredicate add initializers to Foundation's classes
-/// that return subclasses (`NSPredicate(format:)`, `NSSortDescriptor(key:ascending:)`); do not
-/// conform your own types or rely on it.
+/// An implementation detail that lets `NSPredicate(format:)` return the subclass the string calls
+/// for (`NSComparisonPredicate`, `NSCompoundPredicate`), as Apple's does; do not conform your own
+/// types or rely on it.
 ///
 /// A convenience initializer in a class extension must end in `self.init(…)` of that very class;
 /// an initializer in a constrained extension of a protocol (`where Self == NSPredicate`) may
-/// assign `self`, so it can return a subclass. Overload resolution prefers these to corelibs'
-/// unavailable initializers of the same names.
+/// assign `self`, so it can return a subclass. Overload resolution prefers it to the class's own
+/// `init(format:_:)`, which is marked as disfavored and serves `self.init(format:)` in
+/// convenience initializers of extensions.
 public protocol _FoundationFactory {}

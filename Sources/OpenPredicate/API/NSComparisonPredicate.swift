@@ -5,18 +5,30 @@ import Foundation
 ///
 /// `NSPredicate(format: "age > 30")` returns one of these.
 ///
-/// **Differences from Apple:** as with `NSExpression`, corelibs declares an unusable class of this
-/// name, so in a file that imports Foundation as well as CoreData the *type* name
-/// `NSComparisonPredicate` is ambiguous (creating one still works); import only CoreData.
-/// `customSelector` is a `String` (Linux has no Objective-C selectors).
-public final class NSComparisonPredicate: Foundation.NSPredicate {
+/// **Differences from Apple:** `customSelector` is a `String` (Linux has no Objective-C
+/// selectors). corelibs declares an unusable class of this name; `import CoreData` makes the name
+/// mean this one, also in files that import `Foundation`.
+/// See [NSComparisonPredicate](https://developer.apple.com/documentation/foundation/nscomparisonpredicate).
+public final class NSComparisonPredicate: NSPredicate {
+    /// The comparison this predicate holds (`node` is `.comparison(comparison)`).
     let comparison: ComparisonNode
-    let compiled: CompiledPredicate
 
     init(comparison: ComparisonNode) {
         self.comparison = comparison
-        self.compiled = PredicateCompiler.compileTree(.comparison(comparison))
-        super.init(value: false)
+        super.init(node: .comparison(comparison))
+    }
+
+    /// Reads a comparison archived by `encode(with:)`, validating every key: an unknown
+    /// operator, modifier or option, a missing key, or an object of the wrong class makes the
+    /// initializer fail and the coder report an error (see `NSExpression.init(coder:)`).
+    ///
+    /// ```swift
+    /// let predicate = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSPredicate.self], from: data)
+    /// ```
+    public required init?(coder: NSCoder) {
+        guard let comparison = PredicateUnarchiver.comparison(from: coder) else { return nil }
+        self.comparison = comparison
+        super.init(node: .comparison(comparison))
     }
 
     /// The operators, with Apple's raw values (`contains` is 99, `between` 100).
@@ -122,39 +134,4 @@ public final class NSComparisonPredicate: Foundation.NSPredicate {
 
     /// The options (`[c]`, `[d]`, `[n]`).
     public var options: Options { Options(rawValue: comparison.options.rawValue) }
-
-    // MARK: - NSPredicate
-
-    /// The predicate in format-string syntax, as Apple prints it (`name == "x"`).
-    public override var predicateFormat: String {
-        PredicatePrinter.format(.comparison(comparison))
-    }
-
-    /// Same as `predicateFormat`.
-    public override var description: String { predicateFormat }
-
-    /// Whether `object` matches, with `$VARIABLES` taken from `bindings`. Where Apple raises
-    /// (values that cannot be compared, an unbound variable), the answer is false.
-    public override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
-        var context = EvaluationContext(variables: bindings ?? [:])
-        return compiled(EvaluationSubject(object), &context)
-    }
-
-    /// Whether `object` matches.
-    public override func evaluate(with object: Any?) -> Bool {
-        var context = EvaluationContext()
-        return compiled(EvaluationSubject(object), &context)
-    }
-
-    /// Equal when the operator, modifier, options and both expressions are equal.
-    public override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSComparisonPredicate else { return false }
-        return other === self || PredicateNode.comparison(other.comparison).isEqualOnAnyStack(to: .comparison(comparison))
-    }
-
-    /// A hash consistent with `isEqual(_:)`.
-    public override var hash: Int { PredicateNode.comparison(comparison).hashValueOnAnyStack }
-
-    /// Predicates are immutable; the copy is the same object.
-    public override func copy(with zone: NSZone? = nil) -> Any { self }
 }

@@ -91,10 +91,10 @@ extension NSExpression {
     }
 
     /// The predicate of a subquery or conditional expression (`FALSEPREDICATE` otherwise).
-    public var predicate: Foundation.NSPredicate {
+    public var predicate: NSPredicate {
         switch node {
         case .subquery(_, _, let predicate), .conditional(let predicate, _, _): return PredicateTree.predicate(predicate)
-        default: return Foundation.NSPredicate(value: false)
+        default: return NSPredicate(value: false)
         }
     }
 

@@ -108,20 +108,24 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
         self.init(node: .keyPath(KeyPathComponents(keyPath)))
     }
 
-    /// An expression that reads a Swift key path, named by its stored-property components.
+    /// An expression that reads a Swift key path, by its string form.
     ///
     /// ```swift
     /// NSExpression(forKeyPath: \Employee.manager?.name).keyPath   // "manager.name"
     /// ```
     ///
-    /// Stops the process, as Apple's does, for a key path that has no string form (a computed
-    /// property or a subscript); `init(validatingKeyPath:)` throws instead.
+    /// Key paths of `@Managed` properties of managed objects (through to-one relationships too,
+    /// optional or not) and of stored properties are named. Stops the process, as Apple's does,
+    /// for a key path that has no string form (a computed property or a subscript);
+    /// `init(validatingKeyPath:)` throws instead.
     ///
-    /// **Differences from Apple:** Apple takes the name from the Objective-C property; here it
-    /// comes from the key path's description, so the property names must match the keys your
-    /// type answers in `KeyValueCodable`.
+    /// **Differences from Apple:** Apple takes the name from the Objective-C property; here a
+    /// managed object's key path is named by reading it once on a stand-in object of its class
+    /// (each `@Managed` property reports its key), and another type's from the key path's
+    /// description, so its property names must match the keys the type answers in
+    /// `KeyValueCodable`.
     public convenience init<Root, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
-        guard let path = NSExpression.keyPathString(keyPath) else {
+        guard let path = KeyPathNames.name(of: keyPath) else {
             AppleException.invalidArgument("Could not extract a String from KeyPath \(keyPath)")
         }
         self.init(forKeyPath: path)
@@ -130,21 +134,10 @@ open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
     /// The throwing twin of `init(forKeyPath:)` for Swift key paths: a key path with no string
     /// form (a computed property or a subscript) throws an `NSError` in `NSCocoaErrorDomain`.
     public convenience init<Root, Value>(validatingKeyPath keyPath: KeyPath<Root, Value>) throws {
-        guard let path = NSExpression.keyPathString(keyPath) else {
+        guard let path = KeyPathNames.name(of: keyPath) else {
             throw EvaluationError(message: "Could not extract a String from KeyPath \(keyPath)").nsError
         }
         self.init(forKeyPath: path)
-    }
-
-    /// `\Root.a?.b` → `"a.b"`; nil for key paths with computed or subscript components, which
-    /// describe themselves as `<computed 0x… (Type)>`. The root type's name ends at the first
-    /// dot (a nested type describes itself by its innermost name).
-    static func keyPathString(_ keyPath: AnyKeyPath) -> String? {
-        let description = String(describing: keyPath)
-        guard description.hasPrefix("\\"), let dot = description.firstIndex(of: ".") else { return nil }
-        let path = description[description.index(after: dot)...].filter { $0 != "?" && $0 != "!" }
-        guard !path.isEmpty, !path.contains("<"), !path.contains("["), !path.contains(" ") else { return nil }
-        return path
     }
 
     /// A call of one of Apple's predefined functions (`sum:`, `add:to:`, `now`, …) on

@@ -1,8 +1,8 @@
 import Foundation
 
-extension Foundation.NSPredicate: _FoundationFactory {}
+extension NSPredicate: _FoundationFactory {}
 
-extension _FoundationFactory where Self == Foundation.NSPredicate {
+extension _FoundationFactory where Self == NSPredicate {
     /// Parses a predicate format string, taking `%@`, `%K`, `%d`, `%f`… from `args` in order.
     ///
     /// ```swift
@@ -21,24 +21,24 @@ extension _FoundationFactory where Self == Foundation.NSPredicate {
     /// **Differences from Apple:** arguments are `Any?`, so Swift arrays, sets, dictionaries and
     /// `nil` pass directly (on Apple they bridge to `CVarArg` objects).
     public init(format predicateFormat: String, _ args: Any?...) {
-        self = PredicateTree.predicateOrTrap(predicateFormat, arguments: args)
+        self = PredicateTree.predicate(PredicateTree.nodeOrTrap(predicateFormat, arguments: args))
     }
 
     /// Parses a predicate format string with its arguments in an array.
     public init(format predicateFormat: String, argumentArray arguments: [Any]?) {
-        self = PredicateTree.predicateOrTrap(predicateFormat, arguments: arguments ?? [])
+        self = PredicateTree.predicate(PredicateTree.nodeOrTrap(predicateFormat, arguments: arguments ?? []))
     }
 
     /// The throwing twin of `init(format:_:)`: a malformed string throws an `NSError` in
     /// `NSCocoaErrorDomain` (code `NSFormattingError`) whose description starts with
     /// `Unable to parse the format string "…"` and names the line and column.
     public init(validatingFormat predicateFormat: String, _ args: Any?...) throws {
-        self = try PredicateTree.predicateOrThrow(predicateFormat, arguments: args)
+        self = PredicateTree.predicate(try PredicateTree.nodeOrThrow(predicateFormat, arguments: args))
     }
 
     /// The throwing twin of `init(format:argumentArray:)`.
     public init(validatingFormat predicateFormat: String, argumentArray arguments: [Any]?) throws {
-        self = try PredicateTree.predicateOrThrow(predicateFormat, arguments: arguments ?? [])
+        self = PredicateTree.predicate(try PredicateTree.nodeOrThrow(predicateFormat, arguments: arguments ?? []))
     }
 }
 

@@ -2,19 +2,13 @@ import Foundation
 
 /// Moves between predicate objects (ours, corelibs', anyone's) and the internal trees.
 enum PredicateTree {
-    /// The tree of any `NSPredicate`: ours (`TRUEPREDICATE` included) are read directly,
-    /// corelibs' compound and constant predicates are looked into, anything else (block
-    /// predicates, foreign subclasses) becomes an opaque node evaluated through its own
+    /// The tree of any predicate: ours are read directly, corelibs' compound and constant
+    /// predicates are looked into, anything else (corelibs' block predicates, foreign
+    /// subclasses) becomes an opaque node evaluated through its own
     /// `evaluate(with:substitutionVariables:)`.
     static func node(_ predicate: Foundation.NSPredicate) -> PredicateNode {
-        if let comparison = predicate as? NSComparisonPredicate {
-            return .comparison(comparison.comparison)
-        }
-        if let compound = predicate as? CompoundPredicate {
-            return compound.node
-        }
-        if let constant = predicate as? ConstantPredicate {
-            return .constant(constant.evaluate(with: nil))
+        if let ours = predicate as? NSPredicate {
+            return ours.node
         }
         if let compound = predicate as? Foundation.NSCompoundPredicate {
             let children = compound.subpredicates.map(node)
@@ -35,38 +29,53 @@ enum PredicateTree {
     private static let trueConstant = Foundation.NSPredicate(value: true)
     private static let falseConstant = Foundation.NSPredicate(value: false)
 
-    /// The predicate object for a tree: comparisons are `NSComparisonPredicate`, AND/OR/NOT our
-    /// `NSCompoundPredicate` subclass, constants `ConstantPredicate`.
-    static func predicate(_ node: PredicateNode) -> Foundation.NSPredicate {
+    /// The predicate object for a tree: comparisons are `NSComparisonPredicate`, AND/OR/NOT
+    /// `NSCompoundPredicate`, constants and opaque predicates plain `NSPredicate`.
+    static func predicate(_ node: PredicateNode) -> NSPredicate {
         switch node {
-        case .constant(let value):
-            return ConstantPredicate(value: value)
         case .comparison(let comparison):
             return NSComparisonPredicate(comparison: comparison)
         case .and, .or, .not:
-            return CompoundPredicate(node: node)
-        case .opaque(let opaque):
-            return opaque.predicate
+            return NSCompoundPredicate(node: node)
+        case .constant, .opaque:
+            return NSPredicate(node: node)
+        }
+    }
+
+    /// `predicate` as the class its tree calls for (`NSComparisonPredicate`,
+    /// `NSCompoundPredicate`, …): itself when it is one already, else a new object. Code that
+    /// looks into predicates by class (the fetch plan, the SQL compiler) reads this form, so a
+    /// plain `NSPredicate` made by `self.init(format:)` in an extension, or corelibs' compound,
+    /// is read like the others.
+    static func canonical(_ predicate: Foundation.NSPredicate) -> NSPredicate {
+        switch predicate {
+        case let comparison as NSComparisonPredicate: return comparison
+        case let compound as NSCompoundPredicate: return compound
+        case let plain as NSPredicate:
+            switch plain.node {
+            case .constant, .opaque: return plain
+            default: return Self.predicate(plain.node)
+            }
+        default: return Self.predicate(node(predicate))
         }
     }
 
     /// A whole predicate compiled into one closure (for filtering many objects).
     static func compile(_ predicate: Foundation.NSPredicate) -> CompiledPredicate {
-        if let comparison = predicate as? NSComparisonPredicate { return comparison.compiled }
-        if let compound = predicate as? CompoundPredicate { return compound.compiled }
+        if let ours = predicate as? NSPredicate { return ours.compiled }
         return PredicateCompiler.compileTree(node(predicate))
     }
 
-    static func predicateOrTrap(_ format: String, arguments: [Any?]) -> Foundation.NSPredicate {
+    static func nodeOrTrap(_ format: String, arguments: [Any?]) -> PredicateNode {
         switch parsePredicate(format, arguments: arguments) {
-        case .success(let node): return predicate(node)
+        case .success(let node): return node
         case .failure(let error): AppleException.invalidArgument(error.message)
         }
     }
 
-    static func predicateOrThrow(_ format: String, arguments: [Any?]) throws -> Foundation.NSPredicate {
+    static func nodeOrThrow(_ format: String, arguments: [Any?]) throws -> PredicateNode {
         switch parsePredicate(format, arguments: arguments) {
-        case .success(let node): return predicate(node)
+        case .success(let node): return node
         case .failure(let error): throw error.nsError
         }
     }
@@ -94,18 +103,7 @@ enum PredicateTree {
     }
 }
 
-/// `TRUEPREDICATE` / `FALSEPREDICATE` from a format string: corelibs' `NSPredicate(value:)`
-/// (which evaluates and copies correctly) with Apple's `description` (corelibs' own prints
-/// `<NSPredicate: 0x…>`) and a hash consistent with equality (corelibs' hashes the identity).
-final class ConstantPredicate: Foundation.NSPredicate {
-    override var description: String {
-        evaluate(with: nil) ? "TRUEPREDICATE" : "FALSEPREDICATE"
-    }
-
-    override func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? Foundation.NSPredicate else { return false }
-        return other === self || PredicateTree.node(other) == .constant(evaluate(with: nil))
-    }
-
-    override var hash: Int { PredicateNode.constant(evaluate(with: nil)).hashValue }
+extension Foundation.NSPredicate {
+    /// This predicate as the class its tree calls for (see `PredicateTree.canonical(_:)`).
+    package var canonical: NSPredicate { PredicateTree.canonical(self) }
 }

@@ -14,7 +14,7 @@ struct ArchiveReader {
 
     /// Every class an object inside a predicate, expression or sort descriptor archive may have.
     static let classes: [AnyClass] =
-        [NSExpression.self, Foundation.NSPredicate.self, PredicateOperator.self, Foundation.NSSortDescriptor.self]
+        [NSExpression.self, NSPredicate.self, PredicateOperator.self, NSSortDescriptor.self]
         + ArchivedConstant.classes
 
     func contains(_ key: String) -> Bool {

@@ -30,8 +30,8 @@ final class ArchivedNode: NSObject, NSSecureCoding {
         switch content {
         case .expression: return NSExpression.self
         case .predicate(.comparison): return NSComparisonPredicate.self
-        case .predicate(.and), .predicate(.or), .predicate(.not): return CompoundPredicate.self
-        case .predicate(.constant), .predicate(.opaque): return ConstantPredicate.self
+        case .predicate(.and), .predicate(.or), .predicate(.not): return NSCompoundPredicate.self
+        case .predicate(.constant), .predicate(.opaque): return NSPredicate.self
         }
     }
 

@@ -38,31 +38,33 @@ package enum PredicateArchiving {
     ///   block predicate (Apple cannot archive blocks either) or another foreign subclass, a
     ///   block expression, a constant of an unsupported type, or nesting deeper than the archive
     ///   limit.
-    package static func archivable(_ predicate: Foundation.NSPredicate) throws -> Foundation.NSPredicate {
+    package static func archivable(_ predicate: Foundation.NSPredicate) throws -> NSPredicate {
         let node = PredicateTree.node(predicate)
         do {
             try PredicateArchiver.check(node)
         } catch {
             throw error.nsError
         }
-        switch predicate {
-        case is NSComparisonPredicate, is CompoundPredicate, is ConstantPredicate: return predicate
-        default: return PredicateTree.predicate(node)
-        }
+        return predicate as? NSPredicate ?? PredicateTree.predicate(node)
     }
 
     /// `sortDescriptor` itself when it archives: one made with `init(key:ascending:)` or
     /// `init(key:ascending:selector:)`.
     ///
     /// - Throws: an `NSError` (`NSCoderInvalidValueError`) for a descriptor with a comparator
-    ///   block, and for corelibs' `init(keyPath:ascending:)` descriptors, whose comparison is a
-    ///   Swift closure that cannot be told apart from a custom comparator.
-    package static func archivable(_ sortDescriptor: Foundation.NSSortDescriptor) throws -> Foundation.NSSortDescriptor {
-        guard let keyed = sortDescriptor as? KeyedSortDescriptor else {
+    ///   block or a Swift key path with no string form, and for corelibs' own
+    ///   `init(keyPath:ascending:)` descriptors, whose comparison is a Swift closure that cannot
+    ///   be told apart from a custom comparator.
+    package static func archivable(_ sortDescriptor: Foundation.NSSortDescriptor) throws -> NSSortDescriptor {
+        guard let keyed = sortDescriptor as? NSSortDescriptor else {
             throw ArchivingError.unarchivable(
-                "Can't archive a sort descriptor made with init(keyPath:ascending:): its comparison is a Swift "
-                    + "closure; use init(key:ascending:)"
+                "Can't archive a sort descriptor made with corelibs' init(keyPath:ascending:): its comparison is a "
+                    + "Swift closure; use init(key:ascending:) or import CoreData"
             ).nsError
+        }
+        guard keyed.keyPathReader == nil else {
+            throw ArchivingError.unarchivable("Can't archive a sort descriptor whose Swift key path has no string form")
+                .nsError
         }
         guard keyed.comparatorBox == nil else {
             throw ArchivingError.unarchivable("NSSortDescriptor using Blocks cannot be encoded.").nsError
@@ -105,9 +107,9 @@ package enum PredicateArchiving {
     ///
     /// - Throws: an `NSError` when the archive is malformed; the coder has already been told
     ///   (`failWithError(_:)`), so an `init?(coder:)` should just return nil.
-    package static func decodePredicate(forKey key: String, from coder: NSCoder) throws -> Foundation.NSPredicate? {
+    package static func decodePredicate(forKey key: String, from coder: NSCoder) throws -> NSPredicate? {
         guard let object = try decodeObject(forKey: key, from: coder) else { return nil }
-        guard let predicate = object as? Foundation.NSPredicate else {
+        guard let predicate = object as? NSPredicate else {
             throw fail(.malformed("\(key) is a \(type(of: object)), not an NSPredicate", key: key), coder)
         }
         return predicate
@@ -118,14 +120,14 @@ package enum PredicateArchiving {
     /// - Throws: an `NSError` when the archive is malformed; the coder has already been told.
     package static func decodeSortDescriptors(
         forKey key: String, from coder: NSCoder
-    ) throws -> [Foundation.NSSortDescriptor]? {
+    ) throws -> [NSSortDescriptor]? {
         guard let object = try decodeObject(forKey: key, from: coder) else { return nil }
         guard let array = object as? NSArray else {
             throw fail(.malformed("\(key) is a \(type(of: object)), not an array", key: key), coder)
         }
-        var descriptors: [Foundation.NSSortDescriptor] = []
+        var descriptors: [NSSortDescriptor] = []
         for element in array {
-            guard let descriptor = element as? Foundation.NSSortDescriptor else {
+            guard let descriptor = element as? NSSortDescriptor else {
                 throw fail(.malformed("\(key) holds a \(type(of: element)), not an NSSortDescriptor", key: key), coder)
             }
             descriptors.append(descriptor)

@@ -16,6 +16,18 @@ import Foundation
 enum PredicateUnarchiver {
     // MARK: - Predicates
 
+    /// The tree in any predicate object: a comparison, a compound or a constant, told apart by
+    /// their keys.
+    static func predicate(from coder: NSCoder) -> PredicateNode? {
+        if coder.containsValue(forKey: ArchiveKey.predicateOperator) {
+            return comparison(from: coder).map(PredicateNode.comparison)
+        }
+        if coder.containsValue(forKey: ArchiveKey.compoundPredicateType) {
+            return compound(from: coder)
+        }
+        return constantPredicate(from: coder).map(PredicateNode.constant)
+    }
+
     /// The comparison in an `NSComparisonPredicate` object.
     static func comparison(from coder: NSCoder) -> ComparisonNode? {
         read(coder) { reader throws(ArchivingError) in

@@ -21,11 +21,11 @@ extension Sequence {
     /// `NSArray` and call `sortedArray(using:)`, which is not guaranteed stable). It does not
     /// clash with Foundation's `sorted(using:)` for `SortComparator`s, which `NSSortDescriptor`
     /// is not.
-    public func sorted(using descriptors: [NSSortDescriptor]) -> [Element] {
+    public func sorted(using descriptors: [Foundation.NSSortDescriptor]) -> [Element] {
         let elements = Array(self)
         guard !descriptors.isEmpty, elements.count > 1 else { return elements }
         // Read each key-based descriptor's values once per element, not once per comparison.
-        let keyed = descriptors.map { $0 as? KeyedSortDescriptor }
+        let keyed = descriptors.map { $0 as? NSSortDescriptor }
         let values: [[Any?]] = keyed.map { descriptor in
             guard let descriptor else { return [] }
             return elements.map { descriptor.sortValue(of: $0) }
@@ -54,7 +54,7 @@ extension Array {
     ///
     /// **Differences from Apple:** Apple has no such method on Swift arrays (you use
     /// `NSMutableArray.sort(using:)`, which is not guaranteed stable).
-    public mutating func sort(using descriptors: [NSSortDescriptor]) {
+    public mutating func sort(using descriptors: [Foundation.NSSortDescriptor]) {
         self = sorted(using: descriptors)
     }
 }

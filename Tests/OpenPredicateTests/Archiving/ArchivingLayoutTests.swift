@@ -67,8 +67,8 @@ struct ArchivingLayoutTests {
 
     @Test func compoundsAndConstantsUseApplesKeys() throws {
         let (objects, classNames) = try Self.archivedObjects(NSPredicate(format: "NOT (a == 1 OR TRUEPREDICATE)"))
-        #expect(classNames.contains("OpenPredicate.CompoundPredicate"))
-        #expect(classNames.contains("OpenPredicate.ConstantPredicate"))
+        #expect(classNames.contains("OpenPredicate.NSCompoundPredicate"))
+        #expect(classNames.contains("OpenPredicate.NSPredicate"))
         let compounds = objects.filter { Self.keys($0) == ["NSCompoundPredicateType", "NSSubpredicates"] }
         #expect(compounds.compactMap { Self.integer($0, "NSCompoundPredicateType") }.sorted() == [0, 2])  // NOT, OR
         #expect(objects.contains { Self.keys($0) == ["NSPredicateValue"] })
@@ -100,7 +100,7 @@ struct ArchivingLayoutTests {
 
     @Test func sortDescriptorsUseApplesKeys() throws {
         let (objects, classNames) = try Self.archivedObjects(NSSortDescriptor(key: "name", ascending: false, selector: "localizedCompare:"))
-        #expect(classNames == ["OpenPredicate.KeyedSortDescriptor"])
+        #expect(classNames == ["OpenPredicate.NSSortDescriptor"])
         let descriptor = try #require(objects.first)
         #expect(Self.keys(descriptor) == ["NSKey", "NSAscending", "NSSelector"])
         #expect(descriptor["NSKey"] as? String == "name")

@@ -64,14 +64,14 @@ struct MalformedArchivingTests {
     static let union = Forged(NSExpression.self, [
         ("NSExpressionType", .integer(5)), ("NSLeftExpression", .object(keyPath("b"))), ("NSRightExpression", .object(keyPath("c"))),
     ])
-    static let compound = Forged(CompoundPredicate.self, [
+    static let compound = Forged(NSCompoundPredicate.self, [
         ("NSCompoundPredicateType", .integer(1)), ("NSSubpredicates", .object([comparison(), comparison(keyPath("b"))] as NSArray)),
     ])
-    static let not = Forged(CompoundPredicate.self, [
+    static let not = Forged(NSCompoundPredicate.self, [
         ("NSCompoundPredicateType", .integer(0)), ("NSSubpredicates", .object([comparison()] as NSArray)),
     ])
-    static let truePredicate = Forged(ConstantPredicate.self, [("NSPredicateValue", .bool(true))])
-    static let sortDescriptor = Forged(KeyedSortDescriptor.self, [
+    static let truePredicate = Forged(NSPredicate.self, [("NSPredicateValue", .bool(true))])
+    static let sortDescriptor = Forged(NSSortDescriptor.self, [
         ("NSKey", .object("name")), ("NSAscending", .bool(true)), ("NSSelector", .object("compare:")),
     ])
 

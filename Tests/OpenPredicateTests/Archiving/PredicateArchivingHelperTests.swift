@@ -42,11 +42,14 @@ struct PredicateArchivingHelperTests {
 
     @Test func corelibsPredicatesAreConverted() throws {
         let comparison = try NSPredicate(validatingFormat: "a == 1")
-        let cases: [(NSPredicate, String)] = [
-            (NSPredicate(value: true), "TRUEPREDICATE"),
-            (NSPredicate(value: false), "FALSEPREDICATE"),
-            (NSCompoundPredicate(andPredicateWithSubpredicates: [comparison, NSPredicate(value: false)]), "a == 1 AND FALSEPREDICATE"),
-            (NSCompoundPredicate(notPredicateWithSubpredicate: comparison), "NOT a == 1"),
+        let cases: [(Foundation.NSPredicate, String)] = [
+            (Foundation.NSPredicate(value: true), "TRUEPREDICATE"),
+            (Foundation.NSPredicate(value: false), "FALSEPREDICATE"),
+            (
+                Foundation.NSCompoundPredicate(andPredicateWithSubpredicates: [comparison, Foundation.NSPredicate(value: false)]),
+                "a == 1 AND FALSEPREDICATE"
+            ),
+            (Foundation.NSCompoundPredicate(notPredicateWithSubpredicate: comparison), "NOT a == 1"),
         ]
         for (predicate, printed) in cases {
             let converted = try PredicateArchiving.archivable(predicate)
@@ -72,7 +75,7 @@ struct PredicateArchivingHelperTests {
         }
         // Our compound holding a block predicate fails with an error when archived directly.
         let compound = try #require(refused.last)
-        #expect(compound is CompoundPredicate)
+        #expect(compound is NSCompoundPredicate)
         #expect(throws: NSError.self) { try NSKeyedArchiver.archivedData(withRootObject: compound, requiringSecureCoding: true) }
     }
 

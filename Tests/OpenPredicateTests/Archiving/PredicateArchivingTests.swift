@@ -129,7 +129,7 @@ struct PredicateArchivingTests {
             NSCompoundPredicate(notPredicateWithSubpredicate: NSCompoundPredicate(type: .or, subpredicates: [])),
         ])
         let archivable = try PredicateArchiving.archivable(tree)
-        #expect(archivable is CompoundPredicate)
+        #expect(archivable is NSCompoundPredicate)
         #expect(archivable.isEqual(tree))
         #expect(archivable.predicateFormat
             == #"a == 1 AND (name BEGINSWITH "a" OR NOT ANY tags.name == "z") AND TRUEPREDICATE AND NOT FALSEPREDICATE"#)
@@ -144,7 +144,7 @@ struct PredicateArchivingTests {
             let parsed = try NSPredicate(validatingFormat: value ? "TRUEPREDICATE" : "FALSEPREDICATE")
             try expectPredicateSurvivesArchiving(parsed, "\(value)")
             let converted = try PredicateArchiving.archivable(NSPredicate(value: value))
-            #expect(converted is ConstantPredicate)
+            #expect(converted is NSPredicate)
             #expect(converted.predicateFormat == parsed.predicateFormat)
             try expectPredicateSurvivesArchiving(converted, "NSPredicate(value: \(value))")
         }

@@ -30,7 +30,7 @@ struct SortDescriptorArchivingTests {
         #expect(nested?.count == 2)
         for decoded in [root, nested?.first, nested?.last] {
             let decoded = try #require(decoded)
-            #expect(decoded is KeyedSortDescriptor)
+            #expect(decoded is NSSortDescriptor)
             #expect(decoded.isEqual(descriptor))
             #expect(decoded.hash == descriptor.hash)
             #expect(decoded.key == descriptor.key)
@@ -55,15 +55,25 @@ struct SortDescriptorArchivingTests {
     }
 
     @Test func corelibsKeyPathDescriptorsAreRefusedBeforeArchiving() throws {
-        struct Item { var name: String }
-        let descriptor = NSSortDescriptor(keyPath: \Item.name, ascending: true)
+        struct Item {
+            var name: String
+            var shout: String { name.uppercased() }
+        }
+        let descriptor = Foundation.NSSortDescriptor(keyPath: \Item.name, ascending: true)
         let error = #expect(throws: NSError.self) { try PredicateArchiving.archivable(descriptor) }
         #expect(error?.localizedDescription.contains("init(keyPath:ascending:)") == true)
+        // Ours, from a key path with a string form, archives as its key; one without cannot.
+        let named = try PredicateArchiving.archivable(NSSortDescriptor(keyPath: \Item.name, ascending: false))
+        #expect(named.key == "name" && !named.ascending)
+        let unnamed = #expect(throws: NSError.self) {
+            try PredicateArchiving.archivable(NSSortDescriptor(keyPath: \Item.shout, ascending: true))
+        }
+        #expect(unnamed?.localizedDescription.contains("no string form") == true)
         let archivable = try PredicateArchiving.archivable(NSSortDescriptor(key: "name", ascending: false))
         #expect(archivable.key == "name")
     }
 
-    static let base = ForgedObject(KeyedSortDescriptor.self, [
+    static let base = ForgedObject(NSSortDescriptor.self, [
         ("NSKey", .object("name")), ("NSAscending", .bool(false)), ("NSSelector", .object("caseInsensitiveCompare:")),
     ])
 

@@ -38,7 +38,7 @@ private final class Team: KeyValueCodable {
         #expect(descriptor.key == "name")
         #expect(descriptor.ascending)
         #expect(descriptor.selector == "compare:")
-        #expect(descriptor is KeyedSortDescriptor)
+        #expect(descriptor is NSSortDescriptor)
         descriptor.allowEvaluation()
     }
 
