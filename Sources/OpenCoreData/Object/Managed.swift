@@ -53,6 +53,7 @@ public struct Managed<Value> {
     ) -> Value {
         get {
             let key = name(in: object, storage: storageKeyPath)
+            if object.isKeyPathStandIn { return KeyPathRecorder.read(key) }
             let value = object.value(forKey: key)
             guard let typed: Value = ManagedValueCast.cast(value) else {
                 AppleException.internalInconsistency(
@@ -62,6 +63,7 @@ public struct Managed<Value> {
             return typed
         }
         set {
+            if object.isKeyPathStandIn { return }
             object.setValue(ManagedValueCast.unwrap(newValue), forKey: name(in: object, storage: storageKeyPath))
         }
     }

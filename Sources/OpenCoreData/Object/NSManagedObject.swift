@@ -67,6 +67,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var valuesArePending = false
     var inserted = false
     var deleted = false
+    /// Whether this object only stands in for its class while a Swift key path is named (see
+    /// `KeyPathRecorder`): its `@Managed` properties report their keys instead of values.
+    final let isKeyPathStandIn: Bool
 
     /// Creates an object of an entity, and inserts it into `context` if one is given.
     ///
@@ -74,6 +77,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         entityDescription = entity
         storedValues = entity.defaultValues
+        isKeyPathStandIn = entity === KeyPathRecorder.standInEntity
         super.init()
         context?.insert(self)
     }

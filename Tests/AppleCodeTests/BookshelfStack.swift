@@ -1,0 +1,35 @@
+import CoreData
+import Foundation
+import XCTest
+
+/// The stores every case of these tests runs on, as apps' tests set them up.
+enum StoreKind: CaseIterable {
+    case inMemory
+    case sqlite
+}
+
+/// The Bookshelf model from the test bundle, loaded once (entities may belong to one model only).
+let bookshelfModel: NSManagedObjectModel? = Bundle.module.url(forResource: "Bookshelf", withExtension: "xcdatamodeld")
+    .flatMap(NSManagedObjectModel.init(contentsOf:))
+
+/// A container for the Bookshelf model on a fresh store of `kind`: an in-memory store, or an
+/// SQLite file in a new temporary folder.
+func makeBookshelfContainer(_ kind: StoreKind, file: StaticString = #filePath, line: UInt = #line) throws -> NSPersistentContainer {
+    let model = try XCTUnwrap(bookshelfModel, "Bookshelf.xcdatamodeld is missing from the test bundle", file: file, line: line)
+    let container = NSPersistentContainer(name: "Bookshelf", managedObjectModel: model)
+    let description = NSPersistentStoreDescription()
+    switch kind {
+    case .inMemory:
+        description.type = NSInMemoryStoreType
+    case .sqlite:
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        description.type = NSSQLiteStoreType
+        description.url = folder.appendingPathComponent("Bookshelf.sqlite")
+    }
+    container.persistentStoreDescriptions = [description]
+    var loadError: Error?
+    container.loadPersistentStores { _, error in loadError = error }
+    if let loadError { throw loadError }
+    return container
+}

@@ -1,0 +1,91 @@
+import CoreData
+import Foundation
+import XCTest
+
+// Typed key paths in predicates and sort descriptors, as predicate DSLs and query builders
+// build them: `NSExpression(forKeyPath: \Book.title)`, `NSSortDescriptor(keyPath:ascending:)`.
+
+extension Book {
+    /// A computed property that reads no managed property: its key path has no string form.
+    var shelfLabel: String { "shelf" }
+}
+
+/// `keyPath == value`, as typed predicate builders write it.
+private func equals<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ value: Any) -> NSComparisonPredicate {
+    NSComparisonPredicate(
+        leftExpression: NSExpression(forKeyPath: keyPath), rightExpression: NSExpression(forConstantValue: value),
+        modifier: .direct, type: .equalTo, options: [])
+}
+
+final class KeyPathTests: XCTestCase {
+    func testManagedKeyPathsHaveTheirCoreDataNames() throws {
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.title).keyPath, "title")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.pages).keyPath, "pages")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.price).keyPath, "price")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.published).keyPath, "published")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.author).keyPath, "author")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.author?.name).keyPath, "author.name")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.author?.born).keyPath, "author.born")
+        XCTAssertEqual(NSExpression(forKeyPath: \Author.books).keyPath, "books")
+        XCTAssertEqual(NSExpression(forKeyPath: \Ebook.fileSize).keyPath, "fileSize")
+        XCTAssertEqual(NSExpression(forKeyPath: \Ebook.title).keyPath, "title")
+        XCTAssertEqual(try NSExpression(validatingKeyPath: \Ebook.author?.name).keyPath, "author.name")
+        XCTAssertEqual(NSSortDescriptor(keyPath: \Book.rating, ascending: false).key, "rating")
+        XCTAssertEqual(NSSortDescriptor(keyPath: \Book.author?.name, ascending: true).key, "author.name")
+    }
+
+    func testAKeyPathWithoutAStringFormThrowsInTheValidatingTwin() {
+        XCTAssertThrowsError(try NSExpression(validatingKeyPath: \Book.shelfLabel)) { error in
+            XCTAssertEqual((error as NSError).domain, NSCocoaErrorDomain)
+            XCTAssertTrue((error as NSError).localizedDescription.contains("Could not extract a String from KeyPath"))
+        }
+        XCTAssertNil(NSSortDescriptor(keyPath: \Book.shelfLabel, ascending: true).key)
+    }
+
+    func testFetchesWithTypedKeyPathsOnEveryStore() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeBookshelfContainer(kind)
+            let context = container.viewContext
+            let ann = Author(context: context)
+            ann.name = "Ann"
+            let bo = Author(context: context)
+            bo.name = "Bo"
+            for (title, pages, author) in [("C", 300, ann), ("A", 120, bo), ("B", 200, ann), ("D", 90, nil)] {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = Int32(pages)
+                book.author = author
+            }
+            try context.save()
+
+            let byPages: NSFetchRequest<Book> = Book.fetchRequest()
+            byPages.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: false)]
+            XCTAssertEqual(try context.fetch(byPages).map(\.title), ["C", "B", "A", "D"], "\(kind)")
+
+            let annsBooks: NSFetchRequest<Book> = Book.fetchRequest()
+            annsBooks.predicate = equals(\Book.author?.name, "Ann")
+            annsBooks.sortDescriptors = [NSSortDescriptor(keyPath: \Book.title, ascending: true)]
+            XCTAssertEqual(try context.fetch(annsBooks).map(\.title), ["B", "C"], "\(kind)")
+
+            let byAuthor: NSFetchRequest<Book> = Book.fetchRequest()
+            byAuthor.predicate = NSCompoundPredicate(andPredicateWithSubpredicates: [
+                NSPredicate(format: "%K != nil", NSExpression(forKeyPath: \Book.author).keyPath),
+                NSComparisonPredicate(
+                    leftExpression: NSExpression(forKeyPath: \Book.pages),
+                    rightExpression: NSExpression(forConstantValue: 150), modifier: .direct, type: .greaterThan),
+            ])
+            byAuthor.sortDescriptors = [
+                NSSortDescriptor(keyPath: \Book.author?.name, ascending: false),
+                NSSortDescriptor(keyPath: \Book.title, ascending: true),
+            ]
+            XCTAssertEqual(try context.fetch(byAuthor).map(\.title), ["B", "C"], "\(kind)")
+
+            // A key path without a string form is an error, not a crash.
+            let unnamed: NSFetchRequest<Book> = Book.fetchRequest()
+            unnamed.sortDescriptors = [NSSortDescriptor(keyPath: \Book.shelfLabel, ascending: true)]
+            XCTAssertThrowsError(try context.fetch(unnamed), "\(kind)") { error in
+                XCTAssertTrue((error as NSError).localizedDescription.contains("has no string form"), "\(error)")
+            }
+        }
+    }
+}
