@@ -1,0 +1,73 @@
+/// `NSKeyedUnarchiveFromData` (and `NSUnarchiveFromData`): keyed archiving without the class
+/// check (`NSCoding`).
+final class KeyedUnarchiveFromDataTransformer: ValueTransformer {
+    override class func allowsReverseTransformation() -> Bool { true }
+
+    override func transformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return KeyedArchive.unarchive(data, allowing: nil)
+    }
+
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        KeyedArchive.archive(value, secure: false)
+    }
+}
+
+/// Keyed archives through corelibs' archiver, which stops the process on a class it cannot
+/// decode or a value it cannot encode unless told otherwise: decoding sets an error instead,
+/// and values are checked before they are encoded.
+enum KeyedArchive {
+    /// The root object of an archive; `allowing` nil decodes any class (`NSCoding`), otherwise
+    /// only those classes (`NSSecureCoding`). Nil when the data does not decode.
+    static func unarchive(_ data: Data, allowing classes: [AnyClass]?) -> Any? {
+        guard let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data) else { return nil }
+        unarchiver.decodingFailurePolicy = .setErrorAndReturn
+        defer { unarchiver.finishDecoding() }
+        let root: Any?
+        if let classes {
+            unarchiver.requiresSecureCoding = true
+            root = unarchiver.decodeObject(of: classes, forKey: NSKeyedArchiveRootObjectKey)
+        } else {
+            unarchiver.requiresSecureCoding = false
+            root = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
+        }
+        return unarchiver.error == nil ? root : nil
+    }
+
+    /// The keyed archive of `value`; nil for nil and for a value that cannot be archived.
+    static func archive(_ value: Any?, secure: Bool) -> Data? {
+        guard let value = ValueSemantics.unwrapOptional(value), !ValueSemantics.isNSNull(value),
+            isArchivable(value, secure: secure, depth: 0)
+        else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: secure)
+    }
+
+    /// Whether corelibs' archiver can encode `value`: Foundation's value types and collections
+    /// of them, and objects that adopt `NSCoding` (`NSSecureCoding` when `secure`). Not
+    /// `Decimal`/`NSDecimalNumber`, whose archiving corelibs does not implement.
+    static func isArchivable(_ value: Any, secure: Bool, depth: Int) -> Bool {
+        guard depth < 64 else { return false }
+        switch value {
+        case is String, is Substring, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt, is UInt8, is UInt16,
+            is UInt32, is UInt64, is Double, is Float, is Date, is Data, is URL, is UUID:
+            return true
+        case is Decimal, is NSDecimalNumber:
+            return false
+        case let array as [Any]:
+            return array.allSatisfy { isArchivable($0, secure: secure, depth: depth + 1) }
+        case let dictionary as [AnyHashable: Any]:
+            return dictionary.allSatisfy {
+                isArchivable($0.key.base, secure: secure, depth: depth + 1)
+                    && isArchivable($0.value, secure: secure, depth: depth + 1)
+            }
+        case let set as Set<AnyHashable>:
+            return set.allSatisfy { isArchivable($0.base, secure: secure, depth: depth + 1) }
+        case let object as NSObject:
+            guard object is NSCoding else { return false }
+            guard secure else { return true }
+            return (Swift.type(of: object) as? NSSecureCoding.Type)?.supportsSecureCoding ?? false
+        default:
+            return false
+        }
+    }
+}
