@@ -18,20 +18,24 @@ final class KeyedUnarchiveFromDataTransformer: ValueTransformer {
 /// and values are checked before they are encoded.
 enum KeyedArchive {
     /// The root object of an archive; `allowing` nil decodes any class (`NSCoding`), otherwise
-    /// only those classes (`NSSecureCoding`). Nil when the data does not decode.
+    /// the root must be of one of those classes (nil when it is not). Nil when the data does not
+    /// decode.
+    ///
+    /// corelibs' unarchiver stops the process when a secure decode meets a class it was not
+    /// allowed, so the archive is decoded without the secure flag and the root's class checked
+    /// afterwards: only classes present in the process can be decoded at all, and the root of
+    /// another class is refused as Apple refuses it.
     static func unarchive(_ data: Data, allowing classes: [AnyClass]?) -> Any? {
         guard let unarchiver = try? NSKeyedUnarchiver(forReadingFrom: data) else { return nil }
         unarchiver.decodingFailurePolicy = .setErrorAndReturn
+        unarchiver.requiresSecureCoding = false
         defer { unarchiver.finishDecoding() }
-        let root: Any?
-        if let classes {
-            unarchiver.requiresSecureCoding = true
-            root = unarchiver.decodeObject(of: classes, forKey: NSKeyedArchiveRootObjectKey)
-        } else {
-            unarchiver.requiresSecureCoding = false
-            root = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
+        guard let root = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey), unarchiver.error == nil else {
+            return nil
         }
-        return unarchiver.error == nil ? root : nil
+        guard let classes else { return root }
+        guard let object = root as? NSObject, classes.contains(where: { object.isKind(of: $0) }) else { return nil }
+        return root
     }
 
     /// The keyed archive of `value`; nil for nil and for a value that cannot be archived.

@@ -18,7 +18,10 @@
 /// **Differences from Apple:** archiving and unarchiving are corelibs' `NSKeyedArchiver` and
 /// `NSKeyedUnarchiver`, which read the archives Apple's write (and write archives Apple's read)
 /// for Foundation's classes; a class of your own is found by the name Swift gives it on Linux
-/// (`Module.Class`), or by the name set with `NSKeyedUnarchiver.setClass(_:forClassName:)`.
+/// (`Module.Class`), or by the name set with `NSKeyedUnarchiver.setClass(_:forClassName:)`. The
+/// allowed classes are checked for the top-level object only (corelibs' unarchiver stops the
+/// process when a secure decode meets a class it was not allowed, so the archive is decoded
+/// first and its root checked after).
 /// [Apple's documentation](https://developer.apple.com/documentation/foundation/nssecureunarchivefromdatatransformer)
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer {
     /// A transformer for the allowed classes.
