@@ -21,8 +21,10 @@ import OpenStoreCore
 /// Choices where Apple's behaviour is not documented: a name under which nothing is registered
 /// leaves the value as it is (the stored `Data` reads back as `Data`, and `Data` is saved as it
 /// is), so a store whose transformer is unknown still opens and reads; a transformer that is not
-/// reversible reads back the stored `Data`; stored data that the transformer cannot decode reads
-/// as nil; a value the archiving transformers cannot archive, or a custom transformer that returns
+/// reversible reads back the stored `Data`; a keyed archive that the archiving transformer cannot
+/// decode (a class the process lacks or does not allow) reads as its `Data`, and a keyed archive
+/// given as the value is stored as it is, so that saving the object for another change does not
+/// lose it (Apple reads nil there); a value the archiving transformers cannot archive, or a custom transformer that returns
 /// something other than `Data` (or nil) when storing, fails the save with
 /// `NSManagedObjectValidationError` naming the attribute.
 enum AttributeValueTransform {
@@ -41,6 +43,8 @@ enum AttributeValueTransform {
     static func storedValue(_ value: Any?, of attribute: NSAttributeDescription) throws -> Any? {
         guard let unwrapped = ValueSemantics.unwrapOptional(value), !ValueSemantics.isNSNull(unwrapped) else { return nil }
         guard let (transformer, reversed) = transformer(of: attribute) else { return unwrapped }
+        // Stored data the transformer could not decode (kept as it was read): written back as it is.
+        if reversed, let data = unwrapped as? Data, KeyedArchive.isKeyedArchive(data) { return data }
         let transformed = reversed ? transformer.reverseTransformedValue(unwrapped) : transformer.transformedValue(unwrapped)
         guard let transformed = ValueSemantics.unwrapOptional(transformed) else {
             guard reversed else { return nil }
@@ -62,7 +66,7 @@ enum AttributeValueTransform {
     static func value(from stored: StoreValue, of attribute: NSAttributeDescription) -> Any? {
         guard case .data(let data) = stored else { return stored.naturalValue }
         guard let (transformer, reversed) = transformer(of: attribute) else { return data }
-        if reversed { return transformer.transformedValue(data) }
+        if reversed { return transformer.transformedValue(data) ?? data }
         guard Swift.type(of: transformer).allowsReverseTransformation() else { return data }
         return transformer.reverseTransformedValue(data)
     }

@@ -33,9 +33,33 @@ enum KeyedArchive {
         guard let root = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey), unarchiver.error == nil else {
             return nil
         }
-        guard let classes else { return root }
-        guard let object = root as? NSObject, classes.contains(where: { object.isKind(of: $0) }) else { return nil }
-        return root
+        if let classes {
+            guard let object = root as? NSObject, classes.contains(where: { object.isKind(of: $0) }) else { return nil }
+        }
+        return swiftValue(root)
+    }
+
+    /// A decoded Foundation value object as the Swift value an attribute holds (`NSData` as
+    /// `Data`, `NSString` as `String`, …), so that it compares equal to the value that was set;
+    /// collections and other objects as they are (they cast to Swift collections with `as?`).
+    static func swiftValue(_ root: Any) -> Any {
+        switch root {
+        case let data as NSData: return Data(referencing: data)
+        case let string as NSString: return String(string)
+        case let date as NSDate: return Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        case let url as NSURL: return (url as URL?) ?? root
+        case let uuid as NSUUID: return UUID(uuidString: uuid.uuidString) ?? root
+        default: return root
+        }
+    }
+
+    /// Whether `data` is a keyed archive (a property list whose `$archiver` is
+    /// `NSKeyedArchiver`).
+    static func isKeyedArchive(_ data: Data) -> Bool {
+        guard data.starts(with: Array("bplist00".utf8)),
+            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return false }
+        return plist["$archiver"] as? String == "NSKeyedArchiver"
     }
 
     /// The keyed archive of `value`; nil for nil and for a value that cannot be archived.
