@@ -17,6 +17,10 @@ import OpenStoreCore
 /// that does not exist yet) is put in WAL journal mode, as Apple's Core Data does since iOS 7 /
 /// macOS 10.9; an existing file keeps its journal mode.
 ///
+/// A store at `/dev/null` (`isInMemory(_:)`) is a private in-memory database, new and empty on
+/// every connection, as in Apple's store: its tests add SQLite stores at
+/// `URL(fileURLWithPath: "/dev/null")` to get a fresh SQLite store that leaves no file.
+///
 /// Not thread-safe: one connection belongs to one store, which serializes its calls.
 package final class SQLiteConnection {
     /// How a file is opened.
@@ -54,16 +58,18 @@ package final class SQLiteConnection {
     ///   database, or cannot be opened; `NSSQLiteError` (134180) when a setting fails.
     package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5) throws {
         let path = url.path
-        let isNew = mode == .create && !FileManager.default.fileExists(atPath: path)
+        let inMemory = Self.isInMemory(url)
+        let isNew = mode == .create && (inMemory || !FileManager.default.fileExists(atPath: path))
         var flags: Int32
         switch mode {
-        case .readOnly: flags = SQLITE_OPEN_READONLY
+        case .readOnly: flags = inMemory ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY
         case .readWrite: flags = SQLITE_OPEN_READWRITE
         case .create: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
         flags |= SQLITE_OPEN_NOMUTEX
+        if inMemory { flags |= SQLITE_OPEN_MEMORY }
         var pointer: OpaquePointer?
-        let result = sqlite3_open_v2(path, &pointer, flags, nil)
+        let result = sqlite3_open_v2(inMemory ? ":memory:" : path, &pointer, flags, nil)
         guard result == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             sqlite3_close_v2(pointer)
@@ -92,6 +98,12 @@ package final class SQLiteConnection {
             throw SQLiteStoreError.sqlite(
                 "Can't register the store's SQL functions: \(lastErrorMessage)", resultCode: registered, sql: nil, path: path)
         }
+    }
+
+    /// Whether `url` names an in-memory store: `/dev/null`, Apple's spelling for a SQLite store
+    /// that keeps nothing on disk.
+    package static func isInMemory(_ url: URL) -> Bool {
+        url.isFileURL && url.standardizedFileURL.path == "/dev/null"
     }
 
     deinit {

@@ -73,6 +73,12 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         versionIdentifiers: [String] = [""]
     ) throws -> SQLiteRowStore {
         let path = url.path
+        if SQLiteConnection.isInMemory(url) {
+            // `/dev/null`: a new, empty in-memory database each time (read-only if asked).
+            let file = try SQLiteStoreFile.create(
+                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers)
+            return SQLiteRowStore(file: file, isReadOnly: readOnly)
+        }
         if !readOnly && !FileManager.default.fileExists(atPath: path) {
             let folder = url.deletingLastPathComponent()
             do {

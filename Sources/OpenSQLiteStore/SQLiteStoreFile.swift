@@ -99,12 +99,13 @@ package final class SQLiteStoreFile {
     /// Creates a new store file in Apple's layout (WAL journal mode, incremental auto-vacuum as
     /// `_NSAutoVacuumLevel` 2 says, the schema's entity numbers, metadata with the model's
     /// hashes), all in one transaction.
+    /// At `/dev/null` the store is a new in-memory database (`SQLiteConnection.isInMemory(_:)`).
     /// - Throws: `NSPersistentStoreOpenError` if a file already exists at `url`.
     package static func create(
         at url: URL, schema: StoreSchema, versionHashes: [String: Data], versionIdentifiers: [String] = [""]
     ) throws -> SQLiteStoreFile {
         let path = url.path
-        guard !FileManager.default.fileExists(atPath: path) else {
+        guard SQLiteConnection.isInMemory(url) || !FileManager.default.fileExists(atPath: path) else {
             throw SQLiteStoreError.open("A file already exists at \(path)", path: path)
         }
         let layout = try SQLiteLayout(schema: schema)

@@ -403,7 +403,8 @@ extension NSManagedObjectContext {
             for (index, property) in schema.enumerated() where index < row.values.count {
                 guard let slot = layout.slot(named: property.name) else { continue }
                 values[slot: slot] = value(
-                    of: row.values[index], layout.decodings[slot], owner: row.key, slot: index, maker: maker,
+                    of: row.values[index], layout.decodings[slot], owner: row.key, slot: index, layout: layout,
+                    layoutSlot: slot, maker: maker,
                     faultingToMany: faultingToMany, reference: reference)
             }
             return values
@@ -413,7 +414,8 @@ extension NSManagedObjectContext {
         for slot in 0..<layout.count {
             slots.append(
                 value(
-                    of: row.values[slot], layout.decodings[slot], owner: row.key, slot: slot, maker: maker,
+                    of: row.values[slot], layout.decodings[slot], owner: row.key, slot: slot, layout: layout,
+                    layoutSlot: slot, maker: maker,
                     faultingToMany: faultingToMany, reference: reference))
         }
         return PropertyValues(layout: layout, slots: slots)
@@ -422,15 +424,15 @@ extension NSManagedObjectContext {
     /// A stored value as an object keeps it; nil for NULL and transient properties.
     @inline(__always)
     private func value(
-        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, owner: ObjectKey, slot: Int, maker: PermanentIDMaker,
-        faultingToMany: Bool, reference: (NSManagedObjectID) -> Any
+        of stored: StoreValue, _ decoding: PropertyLayout.Decoding, owner: ObjectKey, slot: Int, layout: PropertyLayout,
+        layoutSlot: Int, maker: PermanentIDMaker, faultingToMany: Bool, reference: (NSManagedObjectID) -> Any
     ) -> Any? {
         switch decoding {
         case .transient:
             return nil
         case .attribute(let kind):
             if case .null = stored { return nil }
-            return stored.swiftValue(kind: kind)
+            return layout.attributeValue(stored, kind: kind, slot: layoutSlot)
         case .toOne:
             guard case .object(let destination) = stored else { return nil }
             return reference(maker.id(for: destination))

@@ -334,7 +334,11 @@ extension NSManagedObjectContext {
             case _ where properties[slot].isTransient || value == nil:
                 values.append(.null)
             case .attribute(let kind):
-                values.append(try StoreValue(value, kind: kind, property: properties[slot].name))
+                var stored = value
+                if kind == .transformable, let attribute = object.entity.attributesByName[properties[slot].name] {
+                    stored = try AttributeValueTransform.storedValue(value, of: attribute)
+                }
+                values.append(try StoreValue(stored, kind: kind, property: properties[slot].name))
             case .toOne:
                 values.append(
                     ValueSemantics.objectCast(value, to: NSManagedObject.self)?.objectID.key.map(StoreValue.object) ?? .null)

@@ -44,7 +44,7 @@ struct FetchPlanBuilder {
         let output: FetchPlan.Output
         switch request.resultType {
         case .managedObjectIDResultType: output = .keys
-        case .dictionaryResultType: output = .dictionaries(dictionaryShape(request, validated))
+        case .dictionaryResultType: output = .dictionaries(try dictionaryShape(request, validated))
         case .countResultType: output = .count
         default: output = request.includesPropertyValues ? .rows : .keys
         }
@@ -127,14 +127,42 @@ struct FetchPlanBuilder {
     // MARK: - Dictionary results
 
     private func dictionaryShape<ResultType>(_ request: NSFetchRequest<ResultType>, _ validated: ValidatedFetchRequest)
-        -> DictionaryShape
+        throws -> DictionaryShape
     {
         let fetched =
             validated.propertiesToFetch
             ?? validated.entity.properties.filter { $0 is NSAttributeDescription && !$0.isTransient }
+        let groupBy = validated.propertiesToGroupBy ?? []
+        let columns = try fetched.map { property in
+            try column(property, entity: validated.entity, grouped: !groupBy.isEmpty)
+        }
         return DictionaryShape(
-            columns: fetched.map(column), groupBy: (validated.propertiesToGroupBy ?? []).map(column),
+            columns: columns, groupBy: groupBy.map { column($0) },
             having: request.havingPredicate?.canonical, distinct: request.returnsDistinctResults)
+    }
+
+    /// A fetched column; a key path through a to-many relationship that ends in a collection
+    /// operator is an aggregate over each group in a grouped fetch (`CollectionOperatorPath`).
+    private func column(_ property: NSPropertyDescription, entity: NSEntityDescription, grouped: Bool) throws
+        -> DictionaryShape.Column
+    {
+        guard let description = property as? NSExpressionDescription, let expression = description.expression,
+            expression.expressionType == .keyPath, let path = CollectionOperatorPath(expression.keyPath, from: entity)
+        else { return column(property) }
+        var aggregate = path.perObjectExpression
+        if grouped {
+            guard let groupAggregate = path.groupAggregate else {
+                throw FetchRequestError(
+                    "Invalid keypath \(expression.keyPath) passed to setPropertiesToFetch: (@avg over the objects of a group "
+                        + "is not supported; fetch @sum and @count instead)", culprit: expression.keyPath
+                ).nsError
+            }
+            aggregate = groupAggregate
+        }
+        let type = description.expressionResultType
+        return DictionaryShape.Column(
+            name: description.name, expression: aggregate,
+            resultKind: SchemaLowering.attributeKind(type == .undefinedAttributeType ? path.resultType : type))
     }
 
     private func column(_ property: NSPropertyDescription) -> DictionaryShape.Column {

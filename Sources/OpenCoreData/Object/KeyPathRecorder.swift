@@ -105,7 +105,7 @@ private protocol KeyPathPlaceholder {
 extension String: KeyPathPlaceholder { static var keyPathPlaceholder: String { "" } }
 extension Date: KeyPathPlaceholder { static var keyPathPlaceholder: Date { Date(timeIntervalSinceReferenceDate: 0) } }
 extension Data: KeyPathPlaceholder { static var keyPathPlaceholder: Data { Data() } }
-extension UUID: KeyPathPlaceholder { static var keyPathPlaceholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
+extension UUID: KeyPathPlaceholder { static var keyPathPlaceholder: UUID { UUID() } }
 extension URL: KeyPathPlaceholder { static var keyPathPlaceholder: URL { URL(fileURLWithPath: "/") } }
 extension Decimal: KeyPathPlaceholder { static var keyPathPlaceholder: Decimal { 0 } }
 extension Set: KeyPathPlaceholder { static var keyPathPlaceholder: Set { [] } }

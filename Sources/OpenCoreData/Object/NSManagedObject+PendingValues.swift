@@ -39,7 +39,7 @@ extension NSManagedObject {
             var decoded = PropertyValues(layout: layout)
             for slot in 0..<min(layout.count, row.count) {
                 if case .attribute(let kind) = layout.decodings[slot], row[slot] != .null {
-                    decoded[slot: slot] = row[slot].swiftValue(kind: kind)
+                    decoded[slot: slot] = layout.attributeValue(row[slot], kind: kind, slot: slot)
                 }
             }
             storedValues = decoded
@@ -55,7 +55,7 @@ extension NSManagedObject {
 
     /// A pending value, read from the fetched row without decoding the others: an attribute, or
     /// a to-one relationship's destination; nil when the slot needs the values decoded (a to-many
-    /// relationship, a row that does not follow the layout).
+    /// relationship, a transformable attribute, a row that does not follow the layout).
     @inline(__always)
     func pendingValue(slot: Int, layout: PropertyLayout) -> Any?? {
         guard let row = fetchedRow, row.count == layout.count else { return nil }
@@ -63,6 +63,9 @@ extension NSManagedObject {
         case .attribute(let kind):
             let stored = row[slot]
             if case .null = stored { return .some(nil) }
+            // A transformed value is made once, when the values are decoded: reading it again
+            // gives the same object, and changes made to that object are kept.
+            if kind == .transformable { return nil }
             return .some(stored.swiftValue(kind: kind))
         case .toOne:
             guard case .object(let destination) = row[slot] else { return .some(nil) }

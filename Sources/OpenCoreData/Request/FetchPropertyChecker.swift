@@ -128,6 +128,10 @@ struct FetchPropertyChecker {
                 throw FetchRequestError("Invalid keypath \(path) passed to \(setter) (invalid property type)", culprit: path)
             }
             if relationship.isToMany {
+                if list == .fetch, let operatorPath = CollectionOperatorPath(path, from: entity) {
+                    // `employees.@count`: a value per object, or an aggregate per group.
+                    return Self.keyPathColumn(path, type: operatorPath.resultType)
+                }
                 switch list {
                 case .groupBy: throw FetchRequestError("Invalid keypath \(path) passed to \(setter)", culprit: path)
                 case .fetch: throw FetchRequestError("Invalid to many relationship in \(setter) (\(path))", culprit: path)

@@ -117,10 +117,11 @@ extension NSFetchRequest {
         }
     }
 
-    /// The key path a column reads, or nil for a computed column.
+    /// The key path a column reads, or nil for a computed column (a key path that ends in a
+    /// collection operator, `employees.@count`, is an aggregate: see `CollectionOperatorPath`).
     private static func groupingKey(_ property: NSPropertyDescription) -> String? {
         guard let description = property as? NSExpressionDescription else { return property.name }
         guard let expression = description.expression, expression.expressionType == .keyPath else { return nil }
-        return expression.keyPath
+        return expression.keyPath.contains("@") ? nil : expression.keyPath
     }
 }

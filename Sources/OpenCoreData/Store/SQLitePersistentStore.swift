@@ -9,6 +9,10 @@ import OpenStoreCore
 /// store's `identifier` is the file's UUID (`Z_METADATA.Z_UUID`), so object ID URIs stay valid
 /// across launches.
 ///
+/// A store at `URL(fileURLWithPath: "/dev/null")` is an in-memory SQLite database, as on Apple
+/// (the usual way tests get a fresh SQLite store): each such store starts empty, is its own
+/// database, and is gone when it is removed.
+///
 /// Fetches run as one SQL statement where `SQLCompiler` can compile them, in memory otherwise
 /// (`NSPersistentStoreCoordinator.explain(_:in:)` tells which, and why).
 ///

@@ -1,0 +1,316 @@
+import CoreData
+import Foundation
+import XCTest
+
+/// A value type of the app, stored through a secure-coding transformer.
+final class Swatch: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    let name: String
+    let red: Double
+
+    init(name: String, red: Double) {
+        self.name = name
+        self.red = red
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(name, forKey: "name")
+        coder.encode(red, forKey: "red")
+    }
+
+    required init?(coder: NSCoder) {
+        guard let name = coder.decodeObject(of: NSString.self, forKey: "name") as String? else { return nil }
+        self.name = name
+        red = coder.decodeDouble(forKey: "red")
+    }
+}
+
+/// The transformer an app registers for `Swatch` attributes, as Apple recommends.
+final class SwatchTransformer: NSSecureUnarchiveFromDataTransformer {
+    static let name = NSValueTransformerName(rawValue: "SwatchTransformer")
+    override class var allowedTopLevelClasses: [AnyClass] { [Swatch.self] }
+}
+
+/// A transformer of the classic kind: `transformedValue` makes the stored `Data`.
+final class ReversedTextTransformer: ValueTransformer {
+    static let name = NSValueTransformerName("ReversedTextTransformer")
+    nonisolated(unsafe) static var calls = 0
+    override class func transformedValueClass() -> AnyClass { NSData.self }
+    override class func allowsReverseTransformation() -> Bool { true }
+
+    override func transformedValue(_ value: Any?) -> Any? {
+        Self.calls += 1
+        guard let text = value as? String else { return nil }
+        return Data(String(text.reversed()).utf8)
+    }
+
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        guard let data = value as? Data else { return nil }
+        return String(String(decoding: data, as: UTF8.self).reversed())
+    }
+}
+
+/// Transformable attributes hold their values: archived through their transformer when saved,
+/// unarchived when read, in the in-memory store and in SQLite stores.
+final class TransformableTests: XCTestCase {
+    override class func setUp() {
+        super.setUp()
+        ValueTransformer.setValueTransformer(SwatchTransformer(), forName: SwatchTransformer.name)
+        ValueTransformer.setValueTransformer(ReversedTextTransformer(), forName: ReversedTextTransformer.name)
+    }
+
+    static let model: NSManagedObjectModel = {
+        let palette = NSEntityDescription()
+        palette.name = "Palette"
+        func attribute(_ name: String, _ type: NSAttributeType, transformer: String? = nil) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.valueTransformerName = transformer
+            return attribute
+        }
+        palette.properties = [
+            attribute("name", .stringAttributeType),
+            attribute(
+                "tags", .transformableAttributeType,
+                transformer: NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue),
+            attribute("settings", .transformableAttributeType),
+            attribute("swatch", .transformableAttributeType, transformer: SwatchTransformer.name.rawValue),
+            attribute("motto", .transformableAttributeType, transformer: ReversedTextTransformer.name.rawValue),
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [palette]
+        return model
+    }()
+
+    func makeContainer(_ type: String, url: URL? = nil) throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Palettes", managedObjectModel: Self.model)
+        let description = NSPersistentStoreDescription()
+        description.type = type
+        if let url { description.url = url }
+        container.persistentStoreDescriptions = [description]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
+    func insertPalette(into context: NSManagedObjectContext) throws {
+        let palette = NSEntityDescription.insertNewObject(forEntityName: "Palette", into: context)
+        palette.setValue("Autumn", forKey: "name")
+        palette.setValue(["warm", "dry"], forKey: "tags")
+        palette.setValue(["columns": 3, "title": "Leaves"] as [String: Any], forKey: "settings")
+        palette.setValue(Swatch(name: "rust", red: 0.72), forKey: "swatch")
+        palette.setValue("stressed", forKey: "motto")
+        try context.save()
+    }
+
+    func assertPaletteReadsBack(in context: NSManagedObjectContext, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Palette")
+        let palette = try XCTUnwrap(try context.fetch(request).first, file: file, line: line)
+        XCTAssertEqual(palette.value(forKey: "tags") as? [String], ["warm", "dry"], file: file, line: line)
+        let settings = try XCTUnwrap(palette.value(forKey: "settings") as? [String: Any], file: file, line: line)
+        XCTAssertEqual(settings["columns"] as? Int, 3, file: file, line: line)
+        XCTAssertEqual(settings["title"] as? String, "Leaves", file: file, line: line)
+        let swatch = try XCTUnwrap(palette.value(forKey: "swatch") as? Swatch, file: file, line: line)
+        XCTAssertEqual(swatch.name, "rust", file: file, line: line)
+        XCTAssertEqual(swatch.red, 0.72, file: file, line: line)
+        XCTAssertTrue(palette.value(forKey: "swatch") as AnyObject === swatch, "read once, then kept", file: file, line: line)
+        XCTAssertEqual(palette.value(forKey: "motto") as? String, "stressed", file: file, line: line)
+    }
+
+    func testValuesRoundTripThroughTheInMemoryStore() throws {
+        let container = try makeContainer(NSInMemoryStoreType)
+        try insertPalette(into: container.viewContext)
+        try assertPaletteReadsBack(in: container.newBackgroundContext())
+    }
+
+    func testValuesRoundTripThroughAnSQLiteFileAndAreStoredAsData() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Palettes.sqlite")
+        ReversedTextTransformer.calls = 0
+        try insertPalette(into: try makeContainer(NSSQLiteStoreType, url: url).viewContext)
+        XCTAssertEqual(ReversedTextTransformer.calls, 1, "the custom transformer makes the stored Data")
+        // Another container reads the file: the values come from the stored archives.
+        try assertPaletteReadsBack(in: try makeContainer(NSSQLiteStoreType, url: url).viewContext)
+    }
+
+    func testValuesRoundTripThroughADevNullSQLiteStore() throws {
+        let container = try makeContainer(NSSQLiteStoreType, url: URL(fileURLWithPath: "/dev/null"))
+        try insertPalette(into: container.viewContext)
+        try assertPaletteReadsBack(in: container.newBackgroundContext())
+    }
+
+    func testAValueTheTransformerDoesNotAllowFailsTheSave() throws {
+        let container = try makeContainer(NSInMemoryStoreType)
+        let palette = NSEntityDescription.insertNewObject(forEntityName: "Palette", into: container.viewContext)
+        palette.setValue(NSObject(), forKey: "swatch")
+        XCTAssertThrowsError(try container.viewContext.save()) { error in
+            XCTAssertEqual((error as NSError).code, NSManagedObjectValidationError)
+        }
+    }
+
+    func testTheRegistryHasApplesTransformersAndOurs() throws {
+        let names = ValueTransformer.valueTransformerNames()
+        for name in [
+            NSValueTransformerName.secureUnarchiveFromDataTransformerName, .keyedUnarchiveFromDataTransformerName,
+            .unarchiveFromDataTransformerName, .isNilTransformerName, .isNotNilTransformerName,
+            .negateBooleanTransformerName, SwatchTransformer.name,
+        ] {
+            XCTAssertTrue(names.contains(name), name.rawValue)
+        }
+        XCTAssertEqual(NSValueTransformerName.secureUnarchiveFromDataTransformerName.rawValue, "NSSecureUnarchiveFromData")
+        XCTAssertTrue(ValueTransformer(forName: SwatchTransformer.name) is SwatchTransformer)
+        XCTAssertNotNil(SwatchTransformer(forName: SwatchTransformer.name))
+        XCTAssertNil(ValueTransformer(forName: NSValueTransformerName("NoSuchTransformer")))
+
+        let negate = try XCTUnwrap(ValueTransformer(forName: .negateBooleanTransformerName))
+        XCTAssertEqual(negate.transformedValue(true) as? Bool, false)
+        XCTAssertEqual(negate.reverseTransformedValue(NSNumber(value: false)) as? Bool, true)
+        let isNil = try XCTUnwrap(ValueTransformer(forName: .isNilTransformerName))
+        XCTAssertEqual(isNil.transformedValue(nil) as? Bool, true)
+        XCTAssertEqual(isNil.transformedValue("x") as? Bool, false)
+        XCTAssertEqual(ValueTransformer(forName: .isNotNilTransformerName)?.transformedValue("x") as? Bool, true)
+
+        let secure = NSSecureUnarchiveFromDataTransformer()
+        let archive = try XCTUnwrap(secure.reverseTransformedValue(["a": [1, 2]]) as? Data)
+        XCTAssertEqual((secure.transformedValue(archive) as? [String: [Int]])?["a"], [1, 2])
+        // A Swatch is not among the classes the plain transformer allows.
+        let swatchArchive = try XCTUnwrap(SwatchTransformer().reverseTransformedValue(Swatch(name: "x", red: 0)) as? Data)
+        XCTAssertNil(secure.transformedValue(swatchArchive))
+        XCTAssertEqual((SwatchTransformer().transformedValue(swatchArchive) as? Swatch)?.name, "x")
+    }
+}
+
+/// CoreDataPlus's `Cover`, as its test suite archived it into the books of an SQLite store that
+/// Apple's Core Data wrote (`shared/realworld/stores/coredataplus-samplemodel2-history`).
+final class Cover: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    let text: String
+
+    init(text: String) { self.text = text }
+
+    func encode(with coder: NSCoder) { coder.encode(text, forKey: "text") }
+
+    required init?(coder: NSCoder) {
+        guard let text = coder.decodeObject(of: [NSString.self], forKey: "text") as? String else { return nil }
+        self.text = text
+    }
+}
+
+final class CoverTransformer: NSSecureUnarchiveFromDataTransformer {
+    override class var allowedTopLevelClasses: [AnyClass] { [Cover.self] }
+}
+
+/// Values that Apple's `NSKeyedArchiver` wrote into an Apple-written store read back as values.
+final class AppleWrittenTransformableTests: XCTestCase {
+    /// CoreDataPlus's SampleModel2 (version 1), built in code as its source builds it, with the
+    /// book's cover stored through `CoverTransformer`.
+    static func sampleModel() -> NSManagedObjectModel {
+        func entity(_ name: String) -> NSEntityDescription {
+            let entity = NSEntityDescription()
+            entity.name = name
+            entity.managedObjectClassName = name
+            return entity
+        }
+        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = false) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = optional
+            return attribute
+        }
+        func relationship(_ name: String, to destination: NSEntityDescription, min: Int = 0, max: Int, optional: Bool = true)
+            -> NSRelationshipDescription
+        {
+            let relationship = NSRelationshipDescription()
+            relationship.name = name
+            relationship.destinationEntity = destination
+            relationship.minCount = min
+            relationship.maxCount = max
+            relationship.isOptional = optional
+            return relationship
+        }
+        let writer = entity("Writer"), author = entity("Author"), book = entity("Book"), novel = entity("GraphicNovel")
+        let page = entity("Page"), feedback = entity("Feedback")
+        writer.isAbstract = true
+        writer.properties = [attribute("age", .integer16AttributeType)]
+        let books = relationship("books", to: book, max: .max)
+        let bookAuthor = relationship("author", to: author, min: 1, max: 1, optional: false)
+        let pages = relationship("pages", to: page, min: 1, max: 10_000, optional: false)
+        let pageBook = relationship("book", to: book, min: 1, max: 1, optional: false)
+        books.inverseRelationship = bookAuthor
+        bookAuthor.inverseRelationship = books
+        pages.inverseRelationship = pageBook
+        pageBook.inverseRelationship = pages
+        let feedbacks = NSFetchedPropertyDescription()
+        feedbacks.name = "feedbacks"
+        author.properties = [
+            attribute("alias", .stringAttributeType), attribute("siteURL", .URIAttributeType, optional: true), feedbacks,
+            books,
+        ]
+        author.uniquenessConstraints = [["alias"]]
+        let pagesCount = NSDerivedAttributeDescription()
+        pagesCount.name = "pagesCount"
+        pagesCount.attributeType = .integer64AttributeType
+        pagesCount.derivationExpression = NSExpression(format: "pages.@count")
+        let cover = attribute("cover", .transformableAttributeType)
+        cover.valueTransformerName = "CoverTransformer"
+        book.properties = [
+            attribute("uniqueID", .UUIDAttributeType), attribute("title", .stringAttributeType),
+            attribute("price", .decimalAttributeType), cover, attribute("publishedAt", .dateAttributeType), pagesCount,
+            bookAuthor, pages,
+        ]
+        book.uniquenessConstraints = [["uniqueID"]]
+        novel.properties = [attribute("isBlackAndWhite", .booleanAttributeType)]
+        page.properties = [
+            attribute("isBookmarked", .booleanAttributeType), attribute("number", .integer32AttributeType),
+            attribute("content", .transformableAttributeType), pageBook,
+        ]
+        feedback.properties = [
+            attribute("authorAlias", .stringAttributeType), attribute("bookID", .UUIDAttributeType),
+            attribute("comment", .stringAttributeType, optional: true), attribute("rating", .doubleAttributeType),
+        ]
+        writer.subentities = [author]
+        book.subentities = [novel]
+        let model = NSManagedObjectModel()
+        model.entities = [writer, author, book, novel, page, feedback]
+        return model
+    }
+
+    func testCoversArchivedByApplesKeyedArchiverReadBack() throws {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let source = package.deletingLastPathComponent()
+            .appendingPathComponent("shared/realworld/stores/coredataplus-samplemodel2-history")
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw XCTSkip("../shared/realworld is not beside the package: the Apple-written store test is skipped")
+        }
+        // A copy: the shared store is never opened in place.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: source, to: folder)
+
+        // The archives name the class as CoreDataPlus's test module spelled it.
+        NSKeyedUnarchiver.setClass(Cover.self, forClassName: "CoreDataPlus_Tests.Cover")
+        ValueTransformer.setValueTransformer(CoverTransformer(), forName: NSValueTransformerName("CoverTransformer"))
+        let container = NSPersistentContainer(name: "SampleModel2", managedObjectModel: Self.sampleModel())
+        let description = NSPersistentStoreDescription(url: folder.appendingPathComponent("SampleModel2_V1.sqlite"))
+        container.persistentStoreDescriptions = [description]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        request.includesSubentities = false
+        let books = try container.viewContext.fetch(request)
+        XCTAssertEqual(books.count, 51)
+        let covers = books.compactMap { ($0.value(forKey: "cover") as? Cover)?.text }
+        XCTAssertEqual(covers.count, 51)
+        XCTAssertEqual(Set(covers), ["default cover"])
+    }
+}
