@@ -48,8 +48,11 @@ extension NSManagedObjectContext {
             let candidates = insertedList.objects + changedList.filter { $0.isUpdated } + deletedList.objects
             var round: [NSManagedObject] = []
             var seen: Set<ObjectIdentifier> = []
-            for object in candidates where seen.insert(ObjectIdentifier(object)).inserted {
+            // A plain `NSManagedObject`'s `willSave()` does nothing: only subclasses are asked
+            // (saves of many plain objects pay one type check each).
+            for object in candidates where type(of: object) != NSManagedObject.self {
                 let id = ObjectIdentifier(object)
+                guard seen.insert(id).inserted else { continue }
                 if notified.insert(id).inserted || changed.contains(id) { round.append(object) }
             }
             guard !round.isEmpty else { return }
