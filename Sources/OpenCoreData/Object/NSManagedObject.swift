@@ -352,7 +352,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open func prepareForDeletion() {}
     /// Called before the object's values are dropped and it becomes a fault: by
     /// `refresh(_:mergeChanges:)` (an unchanged object, or `false`), `reset()`, a fetch that
-    /// refreshes refetched objects, and the save of its deletion.
+    /// refreshes refetched objects, a batched fetch that releases a window of its objects, and
+    /// the save of its deletion.
     ///
     /// See [willTurnIntoFault()](https://developer.apple.com/documentation/coredata/nsmanagedobject/willturnintofault()).
     open func willTurnIntoFault() {}
