@@ -19,6 +19,12 @@ extension Notification.Name {
 extension NSManagedObjectContext {
     /// Saves every insertion, change and deletion to the coordinator's stores, all or nothing.
     ///
+    /// The save posts `NSManagedObjectContextWillSave`, then calls `prepareForDeletion()` on
+    /// deleted objects not told yet and `willSave()` on every inserted, updated and deleted
+    /// object (again on those `willSave()` changed: its changes are saved too); after the stores
+    /// committed, `didSave()` on each, and deleted objects turn into faults. Then it posts
+    /// `NSManagedObjectContextDidSave` and `NSManagedObjectContextDidSaveObjectIDs`.
+    ///
     /// Before writing, delete rules run (cascade, nullify, deny), every changed object is
     /// validated (`validateForInsert/Update/Delete`: non-optional properties must have values),
     /// and inserted objects get permanent IDs. Each changed or deleted object carries the
@@ -52,7 +58,9 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        try applyDeleteRules()
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        // Delete rules, then `willSave()` on every changed object, until neither changes more.
+        try announceWillSave(applyingDeleteRules: applyDeleteRules)
         let inserted = insertedList.objects, deleted = deletedList.objects
         let updated = changedList.filter { $0.isUpdated }
         if parent == nil { try updateDerivedAttributes(of: inserted + updated) }
@@ -88,6 +96,7 @@ extension NSManagedObjectContext {
                 userInfo: [
                     NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
                 ])
+            postDidSaveObjectIDs(inserted: inserted, updated: updated, deleted: deleted)
             return
         }
     }
@@ -258,6 +267,7 @@ extension NSManagedObjectContext {
                 object = deletedInserts[forgotten]
                 forgotten += 1
             }
+            prepareForDeletion(object)
             for case let relationship as NSRelationshipDescription in object.entity.properties {
                 let destinations =
                     relationship.isToMany

@@ -32,8 +32,8 @@ open class NSManagedObjectContext: NSObject {
 
     /// How the context schedules its work.
     public let concurrencyType: ConcurrencyType
-    private let queue: DispatchQueue
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    let queue: DispatchQueue
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// The coordinator whose stores the context fetches from and saves to; for a child context,
     /// its root context's coordinator. **Default:** `nil`.
@@ -86,6 +86,34 @@ open class NSManagedObjectContext: NSObject {
         registry[object.objectID] = nil
         changedList.remove(object)
         deletedList.remove(object)
+    }
+
+    /// Objects changed while `willSave()` runs during a save (nil outside of it), so that the
+    /// save calls `willSave()` again on them (see `NSManagedObjectContext+Lifecycle`).
+    var changedDuringWillSave: Set<ObjectIdentifier>?
+    /// Storage of `userInfo`, made on first use.
+    private var storedUserInfo: NSMutableDictionary?
+
+    /// A dictionary for the app's own data about the context. **Default:** empty.
+    ///
+    /// See [userInfo](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/userinfo).
+    open var userInfo: NSMutableDictionary {
+        if let storedUserInfo { return storedUserInfo }
+        let made = NSMutableDictionary()
+        storedUserInfo = made
+        return made
+    }
+
+    /// Creates a context of the deprecated confinement type
+    /// (`.confinementConcurrencyType`), to be used from the thread that created it.
+    ///
+    /// **Differences from Apple:** Apple's confinement context refuses `perform(_:)` and
+    /// `performAndWait(_:)`; this one runs them on a serial queue of its own, as a
+    /// private-queue context does, so the same code works whether it calls them or not.
+    /// See [init()](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/init()).
+    @available(*, deprecated, message: "Use init(concurrencyType:) instead")
+    public override convenience init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
     }
 
     /// Creates a context with its own queue (or the main queue).
@@ -235,6 +263,7 @@ open class NSManagedObjectContext: NSObject {
 
     /// Records that an object changed (called by the object).
     func objectDidChange(_ object: NSManagedObject) {
+        changedDuringWillSave?.insert(ObjectIdentifier(object))
         changeState.noteChanged(object)
         guard !object.inserted else { return }
         changedList.append(object)
@@ -249,6 +278,7 @@ open class NSManagedObjectContext: NSObject {
     /// **Differences from Apple:** delete rules run at save, not here.
     /// See [processPendingChanges()](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/processpendingchanges()).
     open func processPendingChanges() {
+        prepareDeletedObjects()
         postObjectsDidChange()
     }
 
@@ -260,19 +290,28 @@ open class NSManagedObjectContext: NSObject {
             object.inserted = false
             object.context = nil
         }
-        for object in changedList.objects + deletedList.objects {
+        var seen: Set<ObjectIdentifier> = []
+        let restored = (changedList.objects + deletedList.objects).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        for object in restored {
             object.deleted = false
-            object.refault(keepChanges: false)
+            object.preparedForDeletion = false
+            object.refault(keepChanges: false, notifying: false)
         }
         insertedList = []
         changedList = []
         deletedList = []
         deletedInserts = []
+        // Their values are the saved ones again (they reload when next read).
+        for object in restored { object.awake(fromSnapshotEvents: .rollback) }
     }
 
     /// Forgets every object and change; objects fetched before are no longer valid.
     open func reset() {
-        for object in registry.values { object.context = nil }
+        for object in registry.values {
+            // `willTurnIntoFault()` / `didTurnIntoFault()` while the object still has its context.
+            object.refault(keepChanges: false)
+            object.context = nil
+        }
         registry = [:]
         insertedList = []
         changedList = []
@@ -312,6 +351,8 @@ open class NSManagedObjectContext: NSObject {
         changedList = []
         deletedList = []
         deletedInserts = []
+        for object in inserted + updated + deleted { object.didSave() }
+        for object in deleted { object.turnIntoDeletedFault() }
     }
 
     // MARK: - Conflict resolution (see `NSMergePolicy+Resolution`)
@@ -320,6 +361,7 @@ open class NSManagedObjectContext: NSObject {
     func undoDeletion(_ object: NSManagedObject) {
         deletedList.remove(object)
         object.deleted = false
+        object.preparedForDeletion = false
     }
 
     /// Drops an inserted object: it leaves the context as if deleted before the save.
@@ -361,7 +403,7 @@ open class NSManagedObjectContext: NSObject {
 
 /// Carries a non-Sendable value across the queue hop of `perform(_:) async`; the context's queue
 /// serializes every access.
-private struct UncheckedBox<Value>: @unchecked Sendable {
+struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -48,6 +48,7 @@ extension NSMergePolicy {
             object.changedKeys = []
             object.eventOldValues = [:]
             object.version = storeVersion
+            object.awake(fromSnapshotEvents: .mergePolicy)
         case .overwriteMergePolicyType:
             object.version = storeVersion
         case .mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType:
@@ -67,6 +68,7 @@ extension NSMergePolicy {
                 if storeChanged && (!localChanged || storeTrumps) { object.values[name] = stored }
             }
             object.committed = persisted
+            object.awake(fromSnapshotEvents: .mergePolicy)
         }
     }
 

@@ -19,7 +19,10 @@ open class NSPersistentStoreCoordinator: NSObject {
     /// rows into objects looks up no names.
     let entityDescriptions: [NSEntityDescription]
 
-    private let lock = NSRecursiveLock()
+    /// Serializes the store list and the blocks of `perform(_:)` / `performAndWait(_:)`.
+    let lock = NSRecursiveLock()
+    /// The serial queue of `perform(_:)`.
+    let performQueue = DispatchQueue(label: "NSPersistentStoreCoordinator")
     private var stores: [NSPersistentStore] = []
 
     /// Creates a coordinator for a model, which becomes immutable.
@@ -30,6 +33,7 @@ open class NSPersistentStoreCoordinator: NSObject {
         let byName = model.entitiesByName
         entityDescriptions = schema.entities.map { byName[$0.name] ?? NSEntityDescription() }
         super.init()
+        LiveCoordinators.add(self)
     }
 
     /// The stores added so far, in the order they were added.
@@ -39,9 +43,10 @@ open class NSPersistentStoreCoordinator: NSObject {
         return stores
     }
 
-    /// Adds a store of the given type holding the entities of a configuration.
+    /// Adds a store of the given type holding the entities of a configuration, posting
+    /// `NSPersistentStoreCoordinatorStoresWillChange` before and
+    /// `NSPersistentStoreCoordinatorStoresDidChange` after it joins the coordinator.
     ///
-    /// - Parameters:
     /// ```swift
     /// let store = try coordinator.addPersistentStore(
     ///     ofType: NSSQLiteStoreType, configurationName: nil, at: folder.appendingPathComponent("Model.sqlite"))
@@ -89,23 +94,28 @@ open class NSPersistentStoreCoordinator: NSObject {
                 code: NSPersistentStoreInvalidTypeError, reason: "Unsupported store type '\(storeType)'",
                 userInfo: [NSStoreTypeKey: storeType])
         }
+        postStoresWillChange(added: [store], removed: [])
         lock.lock()
         stores.append(store)
         lock.unlock()
+        postStoresDidChange(added: [store], removed: [])
         return store
     }
 
-    /// Detaches a store from the coordinator.
+    /// Detaches a store from the coordinator, posting `NSPersistentStoreCoordinatorStoresWillChange`
+    /// before and `NSPersistentStoreCoordinatorStoresDidChange` after.
     ///
     /// - Throws: `NSCoreDataError` when the store is not one of the coordinator's.
     open func remove(_ store: NSPersistentStore) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let index = stores.firstIndex(where: { $0 === store }) else {
+        guard persistentStores.contains(where: { $0 === store }) else {
             throw CoreDataError.make(
                 code: NSCoreDataError, reason: "The store \(store.identifier ?? "") is not in this coordinator")
         }
-        stores.remove(at: index)
+        postStoresWillChange(added: [], removed: [store])
+        lock.lock()
+        stores.removeAll { $0 === store }
+        lock.unlock()
+        postStoresDidChange(added: [], removed: [store])
     }
 
     /// The store at a URL, if the coordinator has one there.

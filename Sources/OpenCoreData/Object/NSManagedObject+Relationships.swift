@@ -195,6 +195,8 @@ extension NSManagedObject {
     func fireFault() {
         guard faulted else { return }
         faulted = false
+        // An object whose deletion was saved has no values left: its properties read as nil.
+        if context == nil && deleted { return }
         guard let context, context.loadValues(for: self) else {
             AppleException.raise(
                 "NSObjectInaccessibleException", reason: "CoreData could not fulfill a fault for '\(objectID)'")
@@ -203,8 +205,10 @@ extension NSManagedObject {
     }
 
     /// Turns the object back into a fault (its values reload when next read); unsaved changes
-    /// are dropped unless `keepChanges`.
-    func refault(keepChanges: Bool) {
+    /// are dropped unless `keepChanges`. An object that keeps changes reloads at once and gets
+    /// `awake(fromSnapshotEvents: .refresh)`; one that becomes a fault gets
+    /// `willTurnIntoFault()` / `didTurnIntoFault()` unless `notifying` is false.
+    func refault(keepChanges: Bool, notifying: Bool = true) {
         fetchedValues = [:]
         // Changed objects have decoded values: pending ones are dropped with their row.
         valuesArePending = false
@@ -215,10 +219,29 @@ extension NSManagedObject {
             faulted = true
             fireFault()
             for (key, value) in pending { values[key] = value }
+            if notifying { awake(fromSnapshotEvents: .refresh) }
         } else {
+            let notifies = notifying && !faulted
+            if notifies { willTurnIntoFault() }
             storedValues = PropertyValues(layout: storedValues.layout)
             extras = extras?.keepingOnlyStore()
             faulted = true
+            if notifies { didTurnIntoFault() }
         }
+    }
+
+    /// Turns a deleted object whose deletion was saved into a fault with no values:
+    /// `willTurnIntoFault()`, then its values go, then `didTurnIntoFault()`.
+    func turnIntoDeletedFault() {
+        let notifies = !faulted
+        if notifies { willTurnIntoFault() }
+        fetchedValues = [:]
+        valuesArePending = false
+        fetchedRow = nil
+        batchMember = nil
+        storedValues = PropertyValues(layout: storedValues.layout)
+        extras = nil
+        faulted = true
+        if notifies { didTurnIntoFault() }
     }
 }

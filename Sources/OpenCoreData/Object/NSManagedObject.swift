@@ -67,6 +67,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var valuesArePending = false
     var inserted = false
     var deleted = false
+    /// Whether `prepareForDeletion()` was called for the pending deletion.
+    var preparedForDeletion = false
     /// Whether this object only stands in for its class while a Swift key path is named (see
     /// `KeyPathRecorder`): its `@Managed` properties report their keys instead of values.
     final let isKeyPathStandIn: Bool
@@ -328,6 +330,41 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open func awakeFromInsert() {}
     /// Called after the object's values were loaded from a store.
     open func awakeFromFetch() {}
+    /// Called after the object's values were replaced by another snapshot of them: a refresh
+    /// that kept unsaved changes (`.refresh`), a rollback (`.rollback`), or a merge policy that
+    /// resolved a save conflict (`.mergePolicy`). See `NSSnapshotEventType`.
+    ///
+    /// See [awake(fromSnapshotEvents:)](https://developer.apple.com/documentation/coredata/nsmanagedobject/awake(fromsnapshotevents:)).
+    open func awake(fromSnapshotEvents flags: NSSnapshotEventType) {}
+    /// Called when the object's context saves, on each inserted, updated and deleted object,
+    /// before the save validates them. Changes made here are saved too (and `willSave()` is
+    /// called again on the objects they changed, so change a value only when it differs).
+    ///
+    /// See [willSave()](https://developer.apple.com/documentation/coredata/nsmanagedobject/willsave()).
+    open func willSave() {}
+    /// Called on each inserted, updated and deleted object after its context saved (for a
+    /// deleted object, while `isDeleted` is still true, before it turns into a fault). Changes
+    /// made here are saved by the next save.
+    ///
+    /// See [didSave()](https://developer.apple.com/documentation/coredata/nsmanagedobject/didsave()).
+    open func didSave() {}
+    /// Called once when a deletion of the object is processed, before its relationships follow
+    /// their delete rules: at the end of the `perform` block, `processPendingChanges()` or
+    /// `save()` after `delete(_:)`, and for an object a cascade deletes, when the cascade runs.
+    ///
+    /// See [prepareForDeletion()](https://developer.apple.com/documentation/coredata/nsmanagedobject/preparefordeletion()).
+    open func prepareForDeletion() {}
+    /// Called before the object's values are dropped and it becomes a fault: by
+    /// `refresh(_:mergeChanges:)` (an unchanged object, or `false`), `reset()`, a fetch that
+    /// refreshes refetched objects, a batched fetch that releases a window of its objects, and
+    /// the save of its deletion.
+    ///
+    /// See [willTurnIntoFault()](https://developer.apple.com/documentation/coredata/nsmanagedobject/willturnintofault()).
+    open func willTurnIntoFault() {}
+    /// Called after the object became a fault (see `willTurnIntoFault()`).
+    ///
+    /// See [didTurnIntoFault()](https://developer.apple.com/documentation/coredata/nsmanagedobject/didturnintofault()).
+    open func didTurnIntoFault() {}
     /// Checks the object before it is inserted by a save; throw to refuse.
     open func validateForInsert() throws { try validateRequiredProperties() }
     /// Checks the object before its changes are saved; throw to refuse.

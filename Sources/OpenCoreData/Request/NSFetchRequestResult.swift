@@ -14,6 +14,8 @@ extension NSDictionary: NSFetchRequestResult {}
 
 extension NSNumber: NSFetchRequestResult {}
 
+extension NSManagedObjectID: NSFetchRequestResult {}
+
 /// What a fetch request returns, with Apple's raw values.
 ///
 /// See [NSFetchRequestResultType](https://developer.apple.com/documentation/coredata/nsfetchrequestresulttype).

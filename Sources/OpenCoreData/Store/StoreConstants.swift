@@ -7,7 +7,7 @@ public let NSSQLiteStoreType = "SQLite"
 /// The type of Apple's binary atomic store (`"Binary"`); not available on Linux yet.
 public let NSBinaryStoreType = "Binary"
 
-/// Option: open the store read-only (an `NSNumber`/`Bool`). **Default:** `false`.
+/// Option: open the store read-only (an `NSNumber`/`Bool`). **Default:** `false`. Honoured.
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 
 /// Metadata key: the store's type.
@@ -17,13 +17,24 @@ public let NSStoreUUIDKey = "NSStoreUUID"
 
 /// Option: how long, in seconds, to wait for the store's lock (an `NSNumber`). Set by
 /// `NSPersistentStoreDescription.timeout`.
+///
+/// **Differences from Apple:** accepted and ignored: the SQLite store waits 5 seconds.
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// Option: SQLite pragmas, a dictionary of pragma names to values. Set by
 /// `NSPersistentStoreDescription.setValue(_:forPragmaNamed:)`.
+///
+/// **Differences from Apple:** accepted and ignored: the store keeps its own settings (WAL
+/// journal for a new file).
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Option: migrate a store of an older model version when adding it (an `NSNumber`/`Bool`).
+///
+/// **Differences from Apple:** accepted and ignored: there is no migration yet, and a store of
+/// another model is refused.
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 /// Option: infer the mapping model of such a migration (an `NSNumber`/`Bool`).
+///
+/// **Differences from Apple:** accepted and ignored (see
+/// `NSMigratePersistentStoresAutomaticallyOption`).
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 
 /// Metadata key: the version hash of each entity of the model the store was made with

@@ -1,0 +1,70 @@
+import OpenPredicate
+
+// The calls of the lifecycle methods subclasses override (`prepareForDeletion()`, `willSave()`);
+// `didSave()`, the fault and snapshot hooks are called where the context saves, refreshes,
+// rolls back and resets.
+
+extension NSManagedObjectContext {
+    /// How many times a save calls `willSave()` on objects that `willSave()` itself keeps
+    /// changing before it gives up.
+    static let willSaveRounds = 100
+
+    /// Calls `prepareForDeletion()` on each object deleted since the last call (once per
+    /// deletion): from `processPendingChanges()`, before delete rules run at save.
+    func prepareDeletedObjects() {
+        guard !deletedList.isEmpty || !deletedInserts.isEmpty else { return }
+        // The lists may grow while the objects' own code runs.
+        var index = 0
+        while index < deletedList.count {
+            prepareForDeletion(deletedList.objects[index])
+            index += 1
+        }
+        index = 0
+        while index < deletedInserts.count {
+            prepareForDeletion(deletedInserts[index])
+            index += 1
+        }
+    }
+
+    /// Calls `prepareForDeletion()` on a deleted object unless it was called for this deletion.
+    func prepareForDeletion(_ object: NSManagedObject) {
+        guard object.deleted, !object.preparedForDeletion else { return }
+        object.preparedForDeletion = true
+        object.prepareForDeletion()
+    }
+
+    /// Calls `willSave()` on every inserted, updated and deleted object, then again on those
+    /// that calls changed or inserted, until a round changes nothing; each round first applies
+    /// the delete rules of new deletions (`applyDeleteRules`).
+    ///
+    /// - Throws: `NSCoreDataError` when objects are still changing after `willSaveRounds`
+    ///   rounds (Apple keeps calling until the process runs out of stack).
+    func announceWillSave(applyingDeleteRules applyDeleteRules: () throws -> Void) throws {
+        var notified: Set<ObjectIdentifier> = []
+        var changed: Set<ObjectIdentifier> = []
+        defer { changedDuringWillSave = nil }
+        for _ in 0..<Self.willSaveRounds {
+            try applyDeleteRules()
+            let candidates = insertedList.objects + changedList.filter { $0.isUpdated } + deletedList.objects
+            var round: [NSManagedObject] = []
+            var seen: Set<ObjectIdentifier> = []
+            // A plain `NSManagedObject`'s `willSave()` does nothing: only subclasses are asked
+            // (saves of many plain objects pay one type check each).
+            for object in candidates where type(of: object) != NSManagedObject.self {
+                let id = ObjectIdentifier(object)
+                guard seen.insert(id).inserted else { continue }
+                if notified.insert(id).inserted || changed.contains(id) { round.append(object) }
+            }
+            guard !round.isEmpty else { return }
+            changedDuringWillSave = []
+            for object in round { object.willSave() }
+            changed = changedDuringWillSave ?? []
+            changedDuringWillSave = nil
+            processPendingChanges()
+        }
+        throw CoreDataError.make(
+            code: NSCoreDataError,
+            reason: "willSave() kept changing objects after \(Self.willSaveRounds) rounds; "
+                + "change a value in willSave() only when it differs")
+    }
+}

@@ -1,0 +1,46 @@
+import OpenPredicate
+
+extension Notification.Name {
+    /// Posted by a context when it is about to save (after it found that it has changes, before
+    /// delete rules, `willSave()` and validation); the notification's `object` is the context
+    /// and it has no `userInfo`. The name is Apple's
+    /// (`"NSManagingContextWillSaveChangesNotification"`).
+    ///
+    /// See [NSManagedObjectContextWillSave](https://developer.apple.com/documentation/foundation/nsnotification/name-swift.struct/nsmanagedobjectcontextwillsave).
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagingContextWillSaveChangesNotification")
+
+    /// Posted by a context after it saved to its coordinator's stores, right after
+    /// `NSManagedObjectContextDidSave`, with the IDs of the saved objects: sets of
+    /// `NSManagedObjectID` under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey` and
+    /// `NSDeletedObjectIDsKey` (each present, possibly empty). The notification's `object` is the
+    /// context.
+    ///
+    /// **Differences from Apple:** a child context's save into its parent does not post it.
+    /// See [NSManagedObjectContextDidSaveObjectIDs](https://developer.apple.com/documentation/foundation/nsnotification/name-swift.struct/nsmanagedobjectcontextdidsaveobjectids).
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name(
+        "NSManagedObjectContextDidSaveObjectIDsNotification")
+}
+
+extension NSManagedObjectContext {
+    /// The notification a context posts before it saves:
+    /// `Notification.Name.NSManagedObjectContextWillSave`.
+    ///
+    /// See [willSaveObjectsNotification](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/willsaveobjectsnotification).
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+
+    /// The notification with the IDs of the objects a context saved:
+    /// `Notification.Name.NSManagedObjectContextDidSaveObjectIDs`.
+    ///
+    /// See [didSaveObjectIDsNotification](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/didsaveobjectidsnotification).
+    public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
+
+    /// Posts `NSManagedObjectContextDidSaveObjectIDs` for a save to the stores.
+    func postDidSaveObjectIDs(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSaveObjectIDs, object: self,
+            userInfo: [
+                NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
+                NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+            ])
+    }
+}

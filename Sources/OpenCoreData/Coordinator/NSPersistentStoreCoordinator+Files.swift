@@ -1,0 +1,94 @@
+import OpenPredicate
+import OpenSQLiteStore
+
+extension NSPersistentStoreCoordinator {
+    /// Deletes a store: the coordinator's store at `url`, if it has one, is removed from it, then
+    /// a SQLite store's file and its `-wal` and `-shm` files are deleted.
+    ///
+    /// ```swift
+    /// try coordinator.destroyPersistentStore(at: storeURL, ofType: NSSQLiteStoreType)
+    /// ```
+    ///
+    /// Files that do not exist are skipped (destroying a store that was never created does
+    /// nothing), and `/dev/null` is never deleted. An in-memory store has no files: the
+    /// coordinator's in-memory store at `url`, if any, is only removed. Objects of a removed store
+    /// can no longer be fetched or saved.
+    ///
+    /// **Differences from Apple:** Apple truncates the database through SQLite so that other
+    /// processes' connections see it empty; this deletes the files, and connections other
+    /// coordinators still have open keep reading what they had. `options` are accepted and
+    /// ignored.
+    /// See [destroyPersistentStore(at:ofType:options:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/destroypersistentstore(at:oftype:options:)).
+    ///
+    /// - Parameters:
+    ///   - url: Where the store is.
+    ///   - storeType: `NSSQLiteStoreType` or `NSInMemoryStoreType`.
+    ///   - options: The options the store was added with.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for another store type;
+    ///   `NSPersistentStoreOperationError` when a file cannot be deleted.
+    public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        try Self.checkFileStoreType(storeType)
+        if let store = persistentStore(for: url), store.type == storeType { try remove(store) }
+        guard storeType == NSSQLiteStoreType else { return }
+        for file in Self.sqliteFiles(of: url) where FileManager.default.fileExists(atPath: file.path) {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreOperationError, reason: "Can't delete \(file.path): \(error.localizedDescription)",
+                    userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: file.path])
+            }
+        }
+    }
+
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`.
+    ///
+    /// ```swift
+    /// try coordinator.replacePersistentStore(
+    ///     at: liveURL, destinationOptions: nil, withPersistentStoreFrom: backupURL, sourceOptions: nil,
+    ///     ofType: NSSQLiteStoreType)
+    /// ```
+    ///
+    /// For SQLite the copy goes through SQLite's online backup API: it is consistent (the
+    /// source's `-wal` content included), the destination file is created when missing, and a
+    /// store already open at the destination, in this coordinator or another, reads the new
+    /// content from its next fetch (objects already loaded keep their values until refreshed).
+    /// In-memory stores have no files: nothing is copied.
+    ///
+    /// **Differences from Apple:** `destinationOptions` and `sourceOptions` are accepted and
+    /// ignored.
+    /// See [replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/replacepersistentstore(at:destinationoptions:withpersistentstorefrom:sourceoptions:oftype:)).
+    ///
+    /// - Parameters:
+    ///   - destinationURL: The store to overwrite.
+    ///   - destinationOptions: The options of the destination store.
+    ///   - sourceURL: The store to copy.
+    ///   - sourceOptions: The options of the source store.
+    ///   - storeType: `NSSQLiteStoreType` or `NSInMemoryStoreType`.
+    /// - Throws: `NSPersistentStoreInvalidTypeError` for another store type;
+    ///   `NSPersistentStoreOpenError` when the source is missing or not a database;
+    ///   `NSSQLiteError` when the copy fails.
+    public func replacePersistentStore(
+        at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
+        sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
+    ) throws {
+        try Self.checkFileStoreType(storeType)
+        guard storeType == NSSQLiteStoreType else { return }
+        try SQLiteBackup.copy(from: sourceURL, to: destinationURL)
+    }
+
+    /// Only the SQLite and in-memory stores are known here.
+    private static func checkFileStoreType(_ storeType: String) throws {
+        guard storeType == NSSQLiteStoreType || storeType == NSInMemoryStoreType else {
+            throw CoreDataError.make(
+                code: NSPersistentStoreInvalidTypeError, reason: "Unsupported store type '\(storeType)'",
+                userInfo: [NSStoreTypeKey: storeType])
+        }
+    }
+
+    /// A SQLite store's files: the database and its `-wal` and `-shm` (none for `/dev/null`).
+    private static func sqliteFiles(of url: URL) -> [URL] {
+        guard url.isFileURL, url.standardizedFileURL.path != "/dev/null" else { return [] }
+        return [url, URL(fileURLWithPath: url.path + "-wal"), URL(fileURLWithPath: url.path + "-shm")]
+    }
+}

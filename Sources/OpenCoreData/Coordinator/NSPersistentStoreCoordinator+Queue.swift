@@ -1,0 +1,64 @@
+import OpenPredicate
+
+extension NSPersistentStoreCoordinator {
+    /// Runs `block` later, on a serial queue of the coordinator, while no other block of the
+    /// coordinator runs and its stores are not being added or removed.
+    ///
+    /// ```swift
+    /// coordinator.perform { print(coordinator.persistentStores.count) }
+    /// ```
+    ///
+    /// See [perform(_:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/perform(_:)).
+    ///
+    /// - Parameter block: The work.
+    public func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedBox(block)
+        performQueue.async {
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            work.value()
+        }
+    }
+
+    /// Runs `block` now, on the caller's thread, while no other block of the coordinator runs,
+    /// and returns its result (blocks may nest).
+    ///
+    /// See [performAndWait(_:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/performandwait(_:)).
+    ///
+    /// - Parameter block: The work.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try block()
+    }
+
+    /// Runs `block` on the coordinator's serial queue, as `perform(_:)` does, and returns its
+    /// result.
+    ///
+    /// See [perform(_:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/perform(_:)).
+    ///
+    /// - Parameter block: The work.
+    /// - Returns: What `block` returns.
+    public func perform<T>(_ block: @escaping () -> T) async -> T {
+        let work = UncheckedBox(block)
+        return await withUnsafeContinuation { continuation in
+            perform { continuation.resume(returning: UncheckedBox(work.value())) }
+        }.value
+    }
+
+    /// The throwing form of `perform(_:) async`.
+    ///
+    /// See [perform(_:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/perform(_:)).
+    ///
+    /// - Parameter block: The work.
+    /// - Returns: What `block` returns.
+    /// - Throws: What `block` throws.
+    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
+        let work = UncheckedBox(block)
+        return try await withUnsafeThrowingContinuation { continuation in
+            perform { continuation.resume(with: Result { try work.value() }.map(UncheckedBox.init)) }
+        }.value
+    }
+}
