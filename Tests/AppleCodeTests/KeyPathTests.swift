@@ -17,6 +17,14 @@ private func equals<Root, Value>(_ keyPath: KeyPath<Root, Value>, _ value: Any) 
         modifier: .direct, type: .equalTo, options: [])
 }
 
+/// A query builder's `select(\Book.title)`, which reads the standard library's KVC string.
+private func keyString<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> String {
+    guard let string = keyPath._kvcKeyPathString else {
+        preconditionFailure("\(keyPath) is not valid for Key-Value Coding.")
+    }
+    return string
+}
+
 final class KeyPathTests: XCTestCase {
     func testManagedKeyPathsHaveTheirCoreDataNames() throws {
         XCTAssertEqual(NSExpression(forKeyPath: \Book.title).keyPath, "title")
@@ -32,6 +40,31 @@ final class KeyPathTests: XCTestCase {
         XCTAssertEqual(try NSExpression(validatingKeyPath: \Ebook.author?.name).keyPath, "author.name")
         XCTAssertEqual(NSSortDescriptor(keyPath: \Book.rating, ascending: false).key, "rating")
         XCTAssertEqual(NSSortDescriptor(keyPath: \Book.author?.name, ascending: true).key, "author.name")
+    }
+
+    func testKVCStringsOfKeyPathsSelectDictionaryColumns() throws {
+        XCTAssertEqual(keyString(\Book.title), "title")
+        XCTAssertEqual(keyString(\Book.author?.name), "author.name")
+        XCTAssertNil((\Book.shelfLabel)._kvcKeyPathString)
+        for kind in StoreKind.allCases {
+            let context = try makeBookshelfContainer(kind).viewContext
+            let author = Author(context: context)
+            author.name = "Ann"
+            for (title, pages) in [("A", 10), ("B", 20)] {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = Int32(pages)
+                book.author = author
+            }
+            try context.save()
+            let request = NSFetchRequest<NSDictionary>(entityName: "Book")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = [keyString(\Book.title), keyString(\Book.author?.name)]
+            request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: false)]
+            let rows = try context.fetch(request)
+            XCTAssertEqual(rows.map { $0["title"] as? String }, ["B", "A"], "\(kind)")
+            XCTAssertEqual(rows.map { $0["author.name"] as? String }, ["Ann", "Ann"], "\(kind)")
+        }
     }
 
     func testAKeyPathWithoutAStringFormThrowsInTheValidatingTwin() {
