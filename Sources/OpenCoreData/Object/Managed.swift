@@ -17,6 +17,10 @@ import OpenPredicate
 /// property's name is the key; when that is not the managed property's name, give the key:
 /// `@Managed("title") var heading: String?`.
 ///
+/// A Swift key path to a `@Managed` property names its key, as on Apple:
+/// `NSExpression(forKeyPath: \Employee.department?.name)` reads `department.name`, and
+/// `NSSortDescriptor(keyPath: \Employee.salary, ascending: false)` sorts fetches by `salary`.
+///
 /// Reading a value the property's type cannot hold (a non-optional property whose value is nil,
 /// an `Int` property of a `String` attribute) stops the process with a message naming the
 /// property; declare properties optional when they may be nil. Integer properties convert
@@ -24,7 +28,11 @@ import OpenPredicate
 ///
 /// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; this is its Linux
 /// spelling. The name is read from Swift's reflection metadata on first use (keep it in release
-/// builds: do not pass `-disable-reflection-metadata`), or given explicitly.
+/// builds: do not pass `-disable-reflection-metadata`), or given explicitly. A key path is named
+/// by reading it once on a stand-in object of its class (`KeyPathRecorder`); a non-optional
+/// property of a type that is not a number, string, date, data, UUID, URL, decimal,
+/// collection, class or managed object cannot be read on a stand-in, and naming its key path
+/// stops the process: declare such properties optional.
 @propertyWrapper
 public struct Managed<Value> {
     /// The managed property's name, once known.
