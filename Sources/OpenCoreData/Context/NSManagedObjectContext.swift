@@ -48,8 +48,9 @@ open class NSManagedObjectContext: NSObject {
     // The context's own storage below is touched only on its queue (Core Data's confinement),
     // for every fetched row: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
 
-    /// Objects by ID: every object the context knows.
-    @exclusivity(unchecked) var registry: ObjectRegistry = [:]
+    /// Objects by ID: every object the context knows. Unchanged objects are held weakly unless
+    /// `retainsRegisteredObjects`; changed ones stay alive through the change lists below.
+    let registry = ObjectRegistry()
     /// Changed objects, in the order they changed.
     private(set) var insertedList: ObjectList = []
     private(set) var changedList: ObjectList = []
@@ -170,6 +171,23 @@ open class NSManagedObjectContext: NSObject {
 
     // MARK: - Registered and changed objects
 
+    /// Whether the context keeps every registered object alive. When false, the context keeps
+    /// only objects with unsaved changes (inserted, updated, deleted) alive: an unchanged object
+    /// that nothing else references is freed and leaves `registeredObjects`, and a later fetch
+    /// or `object(with:)` makes a new instance for its ID. While an object is alive, its ID
+    /// gives the same instance. **Default:** `false`.
+    ///
+    /// As on Apple, objects that reference each other through fired relationships keep each
+    /// other alive; `refresh(_:mergeChanges:)` with `false` breaks such a cycle.
+    ///
+    /// **Differences from Apple:** an object is freed as soon as its last reference goes, not
+    /// when an autorelease pool drains.
+    /// See [retainsRegisteredObjects](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/retainsregisteredobjects).
+    open var retainsRegisteredObjects: Bool {
+        get { registry.retainsObjects }
+        set { registry.retainsObjects = newValue }
+    }
+
     /// Every object the context knows.
     open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
     /// Objects inserted since the last save.
@@ -231,6 +249,10 @@ open class NSManagedObjectContext: NSObject {
     /// Adds a new object to the context; it is saved at the next `save()`.
     open func insert(_ object: NSManagedObject) {
         if object.context === self, registry[object.objectID] != nil { return }
+        // An object registers in one context at a time: its `deinit` leaves only that one.
+        if let previous = object.context, previous !== self {
+            previous.registry.remove(Unmanaged.passUnretained(object), id: object.objectID)
+        }
         ManagedClassRegistry.register(type(of: object))
         object.context = self
         object.inserted = true
@@ -301,18 +323,20 @@ open class NSManagedObjectContext: NSObject {
         changedList = []
         deletedList = []
         deletedInserts = []
+        // Changes not announced yet are gone: nothing is left to announce, and the objects
+        // noted for the announcement are no longer kept alive by it.
+        processPendingChanges()
         // Their values are the saved ones again (they reload when next read).
         for object in restored { object.awake(fromSnapshotEvents: .rollback) }
     }
 
     /// Forgets every object and change; objects fetched before are no longer valid.
     open func reset() {
-        for object in registry.values {
+        for object in registry.removeAll() {
             // `willTurnIntoFault()` / `didTurnIntoFault()` while the object still has its context.
             object.refault(keepChanges: false)
             object.context = nil
         }
-        registry = [:]
         insertedList = []
         changedList = []
         deletedList = []
@@ -377,6 +401,8 @@ open class NSManagedObjectContext: NSObject {
     /// inserted but changed, and the object registered for `id` before, if another, leaves.
     func adoptStoredIdentity(_ object: NSManagedObject, id: NSManagedObjectID) {
         if let previous = registry[id], previous !== object {
+            // Out of the registry before it loses its context (its `deinit` needs the context).
+            registry[id] = nil
             changedList.remove(previous)
             previous.context = nil
         }

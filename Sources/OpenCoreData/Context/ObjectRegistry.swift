@@ -1,3 +1,4 @@
+import Foundation
 import OpenStoreCore
 
 /// A context's objects by ID: an open-addressing hash table of the objects themselves, each
@@ -13,20 +14,74 @@ import OpenStoreCore
 ///
 /// Objects are found by the ID they had when registered: change an object's ID only between
 /// removing it and registering it again (as saves do).
-struct ObjectRegistry: ExpressibleByDictionaryLiteral {
-    typealias Key = NSManagedObjectID
-    typealias Value = NSManagedObject
-
+///
+/// **Weak slots.** The table does not keep its objects alive (unless `retainsObjects`, Apple's
+/// `retainsRegisteredObjects`): a slot holds an unretained reference, and an object leaves its
+/// context's table in its `deinit` (`remove(_:id:)`), so a slot never outlives its object. An
+/// object with unsaved changes is kept alive by the context's change lists instead. Compared
+/// with Swift `weak` slots, this allocates nothing per object (a weak reference gives each
+/// object a side table) and a lookup is one atomic operation.
+///
+/// The last reference to an object may go on any thread, so its `deinit` may run while the
+/// context's queue uses the table: every access takes `lock`, and a lookup that finds an object
+/// whose `deinit` has begun but not yet taken the lock does not return it (`tryRetain` refuses
+/// an object whose strong count reached zero); such an object counts as gone, and a new one may
+/// take its slot (its `deinit` then removes only itself, by identity). While the lock is held
+/// nothing here releases an object, so no `deinit` runs inside it.
+final class ObjectRegistry: @unchecked Sendable {
+    private let lock = NSLock()
     /// The hash bits of each slot (never 0); 0 marks an empty slot.
     private var tags: [UInt32] = []
-    /// The object of each slot.
-    private var objects: [NSManagedObject?] = []
+    /// The object of each slot, unretained (retained while `retains`).
+    private var objects: [Unmanaged<NSManagedObject>?] = []
     /// The number of registered objects.
-    private(set) var count = 0
+    private var occupied = 0
+    /// Counts changes of the table's layout, so that a registration after `make` knows whether
+    /// the slot it found is still the right one.
+    private var layoutChanges = 0
+    /// Whether slots hold a strong reference to their objects.
+    private var retains: Bool
+    /// What `retainsObjects` was set to.
+    private var retainsRequested = false
+    /// `swiftTryRetain`, read once.
+    private let tryRetainFunction = swiftTryRetain
 
-    init(dictionaryLiteral elements: (NSManagedObjectID, NSManagedObject)...) {
-        reserveCapacity(elements.count)
-        for (id, object) in elements { self[id] = object }
+    init() {
+        retains = tryRetainFunction == nil
+    }
+
+    deinit {
+        guard retains else { return }
+        for object in objects { object?.release() }
+    }
+
+    /// The number of registered objects.
+    var count: Int { lock.withLock { occupied } }
+
+    /// Whether the table keeps its objects alive (Apple's `retainsRegisteredObjects`).
+    var retainsObjects: Bool {
+        get { lock.withLock { retainsRequested } }
+        set {
+            var released: [Unmanaged<NSManagedObject>] = []
+            lock.withLock {
+                retainsRequested = newValue
+                // Without the runtime's try-retain, slots must keep their objects alive.
+                guard newValue != retains, newValue || tryRetainFunction != nil else { return }
+                retains = newValue
+                if newValue {
+                    // Objects whose `deinit` has begun cannot be retained: they leave now.
+                    let oldTags = tags
+                    let oldObjects = objects
+                    clearTable(size: tags.count)
+                    for (tag, object) in zip(oldTags, oldObjects) where tag != 0 {
+                        if let object, tryRetain(object) { insert(object, tag: tag) }
+                    }
+                } else {
+                    released = objects.compactMap { $0 }
+                }
+            }
+            for object in released { object.release() }
+        }
     }
 
     /// The object registered for `id`; setting registers an object under it (replacing the one
@@ -34,58 +89,145 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
         get { self[id.origin, id.rowKey] }
         set {
-            let (found, slot, tag) = find(id.origin, id.rowKey)
-            if let newValue {
-                if found {
-                    objects[slot] = newValue
-                } else {
-                    insert(newValue, tag: tag)
+            var released: Unmanaged<NSManagedObject>?
+            lock.withLock {
+                let (found, slot, tag) = find(id.origin, id.rowKey)
+                if let newValue {
+                    let object = Unmanaged.passUnretained(newValue)
+                    if found {
+                        guard objects[slot]?.toOpaque() != object.toOpaque() else { return }
+                        if retains {
+                            released = objects[slot]
+                            _ = object.retain()
+                        }
+                        objects[slot] = object
+                    } else {
+                        if retains { _ = object.retain() }
+                        insert(object, tag: tag)
+                    }
+                } else if found {
+                    released = remove(at: slot)
                 }
-            } else if found {
-                remove(at: slot)
             }
+            released?.release()
         }
     }
 
     /// The object registered for a row of the store whose IDs have `origin`.
     subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
-        let (found, slot, _) = find(origin, key)
-        return found ? objects[slot] : nil
+        let retained: Unmanaged<NSManagedObject>? = lock.withLock {
+            let (found, slot, _) = find(origin, key)
+            guard found, let object = objects[slot], tryRetain(object) else { return nil }
+            return object
+        }
+        return retained?.takeRetainedValue()
     }
 
     /// Every registered object, in no particular order.
-    var values: [NSManagedObject] { objects.compactMap { $0 } }
+    var values: [NSManagedObject] {
+        let retained: [Unmanaged<NSManagedObject>] = lock.withLock {
+            var retained: [Unmanaged<NSManagedObject>] = []
+            retained.reserveCapacity(occupied)
+            for object in objects {
+                if let object, tryRetain(object) { retained.append(object) }
+            }
+            return retained
+        }
+        return retained.map { $0.takeRetainedValue() }
+    }
 
     /// Makes room for `capacity` objects without growing again.
-    mutating func reserveCapacity(_ capacity: Int) {
-        var size = max(tags.count, 8)
-        while capacity > size / 4 * 3 { size *= 2 }
-        if size != tags.count { resize(to: size) }
+    func reserveCapacity(_ capacity: Int) {
+        lock.withLock { reserve(capacity) }
     }
 
     /// The object registered for a row of the store whose IDs have `origin`, or the one `make`
-    /// returns, registered: one probe where reading then writing would probe twice. `created`
-    /// tells which.
-    mutating func object(origin: IDOrigin, key: ObjectKey, orRegister make: () -> NSManagedObject) -> (
+    /// returns, registered: one probe where reading then writing would probe twice (unless the
+    /// table changed meanwhile). `created` tells which.
+    func object(origin: IDOrigin, key: ObjectKey, orRegister make: () -> NSManagedObject) -> (
         object: NSManagedObject, created: Bool
     ) {
-        if count + 1 > tags.count / 4 * 3 { reserveCapacity(count + 1) }
-        let (found, slot, tag) = find(origin, key)
-        if found, let object = objects[slot] { return (object, false) }
-        let size = tags.count
-        let made = make()
-        if tags.count == size && tags[slot] == 0 {
-            tags[slot] = tag
-            objects[slot] = made
-            count += 1
-        } else {
-            // `make` registered objects itself (a subclass's initializer may): probe again.
-            insert(made, tag: tag)
+        let (existing, slot, tag, changes): (Unmanaged<NSManagedObject>?, Int, UInt32, Int) = lock.withLock {
+            if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
+            let (found, slot, tag) = find(origin, key)
+            if found, let object = objects[slot], tryRetain(object) { return (object, slot, tag, 0) }
+            return (nil, slot, tag, layoutChanges)
         }
+        if let existing { return (existing.takeRetainedValue(), false) }
+        // Made outside the lock: a subclass's initializer may do anything, release objects too.
+        let made = make()
+        let object = Unmanaged.passUnretained(made)
+        var released: Unmanaged<NSManagedObject>?
+        lock.withLock {
+            if retains { _ = object.retain() }
+            if layoutChanges == changes {
+                // The slot found is still the key's: empty, or held by an object being freed.
+                if tags[slot] == 0 {
+                    tags[slot] = tag
+                    occupied += 1
+                    layoutChanges &+= 1
+                } else if retains {
+                    released = objects[slot]
+                }
+                objects[slot] = object
+            } else {
+                let (found, slot, _) = find(origin, key)
+                if found {
+                    if retains { released = objects[slot] }
+                    objects[slot] = object
+                } else {
+                    insert(object, tag: tag)
+                }
+            }
+        }
+        released?.release()
         return (made, true)
     }
 
-    // MARK: - The table
+    /// Takes a freed object out of the table (called from its `deinit`, on any thread): its
+    /// slot if it still holds this very object (the slot of `id` may hold another object by now).
+    func remove(_ object: Unmanaged<NSManagedObject>, id: NSManagedObjectID) {
+        let released: Unmanaged<NSManagedObject>? = lock.withLock {
+            guard !tags.isEmpty else { return nil }
+            // Found by identity, without reading other objects' IDs.
+            let mask = tags.count - 1
+            let tag = Self.tag(id.origin, id.rowKey)
+            var slot = Int(tag) & mask
+            while tags[slot] != 0 {
+                if objects[slot]?.toOpaque() == object.toOpaque() { return remove(at: slot) }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+        released?.release()
+    }
+
+    /// Empties the table, and returns its objects (those not being freed).
+    func removeAll() -> [NSManagedObject] {
+        let taken: [Unmanaged<NSManagedObject>] = lock.withLock {
+            var taken: [Unmanaged<NSManagedObject>] = []
+            taken.reserveCapacity(occupied)
+            for object in objects {
+                // A retained object's reference passes to the caller.
+                if let object, retains || tryRetain(object) { taken.append(object) }
+            }
+            clearTable(size: 0)
+            return taken
+        }
+        return taken.map { $0.takeRetainedValue() }
+    }
+
+    // MARK: - The table (callers hold `lock`)
+
+    /// Retains an object unless its `deinit` has begun (its strong count reached zero).
+    @inline(__always)
+    private func tryRetain(_ object: Unmanaged<NSManagedObject>) -> Bool {
+        guard let tryRetainFunction else {
+            _ = object.retain()
+            return true
+        }
+        return tryRetainFunction(object.toOpaque()) != nil
+    }
 
     /// A key's hash bits: the row key and the origin's identity mixed (never 0).
     @inline(__always)
@@ -99,6 +241,9 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
 
     /// The slot of the object registered under (`origin`, `key`) if `found`, else the empty
     /// slot where it would go; and the key's hash bits.
+    ///
+    /// Reads the IDs of the objects probed: each is alive, or in its `deinit` waiting for the
+    /// lock to take it out, so its ID is still there.
     @inline(__always)
     private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, tag: UInt32) {
         let tag = Self.tag(origin, key)
@@ -108,25 +253,36 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
         while true {
             let slotTag = tags[slot]
             if slotTag == 0 { return (false, slot, tag) }
-            if slotTag == tag, let id = objects[slot]?.registeredID, id.origin === origin, id.rowKey == key {
+            if slotTag == tag, let object = objects[slot],
+                let id = object._withUnsafeGuaranteedRef({ $0.registeredID }), id.origin === origin, id.rowKey == key
+            {
                 return (true, slot, tag)
             }
             slot = (slot + 1) & mask
         }
     }
 
-    private mutating func insert(_ object: NSManagedObject, tag: UInt32) {
-        if count + 1 > tags.count / 4 * 3 { reserveCapacity(count + 1) }
+    private func reserve(_ capacity: Int) {
+        var size = max(tags.count, 8)
+        while capacity > size / 4 * 3 { size *= 2 }
+        if size != tags.count { resize(to: size) }
+    }
+
+    private func insert(_ object: Unmanaged<NSManagedObject>, tag: UInt32) {
+        if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
         let mask = tags.count - 1
         var slot = Int(tag) & mask
         while tags[slot] != 0 { slot = (slot + 1) & mask }
         tags[slot] = tag
         objects[slot] = object
-        count += 1
+        occupied += 1
+        layoutChanges &+= 1
     }
 
-    /// Empties a slot and moves back the slots after it that would no longer be found.
-    private mutating func remove(at removed: Int) {
+    /// Empties a slot and moves back the slots after it that would no longer be found; returns
+    /// the object to release (after unlocking) when slots retain their objects.
+    private func remove(at removed: Int) -> Unmanaged<NSManagedObject>? {
+        let object = objects[removed]
         let mask = tags.count - 1
         var hole = removed
         var slot = removed
@@ -146,17 +302,39 @@ struct ObjectRegistry: ExpressibleByDictionaryLiteral {
         }
         tags[hole] = 0
         objects[hole] = nil
-        count -= 1
+        occupied -= 1
+        layoutChanges &+= 1
+        return retains ? object : nil
     }
 
-    private mutating func resize(to size: Int) {
-        let oldTags = tags
-        let oldObjects = objects
+    private func clearTable(size: Int) {
         tags = Array(repeating: 0, count: size)
         objects = Array(repeating: nil, count: size)
-        count = 0
+        occupied = 0
+        layoutChanges &+= 1
+    }
+
+    private func resize(to size: Int) {
+        let oldTags = tags
+        let oldObjects = objects
+        clearTable(size: size)
         for (tag, object) in zip(oldTags, oldObjects) where tag != 0 {
             if let object { insert(object, tag: tag) }
         }
     }
 }
+
+/// The Swift runtime's "retain unless deinitializing" (`swift_tryRetain`, what loading a `weak`
+/// reference uses): +1 and the object for one whose strong count has not reached zero, nil
+/// (nothing retained) for one whose `deinit` has begun. Swift does not spell it, so it is looked
+/// up once by name; nil where the runtime does not export it (the registry then keeps its
+/// objects alive, as it did before it held them weakly).
+private let swiftTryRetain: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?)? = {
+    #if canImport(Darwin)
+        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+    #else
+        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+    #endif
+    guard let symbol = dlsym(handle, "swift_tryRetain") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
+}()

@@ -4,7 +4,8 @@ import OpenPredicate
 /// an entity whose `managedObjectClassName` is a bare name ("Employee", as Xcode writes it with
 /// "Current Product Module") finds its class. Swift on Linux can look up a class only by its
 /// module-qualified name, so a subclass is registered when an instance is created or its
-/// `fetchRequest()` is called.
+/// `fetchRequest()` is called, and a bare name never seen is looked for in the loaded images'
+/// type records (`ManagedClassRegistry+TypeMetadata`).
 enum ManagedClassRegistry {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var classes: [String: NSManagedObject.Type] = [:]
@@ -24,18 +25,27 @@ enum ManagedClassRegistry {
     }
 
     /// The class a `managedObjectClassName` names: a registered subclass, one Swift finds by its
-    /// qualified name, or `NSManagedObject`.
+    /// qualified name, a top-level subclass of that bare name in a loaded image (see
+    /// `ManagedClassRegistry+TypeMetadata`), or `NSManagedObject`.
+    ///
+    /// Where classes of several modules share the bare name, the first `NSManagedObject`
+    /// subclass in the runtime's order of images is used; a model that must tell them apart
+    /// names the module ("App.Book").
     static func managedClass(named name: String) -> NSManagedObject.Type {
         if name == "NSManagedObject" { return NSManagedObject.self }
         lock.lock()
         let registered = classes[name]
         lock.unlock()
         if let registered { return registered }
-        let found = NSClassFromString(name) as? NSManagedObject.Type ?? NSManagedObject.self
+        var found = NSClassFromString(name) as? NSManagedObject.Type
+        if found == nil {
+            found = qualifiedClassNames(bareName: name).lazy.compactMap { NSClassFromString($0) as? NSManagedObject.Type }.first
+        }
+        if let found { register(found) }
         lock.lock()
-        classes[name] = found  // remembered, found or not: the lookup is slow
+        classes[name] = found ?? NSManagedObject.self  // remembered, found or not: the lookup is slow
         lock.unlock()
-        return found
+        return found ?? NSManagedObject.self
     }
 
     /// `Module.Class`; unlike `NSStringFromClass`, never stops the process (for a private or

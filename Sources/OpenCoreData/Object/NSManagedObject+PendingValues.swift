@@ -1,7 +1,8 @@
 import OpenStoreCore
 
 /// A fired fault keeps its fetched row (`fetchedRow`) as its values: reading an attribute
-/// decodes that one value, and a to-one relationship finds its destination in the context. The
+/// decodes that one value, and a to-one relationship finds its destination in the context (and
+/// keeps it in its slot of `storedValues`, otherwise empty while pending). The
 /// row is decoded into `PropertyValues` only when something needs them whole — a change, a
 /// to-many relationship, a save, a merge — through `values` and `committed`
 /// (`NSManagedObject+Extras`), which decode first. Firing a fault therefore costs no allocation,
@@ -69,8 +70,13 @@ extension NSManagedObject {
             return .some(stored.swiftValue(kind: kind))
         case .toOne:
             guard case .object(let destination) = row[slot] else { return .some(nil) }
+            // Kept once read, so that the destination lives as long as this object does (the
+            // context holds unchanged objects weakly), as Apple's fired to-one holds it.
+            if let kept = storedValues[slot: slot] { return .some(kept) }
             guard let context else { return nil }
-            return .some(context.object(for: destination, origin: objectID.origin))
+            let object = context.object(for: destination, origin: objectID.origin)
+            storedValues[slot: slot] = object
+            return .some(object)
         case .transient:
             return .some(nil)
         case .toMany:

@@ -84,6 +84,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         context?.insert(self)
     }
 
+    /// An object nobody references any more leaves its context's registry, which holds
+    /// unchanged objects weakly (see `ObjectRegistry`); this may run on any thread.
+    deinit {
+        guard let id = storedID, let context else { return }
+        context.registry.remove(Unmanaged.passUnretained(self), id: id)
+    }
+
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
     /// context whose coordinator's model has it.
     ///

@@ -23,7 +23,7 @@ import Testing
         let origins = stores.map { $0.idOrigin(entities: coordinator.entityDescriptions) }
         let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
         let department = try #require(coordinator.schema.entityIDsByName["Department"])
-        var registry: ObjectRegistry = [:]
+        let registry = ObjectRegistry()
         var reference: [NSManagedObjectID: NSManagedObject] = [:]
         var seed: UInt64 = 7
         func next(_ bound: Int) -> Int {
