@@ -42,7 +42,7 @@ extension _FoundationFactory where Self == NSPredicate {
     }
 }
 
-extension Foundation.NSPredicate {
+extension NSPredicate {
     /// A copy with each `$VARIABLE` replaced by its value in `variables` (`NSNull` for nil; an
     /// `NSExpression` value is substituted as an expression).
     ///

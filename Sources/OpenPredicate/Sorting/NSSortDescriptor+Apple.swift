@@ -1,24 +1,19 @@
 import Foundation
 
-extension Foundation.NSSortDescriptor {
+extension NSSortDescriptor {
     /// The key path this descriptor sorts by (`"address.city"`), or nil when it sorts the objects
     /// themselves.
     ///
     /// **Differences from Apple:** nil also for a descriptor made from a Swift key path that has
     /// no string form (see `init(keyPath:ascending:)`).
-    public var key: String? {
-        if let ours = self as? NSSortDescriptor { return ours.keyString }
-        return KeyPathNames.name(of: keyPath)
-    }
+    public var key: String? { keyString }
 
     /// The name of the method used to compare values, such as `"compare:"`.
     ///
     /// **Differences from Apple:** a `String` (the selector's name) instead of an Objective-C
     /// `Selector`, which Linux does not have. Nil for comparator-based descriptors and for those
     /// made with corelibs' `init(keyPath:ascending:)`.
-    public var selector: String? {
-        (self as? NSSortDescriptor)?.selectorName
-    }
+    public var selector: String? { selectorName }
 
     /// Allows a sort descriptor decoded from an archive to be evaluated.
     ///
