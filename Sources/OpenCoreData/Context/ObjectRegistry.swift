@@ -29,20 +29,22 @@ import OpenStoreCore
 /// take its slot (its `deinit` then removes only itself, by identity). While the lock is held
 /// nothing here releases an object, so no `deinit` runs inside it.
 final class ObjectRegistry: @unchecked Sendable {
+    // Every stored property below is read and written only while `lock` is held, so Swift's
+    // dynamic exclusivity checks (a thread-local access set, on every fetched row) are left out.
     private let lock = NSLock()
     /// The hash bits of each slot (never 0); 0 marks an empty slot.
-    private var tags: [UInt32] = []
+    @exclusivity(unchecked) private var tags: [UInt32] = []
     /// The object of each slot, unretained (retained while `retains`).
-    private var objects: [Unmanaged<NSManagedObject>?] = []
+    @exclusivity(unchecked) private var objects: [Unmanaged<NSManagedObject>?] = []
     /// The number of registered objects.
-    private var occupied = 0
+    @exclusivity(unchecked) private var occupied = 0
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
     /// the slot it found is still the right one.
-    private var layoutChanges = 0
+    @exclusivity(unchecked) private var layoutChanges = 0
     /// Whether slots hold a strong reference to their objects.
-    private var retains: Bool
+    @exclusivity(unchecked) private var retains: Bool
     /// What `retainsObjects` was set to.
-    private var retainsRequested = false
+    @exclusivity(unchecked) private var retainsRequested = false
     /// `swiftTryRetain`, read once.
     private let tryRetainFunction = swiftTryRetain
 

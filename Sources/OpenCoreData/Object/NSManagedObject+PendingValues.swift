@@ -11,6 +11,7 @@ extension NSManagedObject {
     /// The fired fault takes a fetched row as its values (pending until needed whole).
     func adopt(row values: [StoreValue], version: Int64) {
         fetchedRow = values
+        keptDestination = nil
         self.version = version
         valuesArePending = true
     }
@@ -32,6 +33,7 @@ extension NSManagedObject {
 
     private func decodePendingValues() {
         valuesArePending = false
+        keptDestination = nil  // the decoded values hold it now
         guard let row = fetchedRow else { return }
         fetchedRow = nil
         let layout = storedValues.layout
@@ -71,11 +73,19 @@ extension NSManagedObject {
         case .toOne:
             guard case .object(let destination) = row[slot] else { return .some(nil) }
             // Kept once read, so that the destination lives as long as this object does (the
-            // context holds unchanged objects weakly), as Apple's fired to-one holds it.
-            if let kept = storedValues[slot: slot] { return .some(kept) }
+            // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
+            // first in `keptDestination` (no allocation), others in their slot.
+            if let kept = keptDestination, kept.registeredID?.rowKey == destination { return .some(kept) }
+            if let kept = storedValues[slot: slot] as? NSManagedObject, kept.registeredID?.rowKey == destination {
+                return .some(kept)
+            }
             guard let context else { return nil }
             let object = context.object(for: destination, origin: objectID.origin)
-            storedValues[slot: slot] = object
+            if keptDestination == nil {
+                keptDestination = object
+            } else {
+                storedValues[slot: slot] = object
+            }
             return .some(object)
         case .transient:
             return .some(nil)

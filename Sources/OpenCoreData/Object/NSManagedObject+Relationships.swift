@@ -213,6 +213,7 @@ extension NSManagedObject {
         // Changed objects have decoded values: pending ones are dropped with their row.
         valuesArePending = false
         fetchedRow = nil
+        keptDestination = nil
         guard !inserted else { return }
         if keepChanges && !changedKeys.isEmpty {
             let pending = changedKeys.map { ($0, values[$0]) }
@@ -238,6 +239,7 @@ extension NSManagedObject {
         fetchedValues = [:]
         valuesArePending = false
         fetchedRow = nil
+        keptDestination = nil
         batchMember = nil
         storedValues = PropertyValues(layout: storedValues.layout)
         extras = nil

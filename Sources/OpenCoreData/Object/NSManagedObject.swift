@@ -59,6 +59,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
     @exclusivity(unchecked) var batchMember: FaultBatch.Member?
+    /// While `valuesArePending`: the destination of the first to-one relationship read, kept
+    /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
+    @exclusivity(unchecked) var keptDestination: NSManagedObject?
     // The flags sit together (one word for them).
     /// Whether the values have not been loaded yet.
     @exclusivity(unchecked) var faulted = false
