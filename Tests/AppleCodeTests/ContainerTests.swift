@@ -8,15 +8,7 @@ final class ContainerTests: XCTestCase {
     var container: NSPersistentContainer!
 
     override func setUpWithError() throws {
-        let modelURL = try XCTUnwrap(Bundle.module.url(forResource: "Bookshelf", withExtension: "xcdatamodeld"))
-        let model = try XCTUnwrap(NSManagedObjectModel(contentsOf: modelURL))
-        container = NSPersistentContainer(name: "Bookshelf", managedObjectModel: model)
-        let description = NSPersistentStoreDescription()
-        description.type = NSInMemoryStoreType
-        container.persistentStoreDescriptions = [description]
-        var loadError: Error?
-        container.loadPersistentStores { _, error in loadError = error }
-        if let loadError { throw loadError }
+        container = try makeBookshelfContainer(.inMemory)
     }
 
     func testInsertSaveAndFetchTypedObjects() throws {
