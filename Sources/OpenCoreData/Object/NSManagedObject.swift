@@ -57,11 +57,37 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
     /// once fired, while `valuesArePending`, the values themselves, read slot by slot.
     @exclusivity(unchecked) var fetchedRow: [StoreValue]?
+    /// `batchMember` or `keptDestination`, which are never needed at once: one field for both.
+    @exclusivity(unchecked) private var link: ObjectLink?
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
-    @exclusivity(unchecked) var batchMember: FaultBatch.Member?
+    final var batchMember: FaultBatch.Member? {
+        get {
+            guard case .batch(let member) = link else { return nil }
+            return member
+        }
+        set {
+            if let newValue {
+                link = .batch(newValue)
+            } else if case .batch = link {
+                link = nil
+            }
+        }
+    }
     /// While `valuesArePending`: the destination of the first to-one relationship read, kept
     /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
-    @exclusivity(unchecked) var keptDestination: NSManagedObject?
+    final var keptDestination: NSManagedObject? {
+        get {
+            guard case .kept(let destination) = link else { return nil }
+            return destination
+        }
+        set {
+            if let newValue {
+                link = .kept(newValue)
+            } else if case .kept = link {
+                link = nil
+            }
+        }
+    }
     // The flags sit together (one word for them).
     /// Whether the values have not been loaded yet.
     @exclusivity(unchecked) var faulted = false
@@ -415,4 +441,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         default: return "\(value)"
         }
     }
+}
+
+/// What an object links to while it is a batched fault or has pending values (see
+/// `NSManagedObject.batchMember` and `keptDestination`); one field serves both, as an object is
+/// never both at once, so objects stay within their allocation size.
+enum ObjectLink {
+    case batch(FaultBatch.Member)
+    case kept(NSManagedObject)
 }
