@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SQL tracing (`-com.apple.CoreData.SQLDebug N`) goes through swift-log.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `@Managed` is a macro (it writes a property's accessors, so it works in extensions too).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"700.0.0"),
     ],
     targets: [
         .target(name: "OpenPredicate"),
@@ -31,8 +34,16 @@ let package = Package(
         .target(
             name: "OpenSQLiteStore",
             dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite", .product(name: "Logging", package: "swift-log")]),
+        // `@Managed`'s expansion: a compiler plug-in, built for the machine that compiles.
+        .macro(
+            name: "OpenCoreDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]),
         .target(
-            name: "OpenCoreData", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore"]),
+            name: "OpenCoreData",
+            dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenCoreDataMacros"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
         // store modules where Apple's API has none (store metadata, SQL, query plans).
@@ -54,6 +65,11 @@ let package = Package(
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
         .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        .testTarget(
+            name: "OpenCoreDataMacrosTests",
+            dependencies: [
+                "OpenCoreDataMacros", .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]),
         // Core Data code and tests as apps write them on Apple platforms: XCTest, `import
         // Foundation` + `import XCTest` + `import CoreData`, a model file in the bundle, generated
         // subclasses, typed key paths. Ported with only the README's mechanical edits.

@@ -35,13 +35,3 @@ public class Ebook: Book {
 
     @Managed public var fileSize: Int64
 }
-
-public class Journal: NSManagedObject {
-    @nonobjc public class func fetchRequest() -> NSFetchRequest<Journal> {
-        NSFetchRequest<Journal>(entityName: "Journal")
-    }
-
-    @Managed public var createdAt: Date?
-    @Managed public var text: String?
-    @Managed public var updatedAt: Date?
-}

@@ -110,7 +110,7 @@ enum ModelFileLocator {
         func search(_ folder: URL, depth: Int) {
             guard depth <= 16, visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() {
+            for name in names.sorted() where !isHostCopy(name, besides: names) {
                 let url = folder.appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -124,5 +124,15 @@ enum ModelFileLocator {
         }
         search(folder, depth: 0)
         return found
+    }
+
+    /// Whether `name` is SwiftPM's copy of a resource bundle built for the host
+    /// (`App_App-tool.resources`, made when a package also builds macros or plug-ins) beside the
+    /// bundle itself: the same model files twice, which would clash when merged.
+    private static func isHostCopy(_ name: String, besides names: [String]) -> Bool {
+        for suffix in [".resources", ".bundle"] where name.hasSuffix("-tool" + suffix) {
+            return names.contains(String(name.dropLast(("-tool" + suffix).count)) + suffix)
+        }
+        return false
     }
 }

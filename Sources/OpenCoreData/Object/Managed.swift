@@ -1,7 +1,7 @@
 import OpenPredicate
 
-/// The one-word annotation that makes a stored property of an `NSManagedObject` subclass read
-/// and write the object's managed value of the same name — what `@NSManaged` does on Apple.
+/// The one-word annotation that makes a property of an `NSManagedObject` subclass read and
+/// write the object's managed value of the same name — what `@NSManaged` does on Apple.
 ///
 /// ```swift
 /// final class Employee: NSManagedObject {
@@ -12,9 +12,11 @@ import OpenPredicate
 /// }
 /// ```
 ///
-/// Reads and writes go through `value(forKey:)` and `setValue(_:forKey:)`, so faulting, change
-/// tracking, validation and inverse relationships behave exactly as for key-value access. The
-/// property's name is the key; when that is not the managed property's name, give the key:
+/// As with `@NSManaged`, the properties may also be declared in an extension, as Xcode's
+/// `+CoreDataProperties.swift` files declare them. Reads and writes go through
+/// `value(forKey:)` and `setValue(_:forKey:)`, so faulting, change tracking, validation and
+/// inverse relationships behave exactly as for key-value access. The property's name is the
+/// key; when that is not the managed property's name, give the key:
 /// `@Managed("title") var heading: String?`.
 ///
 /// A Swift key path to a `@Managed` property names its key, as on Apple:
@@ -27,65 +29,34 @@ import OpenPredicate
 /// between widths (`Int` reads an Integer 64 attribute).
 ///
 /// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; this is its Linux
-/// spelling. The name is read from Swift's reflection metadata on first use (keep it in release
-/// builds: do not pass `-disable-reflection-metadata`), or given explicitly. A key path is named
-/// by reading it once on a stand-in object of its class (`KeyPathRecorder`); a non-optional
-/// property of a type that is not a number, string, date, data, UUID, URL, decimal,
-/// collection, class or managed object cannot be read on a stand-in, and naming its key path
-/// stops the process: declare such properties optional.
-@propertyWrapper
-public struct Managed<Value> {
-    /// The managed property's name, once known.
-    private var key: String?
+/// spelling, a macro that writes the property's `get` and `set` with its key. A key path is
+/// named by reading it once on a stand-in object of its class (`KeyPathRecorder`); a
+/// non-optional property of a type that is not a number, string, date, data, UUID, URL,
+/// decimal, collection, class or managed object cannot be read on a stand-in, and naming its
+/// key path stops the process: declare such properties optional.
+@attached(accessor)
+public macro Managed(_ key: String? = nil) = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedMacro")
 
-    /// Uses the Swift property's name as the key.
-    public init() {}
-
-    /// Uses `key` as the managed property's name.
-    public init(_ key: String) {
-        self.key = key
-    }
-
-    /// Not available: a managed property lives in its object (use it through the object).
-    @available(*, unavailable, message: "@Managed properties can only be declared in NSManagedObject subclasses")
-    public var wrappedValue: Value {
-        get { AppleException.internalInconsistency("@Managed is only for NSManagedObject subclasses") }
-        // swift-format-ignore: NoEmptyBlock
-        set {}
-    }
-
-    /// The value of the managed property named like this Swift property.
-    public static subscript<Object: NSManagedObject>(
-        _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<Value>>
-    ) -> Value {
-        get {
-            let key = name(in: object, storage: storageKeyPath)
-            if object.isKeyPathStandIn { return KeyPathRecorder.read(key) }
-            let value = object.value(forKey: key)
-            guard let typed: Value = ManagedValueCast.cast(value) else {
-                AppleException.internalInconsistency(
-                    "The managed property '\(key)' of \(type(of: object)) holds \(value.map { "\($0)" } ?? "nil"), which is not \(Value.self)"
-                )
-            }
-            return typed
+extension NSManagedObject {
+    /// The value of the managed property `key` as a `@Managed` property's type: what the
+    /// `get` that `@Managed` writes calls. Not for use in your own code (use
+    /// `value(forKey:)`).
+    public final func _managedValue<Value>(forKey key: String) -> Value {
+        if isKeyPathStandIn { return KeyPathRecorder.read(key) }
+        let value = value(forKey: key)
+        guard let typed: Value = ManagedValueCast.cast(value) else {
+            AppleException.internalInconsistency(
+                "The managed property '\(key)' of \(type(of: self)) holds \(value.map { "\($0)" } ?? "nil"), which is not \(Value.self)"
+            )
         }
-        set {
-            if object.isKeyPathStandIn { return }
-            object.setValue(ManagedValueCast.unwrap(newValue), forKey: name(in: object, storage: storageKeyPath))
-        }
+        return typed
     }
 
-    /// The key: given, cached, or read once from the storage key path (`\Employee._name`).
-    private static func name<Object: NSManagedObject>(
-        in object: Object, storage: ReferenceWritableKeyPath<Object, Managed<Value>>
-    ) -> String {
-        if let key = object[keyPath: storage].key { return key }
-        let path = storage.debugDescription
-        let field = path.split(separator: ".").last.map(String.init) ?? path
-        let key = field.hasPrefix("_") ? String(field.dropFirst()) : field
-        object[keyPath: storage].key = key
-        return key
+    /// Sets the managed property `key` from a `@Managed` property: what the `set` that
+    /// `@Managed` writes calls. Not for use in your own code (use `setValue(_:forKey:)`).
+    public final func _setManagedValue<Value>(_ newValue: Value, forKey key: String) {
+        if isKeyPathStandIn { return }
+        setValue(ManagedValueCast.unwrap(newValue), forKey: key)
     }
 }
 
