@@ -32,3 +32,24 @@ final class ContainerTests: XCTestCase {
         XCTAssertEqual(author.books?.count, 3)
     }
 }
+
+/// `NSPersistentContainer(name:)` alone, as the Xcode template writes it: the model is found by
+/// name among the bundles' resources.
+final class ContainerByNameTests: XCTestCase {
+    func testTheModelIsFoundByName() throws {
+        let container = NSPersistentContainer(name: "Bookshelf")
+        XCTAssertEqual(Set(container.managedObjectModel.entitiesByName.keys), ["Author", "Book", "Ebook", "Journal"])
+        let description = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))
+        container.persistentStoreDescriptions = [description]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        XCTAssertNil(loadError)
+        let ebook = Ebook(context: container.viewContext)
+        ebook.title = "Earthsea"
+        ebook.fileSize = 1_024
+        try container.viewContext.save()
+        let books = try container.viewContext.fetch(Book.fetchRequest() as NSFetchRequest<Book>)
+        XCTAssertEqual(books.count, 1)
+        XCTAssertEqual((books.first as? Ebook)?.fileSize, 1_024)
+    }
+}
