@@ -18,9 +18,6 @@ extension NSManagedObjectContext {
         case enqueued
     }
 
-    /// Whether the caller runs on the context's queue.
-    var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
-
     /// Runs `block` on the context's queue as `schedule` says, and returns its result.
     ///
     /// ```swift

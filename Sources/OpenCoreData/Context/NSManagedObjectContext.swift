@@ -32,8 +32,8 @@ open class NSManagedObjectContext: NSObject {
 
     /// How the context schedules its work.
     public let concurrencyType: ConcurrencyType
-    let queue: DispatchQueue
-    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    private let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// The coordinator whose stores the context fetches from and saves to; for a child context,
     /// its root context's coordinator. **Default:** `nil`.
@@ -128,6 +128,9 @@ open class NSManagedObjectContext: NSObject {
 
     // MARK: - Queue
 
+    /// Whether the caller runs on the context's queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
+
     /// Runs `block` on the context's queue, later.
     open func perform(_ block: @escaping () -> Void) {
         queue.async {
@@ -138,7 +141,7 @@ open class NSManagedObjectContext: NSObject {
 
     /// Runs `block` on the context's queue and waits for it (directly, if already on it).
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) { return try block() }
+        if isOnQueue { return try block() }
         return try queue.sync {
             defer { processPendingChanges() }
             return try block()

@@ -331,12 +331,5 @@ final class ObjectRegistry: @unchecked Sendable {
 /// (nothing retained) for one whose `deinit` has begun. Swift does not spell it, so it is looked
 /// up once by name; nil where the runtime does not export it (the registry then keeps its
 /// objects alive, as it did before it held them weakly).
-private let swiftTryRetain: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?)? = {
-    #if canImport(Darwin)
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-    #else
-        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-    #endif
-    guard let symbol = dlsym(handle, "swift_tryRetain") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
-}()
+private let swiftTryRetain = runtimeFunction(
+    named: "swift_tryRetain", as: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)

@@ -44,15 +44,8 @@ private typealias EnumerateAllMetadataSections = @convention(c) (MetadataSection
 /// The runtime's `swift_enumerateAllMetadataSections`: calls `body` with each loaded image's
 /// `MetadataSections` until it returns false. Looked up by name (Swift does not spell it); nil
 /// where the runtime has none (Apple platforms list images differently).
-private let enumerateAllMetadataSections: EnumerateAllMetadataSections? = {
-    #if canImport(Darwin)
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-    #else
-        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-    #endif
-    guard let symbol = dlsym(handle, "swift_enumerateAllMetadataSections") else { return nil }
-    return unsafeBitCast(symbol, to: EnumerateAllMetadataSections.self)
-}()
+private let enumerateAllMetadataSections = runtimeFunction(
+    named: "swift_enumerateAllMetadataSections", as: EnumerateAllMetadataSections.self)
 
 /// One search of the loaded images' type records for classes with a given name.
 private final class TypeNameSearch {

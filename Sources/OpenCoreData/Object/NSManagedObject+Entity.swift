@@ -26,18 +26,12 @@ extension NSManagedObject {
     /// - Returns: The class's entity.
     public class func entity() -> NSEntityDescription {
         ManagedClassRegistry.register(self)
-        let qualified = ManagedClassRegistry.qualifiedName(of: self)
-        let bare = ManagedClassRegistry.bareName(of: self)
         for model in LiveCoordinators.models() {
-            let entities = model.entities
-            if let entity = entities.first(where: { $0.managedObjectClassName == qualified })
-                ?? entities.first(where: { $0.managedObjectClassName == bare })
-            {
-                return entity
-            }
+            if let entity = entity(in: model) { return entity }
         }
         AppleException.internalInconsistency(
-            "+[\(bare) entity] Failed to find a unique match for an NSEntityDescription to a managed object subclass")
+            "+[\(ManagedClassRegistry.bareName(of: self)) entity] Failed to find a unique match for an NSEntityDescription to a managed object subclass"
+        )
     }
 
     /// The values of the given keys, as `value(forKey:)` reads them, with `NSNull` for nil.

@@ -2,7 +2,8 @@ import OpenStoreCore
 
 /// A fired fault keeps its fetched row (`fetchedRow`) as its values: reading an attribute
 /// decodes that one value, and a to-one relationship finds its destination in the context (and
-/// keeps it in its slot of `storedValues`, otherwise empty while pending). The
+/// keeps it: the first in `keptDestination`, others in their slot of `storedValues`, otherwise
+/// empty while pending). The
 /// row is decoded into `PropertyValues` only when something needs them whole — a change, a
 /// to-many relationship, a save, a merge — through `values` and `committed`
 /// (`NSManagedObject+Extras`), which decode first. Firing a fault therefore costs no allocation,

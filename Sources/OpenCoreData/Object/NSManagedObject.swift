@@ -143,9 +143,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The entity of this class in the context's model: the one whose `managedObjectClassName`
     /// is the class's name, with or without its module.
     static func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.persistentStoreCoordinator.flatMap { entity(in: $0.managedObjectModel) }
+    }
+
+    /// The entity of this class in `model`: the one whose `managedObjectClassName` is the
+    /// class's module-qualified name, else its bare name.
+    static func entity(in model: NSManagedObjectModel) -> NSEntityDescription? {
         let qualified = ManagedClassRegistry.qualifiedName(of: self)
         let bare = ManagedClassRegistry.bareName(of: self)
-        let entities = context.persistentStoreCoordinator?.managedObjectModel.entities ?? []
+        let entities = model.entities
         return entities.first { $0.managedObjectClassName == qualified } ?? entities.first { $0.managedObjectClassName == bare }
     }
 

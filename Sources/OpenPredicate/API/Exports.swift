@@ -10,8 +10,9 @@
 @_exported import Foundation
 
 /// An implementation detail that lets `NSPredicate(format:)` return the subclass the string calls
-/// for (`NSComparisonPredicate`, `NSCompoundPredicate`), as Apple's does; do not conform your own
-/// types or rely on it.
+/// for (`NSComparisonPredicate`, `NSCompoundPredicate`), as Apple's does, and
+/// `ValueTransformer(forName:)` return the registered instance; do not conform your own types or
+/// rely on it.
 ///
 /// A convenience initializer in a class extension must end in `self.init(…)` of that very class;
 /// an initializer in a constrained extension of a protocol (`where Self == NSPredicate`) may
