@@ -11,6 +11,8 @@ let package = Package(
     dependencies: [
         // Named so the product resolves whatever the checkout directory is called.
         .package(name: "OpenCoreData", path: ".."),
+        // A peer figure for the fetch benchmark: the same store file read through GRDB.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .executableTarget(
@@ -19,9 +21,14 @@ let package = Package(
         ),
         // The raw SQLite C API, the baseline fetches are measured against.
         .systemLibrary(name: "RawSQLite", path: "Sources/RawSQLite"),
+        // Callgrind client requests and mallinfo2() as functions, for instructions per row and heap.
+        .target(name: "Probes", path: "Sources/Probes"),
         .executableTarget(
             name: "FetchBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+            dependencies: [
+                .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite", "Probes",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -1,17 +1,31 @@
 // Prints figures for fetching from an NSSQLiteStoreType store of 100,000 employees in 100
 // departments, each against the raw SQLite C API doing the same work on the same file in the same
-// run, and the peak memory of iterating 10^6 rows with a fetchBatchSize (in a child process, so
-// that the figure is that iteration's alone). Where a goal is set, a floor is measured too: the
-// raw read plus only what Apple's API makes any implementation add (see "Floors"). Nothing here
-// is a test.
+// run; the peak memory of iterating 10^6 rows with a fetchBatchSize and the heap taken by each
+// fetched, unfired fault (each in a child process, so that the figure is that child's alone);
+// and, where valgrind is installed, the instructions per row of each side, counted by callgrind
+// in a child run of 10,000 employees. Where a goal is set against what Apple's API makes any
+// implementation add, a floor is measured too: the raw read plus only that (see "Floors").
+// Nothing here is a test.
 //
-//     cd Benchmarks && swift run -c release FetchBenchmarks [results.json]
+//     cd Benchmarks && swift run -c release FetchBenchmarks [--instructions] [results.json]
+//
+// The raw connection is opened like the store's own (Sources/OpenSQLiteStore/SQLiteConnection):
+// SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX (multi-thread mode: no mutex per call), extended
+// result codes and a 5 s busy timeout; the store sets no pragma that affects reads (cache_size
+// and mmap_size are SQLite's defaults on both), and journal_mode = WAL and auto_vacuum = 2 are
+// properties of the file, which both sides read.
 //
 // OBJECTS=<n> changes the number of employees (default 100,000); BATCH_OBJECTS=<n> the rows of
-// the batch iteration (default 1,000,000). The table goes to stdout; the last line of stdout is
-// the same results as one JSON object, also written to the file named by the first argument.
+// the batch iteration (default 1,000,000; 0 skips it); ONLY=<substring> runs only the lines whose
+// description contains it; INSTRUCTIONS=0 skips the callgrind run (which runs whenever valgrind
+// is on PATH, or with --instructions), INSTRUCTIONS_OBJECTS=<n> sets its employees (default
+// 10,000) and CALLGRIND_DIR=<folder> keeps its dump files there (one per measured body, named
+// by the line's number and side, for callgrind_annotate). The table goes to stdout; the last
+// line of stdout is the same results as one JSON object, also written to the file named by the
+// first argument that is not an option.
 
 import CoreData
+import Probes
 import RawSQLite
 
 #if canImport(Glibc)
@@ -19,8 +33,11 @@ import RawSQLite
 #endif
 
 let clock = ContinuousClock()
-let runs = 5
 let environment = ProcessInfo.processInfo.environment
+/// Whether this process is the callgrind child (`--instructions-child`, under valgrind), which
+/// runs each measured body once uninstrumented, then once counted, and times nothing.
+let countingInstructions = CommandLine.arguments.dropFirst().first == "--instructions-child" && probes_on_valgrind() != 0
+let runs = countingInstructions ? 1 : 5
 let objectCount = Int(environment["OBJECTS"] ?? "") ?? 100_000
 let batchObjectCount = Int(environment["BATCH_OBJECTS"] ?? "") ?? 1_000_000
 let departmentCount = 100
@@ -60,6 +77,23 @@ func peakMegabytes() -> Double {
 
 // MARK: - Model
 
+/// A department as an app declares it.
+final class DepartmentObject: NSManagedObject {
+    @Managed var name: String?
+    @Managed var budget: Int64
+}
+
+/// An employee as an app declares it: the typed properties the first line reads. (`Employee`
+/// is the raw side's row.)
+final class EmployeeObject: NSManagedObject {
+    @Managed var firstName: String?
+    @Managed var lastName: String?
+    @Managed var salary: Int64
+    @Managed var age: Int16
+    @Managed var hired: Date?
+    @Managed var department: DepartmentObject?
+}
+
 func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
     let attribute = NSAttributeDescription()
     attribute.name = name
@@ -70,8 +104,10 @@ func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescriptio
 func makeModel() -> NSManagedObjectModel {
     let department = NSEntityDescription()
     department.name = "Department"
+    department.managedObjectClassName = String(reflecting: DepartmentObject.self)
     let employee = NSEntityDescription()
     employee.name = "Employee"
+    employee.managedObjectClassName = String(reflecting: EmployeeObject.self)
     let employees = NSRelationshipDescription()
     employees.name = "employees"
     employees.destinationEntity = employee
@@ -117,9 +153,15 @@ func newContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectC
 
 // MARK: - Raw SQLite C API
 
+/// A connection opened as the store opens its own (see the header comment): multi-thread mode,
+/// extended result codes, a 5 s busy timeout, no pragma of its own.
 func openRaw(_ path: String) -> OpaquePointer {
     var db: OpaquePointer?
-    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { fatalError("sqlite3_open") }
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else {
+        fatalError("sqlite3_open")
+    }
+    sqlite3_extended_result_codes(db, 1)
+    sqlite3_busy_timeout(db, 5_000)
     return db
 }
 
@@ -147,6 +189,7 @@ final class Raw {
     }
 }
 
+/// A row of the raw side.
 struct Employee {
     let id: Int64
     let firstName: String
@@ -218,9 +261,40 @@ if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.argumen
     exit(0)
 }
 
+/// With `--fault-memory <store>` (`--slim-fault-memory <store>`): fetch every employee as
+/// faults (with `includesPropertyValues = false`: faults with no row data, the slim fault),
+/// keep them, and print `<heap bytes per object> <objects> <faults>`: the growth of the heap
+/// over the fetch, less the result array's 8 bytes per element, divided by the objects. Run
+/// with MALLOC_ARENA_MAX=1, as mallinfo2() counts the main arena alone.
+let faultMemoryModes = ["--fault-memory", "--slim-fault-memory"]
+if CommandLine.arguments.count == 3, faultMemoryModes.contains(CommandLine.arguments[1]) {
+    let slim = CommandLine.arguments[1] == "--slim-fault-memory"
+    let coordinator = openStore(URL(fileURLWithPath: CommandLine.arguments[2]))
+    func request(limit: Int) -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.returnsObjectsAsFaults = true
+        request.includesPropertyValues = !slim
+        request.fetchLimit = limit
+        return request
+    }
+    // A first fetch in another context prepares the statement and fills the caches a fetch
+    // keeps for good, so that the measured growth is the objects' own.
+    _ = try newContext(coordinator).fetch(request(limit: 1))
+    let context = newContext(coordinator)
+    let before = probes_heap_bytes()
+    let objects = try context.fetch(request(limit: 0))
+    let after = probes_heap_bytes()
+    let arrayBytes = objects.capacity * MemoryLayout<NSManagedObject>.stride
+    let perObject = (Double(after) - Double(before) - Double(arrayBytes)) / Double(max(objects.count, 1))
+    print(perObject, objects.count, objects.count { $0.isFault })
+    withExtendedLifetime((context, objects)) {}
+    exit(0)
+}
+
 print(
     "Fetch benchmarks (NSSQLiteStoreType against the raw SQLite C API on the same file) — "
-        + "\(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) employees")
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) employees"
+        + (countingInstructions ? " (counting instructions under callgrind)" : ""))
 
 let storeURL = folder.appendingPathComponent("Employees.sqlite")
 let coordinator = openStore(storeURL)
@@ -228,13 +302,13 @@ let saveStart = clock.now
 do {
     let loader = newContext(coordinator)
     let departments = (0..<departmentCount).map { index -> NSManagedObject in
-        let department = NSManagedObject(entity: departmentEntity, insertInto: loader)
+        let department = DepartmentObject(entity: departmentEntity, insertInto: loader)
         department.setValue("Department \(index)", forKey: "name")
         department.setValue(Int64(index * 1_000), forKey: "budget")
         return department
     }
     for index in 0..<objectCount {
-        let object = NSManagedObject(entity: employeeEntity, insertInto: loader)
+        let object = EmployeeObject(entity: employeeEntity, insertInto: loader)
         object.setValue(name(2), forKey: "firstName")
         object.setValue(name(3), forKey: "lastName")
         object.setValue(20_000 + Int64(next() % 180_000), forKey: "salary")
@@ -249,21 +323,80 @@ do {
 let saveMilliseconds = (clock.now - saveStart).milliseconds
 let db = openRaw(storeURL.path)
 
-/// One measured line: what, our time, the raw time, results, the goal, and the floor's time.
-var lines: [(what: String, ours: Double, raw: Double, results: Int, goal: Double?, floor: Double?)] = []
+/// What a line's goal is a ratio to: the raw read, or the line's floor.
+enum GoalBase: String { case raw, floor }
+
+/// One measured line: what, our time, the raw time, results, the goal (× raw or × floor), the
+/// floor's time, and the rows its instructions are divided by.
+struct Line {
+    let what: String
+    let ours: Double
+    let raw: Double
+    let results: Int
+    let goal: Double?
+    let base: GoalBase
+    let floor: Double?
+    let rows: Int
+    /// Instructions per row of our side, the raw side and the floor (callgrind child).
+    var instructions: (ours: Double?, raw: Double?, floor: Double?) = (nil, nil, nil)
+
+    /// The ratio the goal is about: ours × raw, or ours × floor.
+    var ratio: Double? {
+        switch base {
+        case .raw: ours / raw
+        case .floor: floor.map { ours / $0 }
+        }
+    }
+    var missesGoal: Bool {
+        guard let goal, let ratio else { return false }
+        return ratio > goal
+    }
+}
+var lines: [Line] = []
 let only = environment["ONLY"]
+/// Lines measured so far (their number names their callgrind dumps), and what the callgrind
+/// child reports back: each line's number, description and rows.
+var measuredLines = 0
+var countedLines: [(key: Int, what: String, rows: Int)] = []
+
+/// Runs `body` once to warm its caches, then once counted by callgrind, its counts dumped to a
+/// file whose trigger is `name` (read back by the parent process).
+func counted<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+    _ = try body()
+    probes_callgrind_start()
+    probes_callgrind_zero()
+    let result = try body()
+    probes_callgrind_dump(name)
+    probes_callgrind_stop()
+    return result
+}
+
 /// Measures our fetch against the raw C API; with `floor`, also the raw read plus only what
-/// Apple's API makes any implementation do on top of it (see "Floors" below).
-func measure(_ what: String, goal: Double? = nil, raw: () -> Int, floor: (() -> Int)? = nil, ours: () throws -> Int) {
+/// Apple's API makes any implementation do on top of it (see "Floors" below). `goal` is a ratio
+/// to the raw time, or with `over: .floor` to the floor's; `rows` divides the instructions
+/// (default: the results).
+func measure(
+    _ what: String, goal: Double? = nil, over base: GoalBase = .raw, rows: Int? = nil, raw: () -> Int,
+    floor: (() -> Int)? = nil, ours: () throws -> Int
+) {
     if let only, !what.contains(only) { return }
-    let rawRun = best(raw)
-    let floorRun = floor.map { best($0) }
+    measuredLines += 1
+    let key = measuredLines
+    func run(_ side: String, _ body: () throws -> Int) rethrows -> (milliseconds: Double, result: Int) {
+        countingInstructions ? (0, try counted("\(key).\(side)", body)) : try best(body)
+    }
+    let rawRun = run("raw", raw)
+    let floorRun = floor.map { run("floor", $0) }
     do {
-        let ourRun = try best(ours)
+        let ourRun = try run("ours", ours)
         for count in [ourRun.result, floorRun?.result ?? rawRun.result] where count != rawRun.result {
             FileHandle.standardError.write("\(what): \(count) results, raw \(rawRun.result)\n".data(using: .utf8) ?? Data())
         }
-        lines.append((what, ourRun.milliseconds, rawRun.milliseconds, ourRun.result, goal, floorRun?.milliseconds))
+        lines.append(
+            Line(
+                what: what, ours: ourRun.milliseconds, raw: rawRun.milliseconds, results: ourRun.result, goal: goal, base: base,
+                floor: floorRun?.milliseconds, rows: rows ?? ourRun.result))
+        countedLines.append((key, what, rows ?? ourRun.result))
     } catch {
         FileHandle.standardError.write("\(what): \(error)\n".data(using: .utf8) ?? Data())
     }
@@ -340,30 +473,73 @@ func readAll<Object>(_ objects: [Object], _ value: (Object, String) -> Any?) -> 
     return total
 }
 
-// Objects: every employee, as faults, then with every attribute read.
+/// Adds up every attribute of the raw rows, as `readAll` and `readTyped` do of objects.
+func sumRows(_ rows: [Employee]) -> Int64 {
+    var total: Int64 = 0
+    for row in rows {
+        total &+= row.salary &+ Int64(Int16(truncatingIfNeeded: row.age))
+        total &+= Int64(row.firstName.utf8.count) &+ Int64(row.lastName.utf8.count)
+        total &+= Int64(row.hired.timeIntervalSinceReferenceDate) &+ (row.department == 0 ? 0 : 1)
+    }
+    return total
+}
+/// Reads every attribute of every employee through its typed `@Managed` properties, as app
+/// code does, and adds them up as `readAll` does.
+func readTyped(_ objects: [EmployeeObject]) -> Int64 {
+    var total: Int64 = 0
+    for object in objects {
+        total &+= object.salary &+ Int64(object.age)
+        total &+= Int64(object.firstName?.utf8.count ?? 0) &+ Int64(object.lastName?.utf8.count ?? 0)
+        total &+= Int64(object.hired?.timeIntervalSinceReferenceDate ?? 0) &+ (object.department == nil ? 0 : 1)
+    }
+    return total
+}
+/// The raw side of the lines that read every attribute: the rows read into structs, added up.
 let everyone = Raw(db, allColumns)
-measure("objects: fetch every employee (faults filled from the row cache)", raw: { readEmployees(everyone).count }) {
-    try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
+func readAndSum() -> Int {
+    let rows = readEmployees(everyone)
+    return sumRows(rows) == 0 ? 0 : rows.count
+}
+/// A floor object per raw row.
+func floorObjects() -> [FloorObject] {
+    readEmployees(everyone).map { FloorObject(id: FloorID(store: floorStore, entity: 2, row: $0.id), employee: $0) }
+}
+
+// Objects: every employee with every attribute read through typed properties, through
+// value(forKey:), and as faults with nothing read.
+measure(
+    "objects: fetch every employee, read every attribute through typed @Managed properties", goal: 1.5, raw: readAndSum,
+    floor: {
+        let objects = floorObjects()
+        return sumRows(objects.map(\.employee)) == 0 ? 0 : objects.count
+    }
+) {
+    let context = newContext(coordinator)
+    let objects = try context.fetch(NSFetchRequest<EmployeeObject>(entityName: "Employee"))
+    return withExtendedLifetime(context) { readTyped(objects) == 0 ? 0 : objects.count }
 }
 measure(
-    "objects: fetch every employee, then read every attribute", goal: 1.5, raw: { readEmployees(everyone).count },
+    "objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.2, raw: readAndSum,
     floor: {
-        let objects = readEmployees(everyone).map {
-            FloorObject(id: FloorID(store: floorStore, entity: 2, row: $0.id), employee: $0)
-        }
+        let objects = floorObjects()
         return readAll(objects) { $0.value(forKey: $1) } == 0 ? 0 : objects.count
     }
 ) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
-    _ = readAll(objects) { $0.value(forKey: $1) }
-    return objects.count
+    return withExtendedLifetime(context) { readAll(objects) { $0.value(forKey: $1) } == 0 ? 0 : objects.count }
+}
+measure(
+    "objects: fetch every employee as faults, nothing read (rows fetched and kept)", goal: 1.4,
+    raw: { readEmployees(everyone).count }, floor: { floorObjects().count }
+) {
+    try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
 }
 
 // Object IDs.
 let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
 measure(
-    "object IDs of every employee", goal: 1.2,
+    "object IDs of every employee", goal: 1.9,
     raw: {
         var ids: [Int64] = []
         keys.rows { ids.append(keys.int(0)) }
@@ -392,7 +568,7 @@ let resultKeys: [NSObject] = {
     return ["lastName", "salary"].map { name in keys.first { "\($0)" == name } as? NSObject ?? NSString(string: name) }
 }()
 measure(
-    "dictionaries: lastName, salary of every employee", goal: 1.3,
+    "dictionaries: lastName, salary of every employee (goal × the NSDictionary floor)", goal: 1.1, over: .floor,
     raw: {
         var rows: [(String, Int64)] = []
         twoColumns.rows { rows.append((twoColumns.text(0), twoColumns.int(1))) }
@@ -428,7 +604,7 @@ func salaryRequest() -> NSFetchRequest<NSManagedObject> {
 // Requests are built outside the timed part (the raw side prepares its statements once too).
 let counting = salaryRequest()
 measure(
-    "count: salary > 100000", goal: 1.05,
+    "count: salary > 100000", goal: 1.05, rows: objectCount,
     raw: {
         var count = 0
         countQuery.rows({ sqlite3_bind_int64($0, 1, minimumSalary) }) { count = Int(countQuery.int(0)) }
@@ -444,7 +620,7 @@ topRequest.sortDescriptors = [
 ]
 topRequest.fetchLimit = 100
 measure(
-    "filter + sort + limit 100, every attribute read", goal: 1.1,
+    "filter + sort + limit 100, every attribute read", goal: 1.1, rows: objectCount,
     raw: {
         readEmployees(top) { sqlite3_bind_int64($0, 1, minimumSalary) }.count
     }
@@ -509,7 +685,7 @@ measure(
 // Aggregates by department.
 let aggregates = Raw(db, "SELECT ZDEPARTMENT, SUM(ZSALARY), AVG(ZAGE) FROM ZEMPLOYEE GROUP BY ZDEPARTMENT")
 measure(
-    "aggregates: sum(salary), average(age) grouped by department",
+    "aggregates: sum(salary), average(age) grouped by department", rows: objectCount,
     raw: {
         var rows: [(Int64, Int64, Double)] = []
         aggregates.rows { rows.append((aggregates.int(0), aggregates.int(1), aggregates.double(2))) }
@@ -529,6 +705,36 @@ measure(
     request.propertiesToFetch = ["department", sum, average]
     request.propertiesToGroupBy = ["department"]
     return try newContext(coordinator).fetch(request).count
+}
+
+// In-memory evaluation on managed objects: every employee fetched (outside the timing), then a
+// predicate evaluated on each, against a hand-written closure over the same objects' typed
+// properties (the "raw" side of these lines).
+let evaluationContext = newContext(coordinator)
+let fetchedEmployees = (try? evaluationContext.fetch(NSFetchRequest<EmployeeObject>(entityName: "Employee"))) ?? []
+let evaluated = NSPredicate(format: "salary > %@ AND lastName BEGINSWITH \"Ka\"", NSNumber(value: minimumSalary))
+func closureMatches() -> Int {
+    fetchedEmployees.count { $0.salary > minimumSalary && ($0.lastName?.hasPrefix("Ka") ?? false) }
+}
+measure(
+    "evaluate(with:) on managed objects: salary > 100000 AND lastName BEGINSWITH \"Ka\" (raw: a closure)", goal: 3,
+    rows: fetchedEmployees.count, raw: closureMatches
+) { fetchedEmployees.count { evaluated.evaluate(with: $0) } }
+measure(
+    "filtered(using:) on managed objects, the same predicate (raw: a closure)", rows: fetchedEmployees.count,
+    raw: closureMatches
+) { fetchedEmployees.filtered(using: evaluated).count }
+
+// A peer: the same rows read through GRDB (GRDBBenchmarks.swift).
+measureGRDB(storePath: storeURL.path, raw: readAndSum)
+
+// The callgrind child stops here and tells the parent which line each dump belongs to.
+if countingInstructions {
+    let report = countedLines.map { ["key": $0.key, "what": $0.what, "rows": $0.rows] as [String: Any] }
+    if let data = try? JSONSerialization.data(withJSONObject: report), let text = String(data: data, encoding: .utf8) {
+        print(text)
+    }
+    exit(0)
 }
 
 // MARK: - Batch iteration over 10^6 rows, in child processes
@@ -593,45 +799,184 @@ if batchObjectCount > 0 {
     batchIteration = child("--batch-iteration", bigURL)
 }
 
+// MARK: - Memory per fetched, unfired fault, in child processes
+
+/// The standard output of this program run with `arguments` and `environment` added, or nil.
+func childOutput(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment.merging(extra) { $1 }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch {
+        FileHandle.standardError.write("\(executable): \(error)\n".data(using: .utf8) ?? Data())
+        return nil
+    }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? output : nil
+}
+
+/// Heap bytes per fetched fault of every employee of the store (see `--fault-memory`).
+func faultBytes(_ mode: String) -> (bytes: Double, objects: Int, faults: Int)? {
+    let output = childOutput(CommandLine.arguments[0], [mode, storeURL.path], environment: ["MALLOC_ARENA_MAX": "1"])
+    let fields = (output ?? "").split(whereSeparator: \.isWhitespace)
+    guard fields.count == 3, let bytes = Double(fields[0]), let objects = Int(fields[1]), let faults = Int(fields[2]) else {
+        FileHandle.standardError.write("\(mode): \(output ?? "failed")\n".data(using: .utf8) ?? Data())
+        return nil
+    }
+    return (bytes, objects, faults)
+}
+let faultGoalBytes = 64.0
+let slimFault = only == nil ? faultBytes("--slim-fault-memory") : nil
+let rowFault = only == nil ? faultBytes("--fault-memory") : nil
+
+// MARK: - Instructions per row, in a child process under callgrind
+
+/// The path of the program `name` on PATH, if it is there.
+func executableOnPath(_ name: String) -> String? {
+    (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }.first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+}
+/// Runs this program with `--instructions-child` under callgrind on INSTRUCTIONS_OBJECTS
+/// employees and puts each line's instructions per row into `lines`; what it could not count
+/// stays nil (printed as "-").
+func countInstructions(valgrind: String) {
+    let keep = environment["CALLGRIND_DIR"].map { URL(fileURLWithPath: $0) }
+    let dumps = keep ?? folder.appendingPathComponent("callgrind")
+    try? FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
+    // Valgrind 3.19 gives up on the DWARF 5 debug information Swift 6 writes: the child runs a
+    // copy without it (its symbol table, which names the functions, is kept).
+    var program = CommandLine.arguments[0]
+    let stripped = folder.appendingPathComponent("FetchBenchmarks-nodebug").path
+    if let objcopy = executableOnPath("objcopy"), childOutput(objcopy, ["--strip-debug", program, stripped]) != nil {
+        program = stripped
+    }
+    let output = childOutput(
+        valgrind,
+        ["--tool=callgrind", "--quiet", "--instr-atstart=no", "--callgrind-out-file=\(dumps.path)/callgrind.out.%p", program, "--instructions-child"],
+        environment: ["OBJECTS": environment["INSTRUCTIONS_OBJECTS"] ?? "10000", "BATCH_OBJECTS": "0"])
+    guard let report = output?.split(separator: "\n").last,
+        let entries = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [[String: Any]]
+    else {
+        FileHandle.standardError.write("callgrind run: \(output ?? "failed")\n".data(using: .utf8) ?? Data())
+        return
+    }
+    // Each dump names its line and side in its trigger: "Client Request: <line>.<side>".
+    var counts: [String: Double] = [:]
+    for file in (try? FileManager.default.contentsOfDirectory(atPath: dumps.path)) ?? [] where file.hasPrefix("callgrind.out") {
+        guard let text = try? String(contentsOfFile: "\(dumps.path)/\(file)", encoding: .utf8) else { continue }
+        var trigger: String?
+        var total: Double?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("desc: Trigger: Client Request: ") {
+                trigger = String(line.dropFirst("desc: Trigger: Client Request: ".count))
+            } else if line.hasPrefix("totals:") || (total == nil && line.hasPrefix("summary:")) {
+                total = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+            }
+        }
+        if let trigger, let total { counts[trigger] = total }
+    }
+    for entry in entries {
+        guard let key = entry["key"] as? Int, let what = entry["what"] as? String, let rows = entry["rows"] as? Int, rows > 0,
+            let index = lines.firstIndex(where: { $0.what == what })
+        else { continue }
+        let perRow = { (side: String) in counts["\(key).\(side)"].map { $0 / Double(rows) } }
+        lines[index].instructions = (perRow("ours"), perRow("raw"), perRow("floor"))
+    }
+    if keep == nil { try? FileManager.default.removeItem(at: dumps) }
+}
+let instructionObjects = Int(environment["INSTRUCTIONS_OBJECTS"] ?? "") ?? 10_000
+let wantsInstructions = CommandLine.arguments.contains("--instructions") || environment["INSTRUCTIONS"] != "0"
+let valgrind = wantsInstructions ? executableOnPath("valgrind") : nil
+if let valgrind { countInstructions(valgrind: valgrind) }
+
 // MARK: - Report
 
-print("")
-print("     ours ms    raw ms   × raw   goal  floor  results  what")
-for line in lines {
-    let goal = line.goal.map { String(format: "%5.2f", $0) } ?? "    -"
-    let floor = line.floor.map { String(format: "%5.2f", $0 / line.raw) } ?? "    -"
-    print(
-        String(
-            format: "%10.1f %9.1f %7.2f  %@  %@  %7d  %@", line.ours, line.raw, line.ours / line.raw, goal, floor, line.results,
-            line.what))
+/// "✓" or "✗" for a figure against its goal (nothing without a goal).
+func mark(_ figure: Double?, goal: Double?) -> String {
+    guard let figure, let goal else { return " " }
+    return figure <= goal ? "✓" : "✗"
 }
-print("(floor: the raw read plus only the class instances and Any casts Apple's API requires, as × raw)")
+func format(_ value: Double?, _ format: String, width: Int) -> String {
+    let text = value.map { String(format: format, $0) } ?? "-"
+    return String(repeating: " ", count: max(width - text.count, 0)) + text
+}
+
 print("")
+print("  ours ms   raw ms  × raw    goal    floor  ×floor   instr/row ours/raw  results  what")
+for line in lines {
+    let goal = line.goal.map { String(format: "%.2f", $0) + (line.base == .floor ? "f" : " ") }
+    let instructions = format(line.instructions.ours, "%.0f", width: 9) + " " + format(line.instructions.raw, "%.0f", width: 8)
+    print(
+        format(line.ours, "%.1f", width: 9), format(line.raw, "%.1f", width: 8), format(line.ours / line.raw, "%.2f", width: 6),
+        String(repeating: " ", count: max(7 - (goal ?? "-").count, 0)) + (goal ?? "-") + " " + mark(line.ratio, goal: line.goal),
+        format(line.floor.map { $0 / line.raw }, "%.2f", width: 6), format(line.floor.map { line.ours / $0 }, "%.2f", width: 7),
+        " " + instructions, String(format: "%8d", line.results), " " + line.what)
+}
+print(
+    """
+    (goal: ours × raw, or with "f" ours × floor; ✗ misses it. floor: the raw read plus only the class \
+    instances and Any casts Apple's API requires, × raw; ×floor: ours × floor. instr/row: instructions \
+    per result row (per row scanned for count, limit 100 and aggregates; per object for evaluate and filtered), \
+    counted by callgrind on \(instructionObjects) employees\(valgrind == nil ? " (valgrind not run: -)" : "").)
+    """)
+print("")
+let batchGoalMegabytes = 120.0
 print(
     String(
         format:
-            "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal < 64 MB); raw C API: %.0f ms, peak %.1f MB",
-        batchIteration.rows, batchIteration.milliseconds, batchIteration.megabytes, rawIteration.milliseconds,
+            "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal ≤ %.0f MB) %@; raw C API: %.0f ms, peak %.1f MB",
+        batchIteration.rows, batchIteration.milliseconds, batchIteration.megabytes, batchGoalMegabytes,
+        batchObjectCount > 0 ? mark(batchIteration.megabytes, goal: batchGoalMegabytes) : "-", rawIteration.milliseconds,
         rawIteration.megabytes))
 print(
     String(
         format: "Its floor (the raw read, and one object with its ID per row kept in an array): peak %.1f MB",
         floorIteration.megabytes))
+func faultLine(_ name: String, _ figure: (bytes: Double, objects: Int, faults: Int)?, goal: Double?) -> String {
+    guard let figure else { return "\(name): -" }
+    let goalText = goal.map { String(format: " (goal ≤ %.0f) %@", $0, mark(figure.bytes, goal: $0)) } ?? " (no goal)"
+    return String(format: "%@: %.1f bytes per object%@, %d objects, %d of them faults", name, figure.bytes, goalText, figure.objects, figure.faults)
+}
+print(faultLine("Heap per fetched, unfired slim fault (includesPropertyValues = false, no row data)", slimFault, goal: faultGoalBytes))
+print(faultLine("Heap per fetched, unfired fault with its row cached (default settings)", rowFault, goal: nil))
 print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
+func fault(_ figure: (bytes: Double, objects: Int, faults: Int)?) -> Any {
+    figure.map { ["bytesPerObject": $0.bytes, "objects": $0.objects, "faults": $0.faults] as [String: Any] } ?? NSNull()
+}
 let json: [String: Any] = [
     "objects": objectCount, "runs": runs, "saveMilliseconds": saveMilliseconds,
     "batchIteration": [
         "rows": batchIteration.rows, "milliseconds": batchIteration.milliseconds, "peakMegabytes": batchIteration.megabytes,
         "rawMilliseconds": rawIteration.milliseconds, "rawPeakMegabytes": rawIteration.megabytes,
-        "floorPeakMegabytes": floorIteration.megabytes,
+        "floorPeakMegabytes": floorIteration.megabytes, "goalPeakMegabytes": batchGoalMegabytes,
     ],
+    "faultMemory": ["goalBytes": faultGoalBytes, "slimFault": fault(slimFault), "faultWithRow": fault(rowFault)],
+    "instructionObjects": valgrind == nil ? 0 : instructionObjects,
     "results": lines.map { line -> [String: Any] in
         var result: [String: Any] = [
             "what": line.what, "milliseconds": line.ours, "rawMilliseconds": line.raw, "ratio": line.ours / line.raw,
-            "results": line.results,
+            "results": line.results, "rows": line.rows,
         ]
-        if let floor = line.floor { result["floorMilliseconds"] = floor }
+        if let floor = line.floor {
+            result["floorMilliseconds"] = floor
+            result["floorRatio"] = floor / line.raw
+            result["oursOverFloor"] = line.ours / floor
+        }
+        if let goal = line.goal {
+            result["goal"] = goal
+            result["goalOver"] = line.base.rawValue
+            result["meetsGoal"] = !line.missesGoal
+        }
+        var instructions: [String: Double] = [:]
+        instructions["ours"] = line.instructions.ours
+        instructions["raw"] = line.instructions.raw
+        instructions["floor"] = line.instructions.floor
+        if !instructions.isEmpty { result["instructionsPerRow"] = instructions }
         return result
     },
 ]
@@ -639,5 +984,7 @@ if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sorte
     let text = String(data: data, encoding: .utf8)
 {
     print(text)
-    if CommandLine.arguments.count > 1 { try? data.write(to: URL(fileURLWithPath: CommandLine.arguments[1])) }
+    if let output = CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("--") }) {
+        try? data.write(to: URL(fileURLWithPath: output))
+    }
 }
