@@ -872,7 +872,10 @@ func countInstructions(valgrind: String) {
     }
     let output = childOutput(
         valgrind,
-        ["--tool=callgrind", "--quiet", "--instr-atstart=no", "--callgrind-out-file=\(dumps.path)/callgrind.out.%p", program, "--instructions-child"],
+        [
+            "--tool=callgrind", "--quiet", "--instr-atstart=no", "--callgrind-out-file=\(dumps.path)/callgrind.out.%p", program,
+            "--instructions-child",
+        ],
         environment: ["OBJECTS": environment["INSTRUCTIONS_OBJECTS"] ?? "10000", "BATCH_OBJECTS": "0"])
     guard let report = output?.split(separator: "\n").last,
         let entries = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [[String: Any]]
@@ -955,9 +958,13 @@ print(
 func faultLine(_ name: String, _ figure: (bytes: Double, objects: Int, faults: Int)?, goal: Double?) -> String {
     guard let figure else { return "\(name): -" }
     let goalText = goal.map { String(format: " (goal ≤ %.0f) %@", $0, mark(figure.bytes, goal: $0)) } ?? " (no goal)"
-    return String(format: "%@: %.1f bytes per object%@, %d objects, %d of them faults", name, figure.bytes, goalText, figure.objects, figure.faults)
+    return String(
+        format: "%@: %.1f bytes per object%@, %d objects, %d of them faults", name, figure.bytes, goalText, figure.objects,
+        figure.faults)
 }
-print(faultLine("Heap per fetched, unfired slim fault (includesPropertyValues = false, no row data)", slimFault, goal: faultGoalBytes))
+print(
+    faultLine(
+        "Heap per fetched, unfired slim fault (includesPropertyValues = false, no row data)", slimFault, goal: faultGoalBytes))
 print(faultLine("Heap per fetched, unfired fault with its row cached (default settings)", rowFault, goal: nil))
 print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
