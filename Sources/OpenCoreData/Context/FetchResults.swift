@@ -26,7 +26,11 @@ enum FetchResults {
         // Cast as `Any`: the runtime then sees two equal array types and copies the reference;
         // an array-to-array cast would cast each element.
         switch self {
-        case .objects(let objects): if let typed = objects as Any as? [ResultType] { return typed }
+        case .objects(let objects):
+            if let typed = objects as Any as? [ResultType] { return typed }
+            // A subclass (`NSFetchRequest<Employee>`): the array is handed over whole once each
+            // class among the objects is checked (not each object, as a cast of the array does).
+            if ResultType.self is AnyObject.Type, let typed = Self.downcast(objects, to: ResultType.self) { return typed }
         case .ids(let ids): if let typed = ids as Any as? [ResultType] { return typed }
         case .dictionaries(let dictionaries): if let typed = dictionaries as Any as? [ResultType] { return typed }
         case .other: break
@@ -44,5 +48,19 @@ enum FetchResults {
             typed.append(value)
         }
         return typed
+    }
+
+    /// `objects` as an array of the class `ResultType`, if each is one: the class of each run
+    /// of objects of one class is checked once, then the array's reference is reused (arrays of
+    /// class references share their layout).
+    private static func downcast<ResultType>(_ objects: [NSManagedObject], to _: ResultType.Type) -> [ResultType]? {
+        var checked: ObjectIdentifier?
+        for object in objects {
+            let objectClass = ObjectIdentifier(type(of: object))
+            if objectClass == checked { continue }
+            guard object is ResultType else { return nil }
+            checked = objectClass
+        }
+        return unsafeBitCast(objects, to: [ResultType].self)
     }
 }

@@ -117,7 +117,7 @@ extension NSManagedObjectContext {
     /// The IDs of the saved objects among `objects` that are faults with no row in the cache.
     func uncachedFaults(_ objects: [NSManagedObject]) -> [NSManagedObjectID] {
         objects.compactMap { object in
-            guard object.isFault, object.objectID.key != nil, cachedRow(of: object) == nil else { return nil }
+            guard object.isFault, object.storeKey != nil, cachedRow(of: object) == nil else { return nil }
             return object.objectID
         }
     }
@@ -199,7 +199,7 @@ extension NSManagedObjectContext {
         var wanted: [Group: Wanted] = [:]
         for source in sources {
             guard let relationship = source.entity.relationshipsByName[name], relationship.isToMany,
-                let key = source.objectID.key, let store = source.objectID.persistentStore as? RowBackedPersistentStore,
+                let key = source.storeKey, let store = source.objectID.persistentStore as? RowBackedPersistentStore,
                 let slot = coordinator.schema.entity(key.entityID).slotsByName[name]
             else { continue }
             let group = Group(store: ObjectIdentifier(store), slot: slot)

@@ -335,7 +335,7 @@ extension NSManagedObjectContext {
                 entityID = key.entityID
                 managedClass = context.managedObjectClass(for: entity)
             }
-            return managedClass.fault(entity: entity, id: maker.id(for: key), context: context)
+            return managedClass.fault(entity: entity, origin: maker.origin, key: key, context: context)
         }
     }
 
@@ -361,7 +361,7 @@ extension NSManagedObjectContext {
             object.adopt(decoded: importing(loaded.values), version: loaded.version)
             return true
         }
-        guard let key = object.objectID.key else { return false }
+        guard let key = object.storeKey else { return false }
         var cached = takeCachedRow(of: object, key: key)
         if cached == nil, let member = object.batchMember {
             loadBatch(member.batch, around: member.index)
@@ -373,11 +373,13 @@ extension NSManagedObjectContext {
     }
 
     /// The object for a row of the store whose IDs have `origin`: the registered one, or a new
-    /// fault (its ID made only then).
+    /// fault (with no ID made).
     @inline(__always)
     func object(for key: ObjectKey, origin: IDOrigin) -> NSManagedObject {
-        if let object = registry[origin, key] { return object }
-        return object(with: NSManagedObjectID(origin: origin, key: key))
+        registry.object(origin: origin, key: key) {
+            let entity = origin.entity(for: key)
+            return managedObjectClass(for: entity).fault(entity: entity, origin: origin, key: key, context: self)
+        }.object
     }
 
     /// A row's values: attributes as Swift values, relationships through `reference` (objects

@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
 
     /// The cached row of a fault, without taking it.
     func cachedRow(of object: NSManagedObject) -> RowSnapshot? {
-        guard let key = object.objectID.key else { return nil }
+        guard let key = object.storeKey else { return nil }
         if let values = object.fetchedRow { return RowSnapshot(key: key, version: object.version, values: values) }
         return rowCache.isEmpty ? nil : rowCache[key]
     }
@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
 
     /// Replaces the cached row of a fault (e.g. with its to-many members filled in).
     func updateCachedRow(of object: NSManagedObject, _ change: (inout RowSnapshot) -> Void) {
-        guard let key = object.objectID.key else { return }
+        guard let key = object.storeKey else { return }
         if object.fetchedRow != nil {
             var row = RowSnapshot(key: key, version: object.version, values: object.fetchedRow ?? [])
             object.fetchedRow = nil

@@ -137,7 +137,7 @@ extension NSManagedObjectContext {
             if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
         }
         for object in deleted {
-            guard let key = object.objectID.key else { continue }
+            guard let key = object.storeKey else { continue }
             let batch = try batch(for: object)
             batch.changes.deleted.append(key)
             batch.objects[key] = object
@@ -327,7 +327,7 @@ extension NSManagedObjectContext {
     private func snapshot(of object: NSManagedObject, version: Int64, coordinator: NSPersistentStoreCoordinator) throws
         -> RowSnapshot
     {
-        guard let key = object.objectID.key else {
+        guard let key = object.storeKey else {
             throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
         }
         let properties = coordinator.schema.entity(key.entityID).properties
@@ -360,7 +360,7 @@ extension NSManagedObjectContext {
                     // Members deleted in this save leave the row: read them as objects.
                     members = object.members(relationship)
                 }
-                values.append(.objects(members.compactMap { $0.isDeleted ? nil : $0.objectID.key }))
+                values.append(.objects(members.compactMap { $0.isDeleted ? nil : $0.storeKey }))
             }
         }
         return RowSnapshot(key: key, version: version, values: values)

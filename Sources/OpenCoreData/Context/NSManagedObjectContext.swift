@@ -213,7 +213,9 @@ open class NSManagedObjectContext: NSObject {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         let objectID = ownID(objectID)
         if let object = registry[objectID] { return object }
-        let object = managedObjectClass(for: objectID.entity).fault(entity: objectID.entity, id: objectID, context: self)
+        let object = managedObjectClass(for: objectID.entity).fault(
+            entity: objectID.entity, origin: objectID.origin, key: objectID.rowKey, context: self)
+        object.objectID = objectID
         registry[objectID] = object
         return object
     }
@@ -254,7 +256,8 @@ open class NSManagedObjectContext: NSObject {
         if object.context === self, registry[object.objectID] != nil { return }
         // An object registers in one context at a time: its `deinit` leaves only that one.
         if let previous = object.context, previous !== self {
-            previous.registry.remove(Unmanaged.passUnretained(object), id: object.objectID)
+            let id = object.objectID
+            previous.registry.remove(Unmanaged.passUnretained(object), origin: id.origin, key: id.rowKey)
         }
         ManagedClassRegistry.register(type(of: object))
         object.context = self
@@ -352,7 +355,7 @@ open class NSManagedObjectContext: NSObject {
     /// unsaved changes when `flag` is true.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         guard object.context === self else { return }
-        if let key = object.objectID.key { forgetCachedRow(for: object.objectID, key: key) }
+        if let key = object.storeKey { forgetCachedRow(for: object.objectID, key: key) }
         if !flag { changedList.remove(object) }
         object.refault(keepChanges: flag)
     }

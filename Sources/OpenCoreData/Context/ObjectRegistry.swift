@@ -1,5 +1,6 @@
 import Foundation
 import OpenStoreCore
+import Synchronization
 
 /// A context's objects by ID: an open-addressing hash table of the objects themselves, each
 /// found by its ID's origin and row key, so that a fetched row's object is found from the row's
@@ -31,7 +32,9 @@ import OpenStoreCore
 final class ObjectRegistry: @unchecked Sendable {
     // Every stored property below is read and written only while `lock` is held, so Swift's
     // dynamic exclusivity checks (a thread-local access set, on every fetched row) are left out.
-    private let lock = NSLock()
+    /// A futex lock: taking it uncontended is one atomic exchange (an `NSLock` is a pthread
+    /// mutex call each way, on every fetched row).
+    private let lock = Mutex<Void>(())
     /// The hash bits of each slot (never 0); 0 marks an empty slot.
     @exclusivity(unchecked) private var tags: [UInt32] = []
     /// The object of each slot, unretained (retained while `retains`).
@@ -58,14 +61,14 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// The number of registered objects.
-    var count: Int { lock.withLock { occupied } }
+    var count: Int { lock.withLock { _ in occupied } }
 
     /// Whether the table keeps its objects alive (Apple's `retainsRegisteredObjects`).
     var retainsObjects: Bool {
-        get { lock.withLock { retainsRequested } }
+        get { lock.withLock { _ in retainsRequested } }
         set {
             var released: [Unmanaged<NSManagedObject>] = []
-            lock.withLock {
+            lock.withLock { _ in
                 retainsRequested = newValue
                 // Without the runtime's try-retain, slots must keep their objects alive.
                 guard newValue != retains, newValue || tryRetainFunction != nil else { return }
@@ -92,7 +95,7 @@ final class ObjectRegistry: @unchecked Sendable {
         get { self[id.origin, id.rowKey] }
         set {
             var released: Unmanaged<NSManagedObject>?
-            lock.withLock {
+            lock.withLock { _ in
                 let (found, slot, tag) = find(id.origin, id.rowKey)
                 if let newValue {
                     let object = Unmanaged.passUnretained(newValue)
@@ -117,7 +120,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// The object registered for a row of the store whose IDs have `origin`.
     subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
-        let retained: Unmanaged<NSManagedObject>? = lock.withLock {
+        let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
             let (found, slot, _) = find(origin, key)
             guard found, let object = objects[slot], tryRetain(object) else { return nil }
             return object
@@ -127,7 +130,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// Every registered object, in no particular order.
     var values: [NSManagedObject] {
-        let retained: [Unmanaged<NSManagedObject>] = lock.withLock {
+        let retained: [Unmanaged<NSManagedObject>] = lock.withLock { _ in
             var retained: [Unmanaged<NSManagedObject>] = []
             retained.reserveCapacity(occupied)
             for object in objects {
@@ -140,7 +143,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// Makes room for `capacity` objects without growing again.
     func reserveCapacity(_ capacity: Int) {
-        lock.withLock { reserve(capacity) }
+        lock.withLock { _ in reserve(capacity) }
     }
 
     /// The object registered for a row of the store whose IDs have `origin`, or the one `make`
@@ -149,7 +152,7 @@ final class ObjectRegistry: @unchecked Sendable {
     func object(origin: IDOrigin, key: ObjectKey, orRegister make: () -> NSManagedObject) -> (
         object: NSManagedObject, created: Bool
     ) {
-        let (existing, slot, tag, changes): (Unmanaged<NSManagedObject>?, Int, UInt32, Int) = lock.withLock {
+        let (existing, slot, tag, changes): (Unmanaged<NSManagedObject>?, Int, UInt32, Int) = lock.withLock { _ in
             if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
             let (found, slot, tag) = find(origin, key)
             if found, let object = objects[slot], tryRetain(object) { return (object, slot, tag, 0) }
@@ -160,7 +163,7 @@ final class ObjectRegistry: @unchecked Sendable {
         let made = make()
         let object = Unmanaged.passUnretained(made)
         var released: Unmanaged<NSManagedObject>?
-        lock.withLock {
+        lock.withLock { _ in
             if retains { _ = object.retain() }
             if layoutChanges == changes {
                 // The slot found is still the key's: empty, or held by an object being freed.
@@ -187,13 +190,14 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// Takes a freed object out of the table (called from its `deinit`, on any thread): its
-    /// slot if it still holds this very object (the slot of `id` may hold another object by now).
-    func remove(_ object: Unmanaged<NSManagedObject>, id: NSManagedObjectID) {
-        let released: Unmanaged<NSManagedObject>? = lock.withLock {
+    /// slot if it still holds this very object (the slot of its ID, `origin` and `key`, may hold
+    /// another object by now).
+    func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
+        let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
             guard !tags.isEmpty else { return nil }
             // Found by identity, without reading other objects' IDs.
             let mask = tags.count - 1
-            let tag = Self.tag(id.origin, id.rowKey)
+            let tag = Self.tag(origin, key)
             var slot = Int(tag) & mask
             while tags[slot] != 0 {
                 if objects[slot]?.toOpaque() == object.toOpaque() { return remove(at: slot) }
@@ -206,7 +210,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// Empties the table, and returns its objects (those not being freed).
     func removeAll() -> [NSManagedObject] {
-        let taken: [Unmanaged<NSManagedObject>] = lock.withLock {
+        let taken: [Unmanaged<NSManagedObject>] = lock.withLock { _ in
             var taken: [Unmanaged<NSManagedObject>] = []
             taken.reserveCapacity(occupied)
             for object in objects {
@@ -244,8 +248,8 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The slot of the object registered under (`origin`, `key`) if `found`, else the empty
     /// slot where it would go; and the key's hash bits.
     ///
-    /// Reads the IDs of the objects probed: each is alive, or in its `deinit` waiting for the
-    /// lock to take it out, so its ID is still there.
+    /// Reads the identities of the objects probed: each is alive, or in its `deinit` waiting for
+    /// the lock to take it out, so its identity is still there.
     @inline(__always)
     private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, tag: UInt32) {
         let tag = Self.tag(origin, key)
@@ -256,7 +260,7 @@ final class ObjectRegistry: @unchecked Sendable {
             let slotTag = tags[slot]
             if slotTag == 0 { return (false, slot, tag) }
             if slotTag == tag, let object = objects[slot],
-                let id = object._withUnsafeGuaranteedRef({ $0.registeredID }), id.origin === origin, id.rowKey == key
+                object._withUnsafeGuaranteedRef({ $0.hasIdentity(origin: origin, key: key) })
             {
                 return (true, slot, tag)
             }

@@ -1,4 +1,5 @@
 import OpenPredicate
+import OpenStoreCore
 
 /// The one-word annotation that makes a property of an `NSManagedObject` subclass read and
 /// write the object's managed value of the same name — what `@NSManaged` does on Apple.
@@ -13,9 +14,11 @@ import OpenPredicate
 /// ```
 ///
 /// As with `@NSManaged`, the properties may also be declared in an extension, as Xcode's
-/// `+CoreDataProperties.swift` files declare them. Reads and writes go through
-/// `value(forKey:)` and `setValue(_:forKey:)`, so faulting, change tracking, validation and
-/// inverse relationships behave exactly as for key-value access. The property's name is the
+/// `+CoreDataProperties.swift` files declare them. Reads and writes behave exactly as
+/// `value(forKey:)` and `setValue(_:forKey:)` do (faulting, access hooks, change tracking,
+/// validation, inverse relationships); a read of a fetched attribute of a string, number, date,
+/// data, UUID, URL or decimal type, or of a to-one relationship, takes the value from the fetched
+/// row without going through `Any`. The property's name is the
 /// key; when that is not the managed property's name, give the key:
 /// `@Managed("title") var heading: String?`.
 ///
@@ -41,15 +44,68 @@ extension NSManagedObject {
     /// The value of the managed property `key` as a `@Managed` property's type: what the
     /// `get` that `@Managed` writes calls. Not for use in your own code (use
     /// `value(forKey:)`).
+    ///
+    /// Disfavored: the typed overloads below serve the types they name.
+    @_disfavoredOverload
     public final func _managedValue<Value>(forKey key: String) -> Value {
+        managedValue(forKey: key, typed: { _, _ in nil }, cast: ManagedValueCast.cast)
+    }
+
+    /// `_managedValue(forKey:)` for a to-one relationship: its destination read without going
+    /// through `Any`. Not for use in your own code.
+    public final func _managedValue<Destination: NSManagedObject>(forKey key: String) -> Destination? {
         if isKeyPathStandIn { return KeyPathRecorder.read(key) }
-        let value = value(forKey: key)
-        guard let typed: Value = ManagedValueCast.cast(value) else {
-            AppleException.internalInconsistency(
-                "The managed property '\(key)' of \(type(of: self)) holds \(value.map { "\($0)" } ?? "nil"), which is not \(Value.self)"
-            )
+        let layout = storedValues.layout
+        guard let slot = layout.slot(named: key) else { return castDestination(value(forKey: key), key: key) }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        fireFault()
+        if valuesArePending, case .toOne = layout.decodings[slot], let row = fetchedRow, row.count == layout.count,
+            let destination = pendingDestination(row[slot], slot: slot)
+        {
+            guard let destination else { return nil }
+            if let typed = destination as? Destination { return typed }
         }
+        return castDestination(loadedValue(slot: slot, layout: layout), key: key)
+    }
+
+    private func castDestination<Destination: NSManagedObject>(_ value: Any?, key: String) -> Destination? {
+        guard let value else { return nil }
+        guard let typed = value as? Destination else { managedTypeMismatch(value, key: key, type: Destination?.self) }
         return typed
+    }
+
+    /// The value of a `@Managed` property: `typed` reads it straight from a pending fetched row
+    /// (nil: not that way), else the property's value as `value(forKey:)` returns it, `cast`.
+    /// The access hooks run once either way.
+    @inline(__always)
+    final func managedValue<Value>(
+        forKey key: String, typed: (StoreValue, AttributeKind) -> Value?, cast: (Any?) -> Value?
+    ) -> Value {
+        if isKeyPathStandIn { return KeyPathRecorder.read(key) }
+        let layout = storedValues.layout
+        let value: Any?
+        if let slot = layout.slot(named: key) {
+            willAccessValue(forKey: key)
+            defer { didAccessValue(forKey: key) }
+            fireFault()
+            if valuesArePending, case .attribute(let kind) = layout.decodings[slot], let row = fetchedRow,
+                row.count == layout.count, let result = typed(row[slot], kind)
+            {
+                return result
+            }
+            value = loadedValue(slot: slot, layout: layout)
+        } else {
+            value = self.value(forKey: key)
+        }
+        guard let result = cast(value) else { managedTypeMismatch(value, key: key, type: Value.self) }
+        return result
+    }
+
+    private func managedTypeMismatch(_ value: Any?, key: String, type: Any.Type) -> Never {
+        AppleException.internalInconsistency(
+            "The managed property '\(key)' of \(Swift.type(of: self)) holds \(value.map { "\($0)" } ?? "nil"), which is not \(type)"
+        )
     }
 
     /// Sets the managed property `key` from a `@Managed` property: what the `set` that
@@ -57,6 +113,168 @@ extension NSManagedObject {
     public final func _setManagedValue<Value>(_ newValue: Value, forKey key: String) {
         if isKeyPathStandIn { return }
         setValue(ManagedValueCast.unwrap(newValue), forKey: key)
+    }
+}
+
+// The `get` of a `@Managed` property of these types reads a fetched value without `Any`: Swift
+// picks the overload of the property's type over the generic `_managedValue(forKey:)`.
+extension NSManagedObject {
+    /// `_managedValue(forKey:)` for `String`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> String { requiredValue(key, TypedRead.string) }
+    /// `_managedValue(forKey:)` for `String?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> String? { optionalValue(key, TypedRead.string) }
+    /// `_managedValue(forKey:)` for `Int`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int { requiredValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int? { optionalValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int16`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int16 { requiredValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int16?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int16? { optionalValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int32`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int32 { requiredValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int32?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int32? { optionalValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int64`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int64 { requiredValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Int64?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Int64? { optionalValue(key, TypedRead.integer) }
+    /// `_managedValue(forKey:)` for `Double`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Double { requiredValue(key, TypedRead.double) }
+    /// `_managedValue(forKey:)` for `Double?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Double? { optionalValue(key, TypedRead.double) }
+    /// `_managedValue(forKey:)` for `Float`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Float { requiredValue(key, TypedRead.float) }
+    /// `_managedValue(forKey:)` for `Float?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Float? { optionalValue(key, TypedRead.float) }
+    /// `_managedValue(forKey:)` for `Bool`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Bool { requiredValue(key, TypedRead.bool) }
+    /// `_managedValue(forKey:)` for `Bool?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Bool? { optionalValue(key, TypedRead.bool) }
+    /// `_managedValue(forKey:)` for `Decimal`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Decimal { requiredValue(key, TypedRead.decimal) }
+    /// `_managedValue(forKey:)` for `Decimal?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Decimal? { optionalValue(key, TypedRead.decimal) }
+    /// `_managedValue(forKey:)` for `Date`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Date { requiredValue(key, TypedRead.date) }
+    /// `_managedValue(forKey:)` for `Date?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Date? { optionalValue(key, TypedRead.date) }
+    /// `_managedValue(forKey:)` for `Data`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Data { requiredValue(key, TypedRead.data) }
+    /// `_managedValue(forKey:)` for `Data?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> Data? { optionalValue(key, TypedRead.data) }
+    /// `_managedValue(forKey:)` for `UUID`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> UUID { requiredValue(key, TypedRead.uuid) }
+    /// `_managedValue(forKey:)` for `UUID?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> UUID? { optionalValue(key, TypedRead.uuid) }
+    /// `_managedValue(forKey:)` for `URL`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> URL { requiredValue(key, TypedRead.url) }
+    /// `_managedValue(forKey:)` for `URL?`. Not for use in your own code.
+    public final func _managedValue(forKey key: String) -> URL? { optionalValue(key, TypedRead.url) }
+
+    /// `managedValue(forKey:typed:cast:)` for a non-optional type.
+    @inline(__always)
+    private func requiredValue<Value>(_ key: String, _ typed: (StoreValue, AttributeKind) -> Value?) -> Value {
+        managedValue(forKey: key, typed: typed) { value in (value as? Value) ?? ManagedValueCast.cast(value) }
+    }
+
+    /// `managedValue(forKey:typed:cast:)` for an optional type: a NULL reads as nil.
+    @inline(__always)
+    private func optionalValue<Value>(_ key: String, _ typed: (StoreValue, AttributeKind) -> Value?) -> Value? {
+        managedValue(
+            forKey: key,
+            typed: { stored, kind in
+                if case .null = stored { return .some(nil) }
+                return typed(stored, kind).map { .some($0) }
+            },
+            cast: { value in
+                guard let value else { return .some(nil) }
+                return (value as? Value).map { .some($0) } ?? ManagedValueCast.cast(value)
+            })
+    }
+}
+
+/// Reads a fetched value as a Swift type, as `StoreValue.swiftValue(kind:)` and then
+/// `ManagedValueCast` would: nil where that is not the simple case (the general path then
+/// decides, and reports a mismatch).
+enum TypedRead {
+    @inline(__always)
+    static func string(_ stored: StoreValue, _ kind: AttributeKind) -> String? {
+        guard kind == .string, case .string(let value) = stored else { return nil }
+        return value
+    }
+
+    /// An integer attribute's value, clamped to the attribute's width as it is read, in the
+    /// property's width when it fits.
+    @inline(__always)
+    static func integer<Integer: FixedWidthInteger>(_ stored: StoreValue, _ kind: AttributeKind) -> Integer? {
+        guard case .integer(let value) = stored else { return nil }
+        switch kind {
+        case .integer16: return Integer(exactly: Int16(clamping: value))
+        case .integer32: return Integer(exactly: Int32(clamping: value))
+        case .integer64: return Integer(exactly: value)
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func double(_ stored: StoreValue, _ kind: AttributeKind) -> Double? {
+        guard kind == .double else { return nil }
+        switch stored {
+        case .double(let value): return value
+        case .integer(let value): return Double(value)
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func float(_ stored: StoreValue, _ kind: AttributeKind) -> Float? {
+        guard kind == .float else { return nil }
+        switch stored {
+        case .double(let value): return Float(value)
+        case .integer(let value): return Float(Double(value))
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func bool(_ stored: StoreValue, _ kind: AttributeKind) -> Bool? {
+        guard kind == .boolean else { return nil }
+        switch stored {
+        case .bool(let value): return value
+        case .integer(let value): return value != 0
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func decimal(_ stored: StoreValue, _ kind: AttributeKind) -> Decimal? {
+        guard kind == .decimal, case .decimal(let value) = stored else { return nil }
+        return value
+    }
+
+    @inline(__always)
+    static func date(_ stored: StoreValue, _ kind: AttributeKind) -> Date? {
+        guard kind == .date, case .date(let value) = stored else { return nil }
+        return value
+    }
+
+    @inline(__always)
+    static func data(_ stored: StoreValue, _ kind: AttributeKind) -> Data? {
+        guard kind == .binary, case .data(let value) = stored else { return nil }
+        return value
+    }
+
+    @inline(__always)
+    static func uuid(_ stored: StoreValue, _ kind: AttributeKind) -> UUID? {
+        guard kind == .uuid, case .uuid(let value) = stored else { return nil }
+        return value
+    }
+
+    @inline(__always)
+    static func url(_ stored: StoreValue, _ kind: AttributeKind) -> URL? {
+        guard kind == .uri, case .url(let value) = stored else { return nil }
+        return value
     }
 }
 

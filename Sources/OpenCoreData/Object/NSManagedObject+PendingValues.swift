@@ -38,7 +38,7 @@ extension NSManagedObject {
         guard let row = fetchedRow else { return }
         fetchedRow = nil
         let layout = storedValues.layout
-        guard let context, let key = objectID.key else {
+        guard let context, let key = storeKey else {
             // No context to find destinations in (it is gone): attributes only.
             var decoded = PropertyValues(layout: layout)
             for slot in 0..<min(layout.count, row.count) {
@@ -51,7 +51,7 @@ extension NSManagedObject {
             return
         }
         let decoded = context.decode(
-            RowSnapshot(key: key, version: version, values: row), origin: objectID.origin, faultingToMany: true
+            RowSnapshot(key: key, version: version, values: row), origin: idOrigin, faultingToMany: true
         ) { context.object(with: $0) }
         storedValues = decoded
         commitValues()
@@ -72,26 +72,33 @@ extension NSManagedObject {
             if kind == .transformable { return nil }
             return .some(stored.swiftValue(kind: kind))
         case .toOne:
-            guard case .object(let destination) = row[slot] else { return .some(nil) }
-            // Kept once read, so that the destination lives as long as this object does (the
-            // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
-            // first in `keptDestination` (no allocation), others in their slot.
-            if let kept = keptDestination, kept.registeredID?.rowKey == destination { return .some(kept) }
-            if let kept = storedValues[slot: slot] as? NSManagedObject, kept.registeredID?.rowKey == destination {
-                return .some(kept)
-            }
-            guard let context else { return nil }
-            let object = context.object(for: destination, origin: objectID.origin)
-            if keptDestination == nil {
-                keptDestination = object
-            } else {
-                storedValues[slot: slot] = object
-            }
-            return .some(object)
+            return pendingDestination(row[slot], slot: slot).map { $0 as Any? }
         case .transient:
             return .some(nil)
         case .toMany:
             return nil
         }
+    }
+
+    /// A pending to-one relationship's destination, from the fetched row's value at `slot`:
+    /// nil inside for none; nil when there is no context to find it in.
+    @inline(__always)
+    func pendingDestination(_ stored: StoreValue, slot: Int) -> NSManagedObject?? {
+        guard case .object(let destination) = stored else { return .some(nil) }
+        // Kept once read, so that the destination lives as long as this object does (the
+        // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
+        // first in `keptDestination` (no allocation), others in their slot.
+        if let kept = keptDestination, kept.identityKey == destination { return .some(kept) }
+        if let kept = storedValues[slot: slot] as? NSManagedObject, kept.identityKey == destination {
+            return .some(kept)
+        }
+        guard let context else { return nil }
+        let object = context.object(for: destination, origin: idOrigin)
+        if keptDestination == nil {
+            keptDestination = object
+        } else {
+            storedValues[slot: slot] = object
+        }
+        return .some(object)
     }
 }

@@ -41,7 +41,7 @@ extension NSManagedObject {
                 code: NSManagedObjectValidationError,
                 reason: "objectIDsForRelationshipNamed: \(key) is not a relationship of the entity \(entity.name ?? "")")
         }
-        if faulted, let context, let key = objectID.key, let store = objectID.persistentStore,
+        if faulted, let context, let key = storeKey, let store = objectID.persistentStore,
             let coordinator = context.persistentStoreCoordinator, let row = context.cachedRow(of: self),
             let slot = coordinator.schema.entity(key.entityID).slotsByName[relationship.name], slot < row.values.count
         {

@@ -17,34 +17,76 @@ import OpenStoreCore
 /// `Set<NSManagedObject>` (an `NSOrderedSet` when ordered). Setting one side of a relationship
 /// updates its inverse.
 ///
-/// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; typed subclasses read
-/// and write through `value(forKey:)`/`setValue(_:forKey:)` for now. A value of the wrong type
+/// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; typed subclasses
+/// declare their properties with `@Managed` instead (see `Managed`). A value of the wrong type
 /// stops the process with Apple's reason ("Unacceptable type of value for attribute: …");
 /// `setValue(validating:forKey:)` throws instead.
 /// See [NSManagedObject](https://developer.apple.com/documentation/coredata/nsmanagedobject).
 open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, PredicateIdentity {
     private let entityDescription: NSEntityDescription
     /// The object's ID: temporary until its first save.
+    ///
+    /// A fetched object's ID is made when first asked for: until then the object keeps what the
+    /// ID would hold (`identityOrigin`, `identityKey`), which is all its context's registry
+    /// compares.
     public internal(set) var objectID: NSManagedObjectID {
         get {
             if let storedID { return storedID }
-            // Made on first use: a fault gets its permanent ID right after `init`, and an
-            // object inserted into a context gets its temporary ID inside `init` (the context
-            // registers it), so only an object created without a context makes it later.
-            let id = NSManagedObjectID.temporary(for: entityDescription)
+            let id: NSManagedObjectID
+            if let identityOrigin {
+                id = NSManagedObjectID(origin: identityOrigin, key: identityKey)
+            } else {
+                // An object created without a context (one inserted into a context gets its
+                // temporary ID inside `init`, as the context registers it).
+                id = NSManagedObjectID.temporary(for: entityDescription)
+                identityOrigin = id.origin
+                identityKey = id.rowKey
+            }
             storedID = id
             return id
         }
-        set { storedID = newValue }
+        set {
+            storedID = newValue
+            identityOrigin = newValue.origin
+            identityKey = newValue.rowKey
+        }
     }
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
     // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
     @exclusivity(unchecked) private var storedID: NSManagedObjectID?
+    /// The origin of the object's ID, made or not; nil while it has none.
+    @exclusivity(unchecked) final private(set) var identityOrigin: IDOrigin?
+    /// The row key of the object's ID (for a temporary ID, its number), made or not.
+    @exclusivity(unchecked) final private(set) var identityKey = ObjectKey(entityID: 0, primaryKey: 0)
 
-    /// The object's ID without making one (the context's registry reads it on every lookup).
-    final var registeredID: NSManagedObjectID? {
-        @inline(__always) get { storedID }
+    /// Gives the object the identity of a row of a store without making its ID (a fault).
+    @inline(__always)
+    final func setIdentity(origin: IDOrigin, key: ObjectKey) {
+        storedID = nil
+        identityOrigin = origin
+        identityKey = key
     }
+
+    /// The row key of the object's permanent ID, made or not; nil while its ID is temporary.
+    final var storeKey: ObjectKey? {
+        @inline(__always) get {
+            guard let identityOrigin, !identityOrigin.isTemporary else { return nil }
+            return identityKey
+        }
+    }
+
+    /// The origin of the object's ID, without making the ID when it has an identity.
+    final var idOrigin: IDOrigin {
+        @inline(__always) get { identityOrigin ?? objectID.origin }
+    }
+
+    /// Whether the object's ID, made or not, names the row `key` of the store whose IDs have
+    /// `origin` (or, temporary, is that one).
+    @inline(__always)
+    final func hasIdentity(origin: IDOrigin, key: ObjectKey) -> Bool {
+        identityOrigin === origin && identityKey == key
+    }
+
     weak var context: NSManagedObjectContext?
 
     /// Current values, once the object is not a fault (to-many relationships as arrays); while
@@ -116,8 +158,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An object nobody references any more leaves its context's registry, which holds
     /// unchanged objects weakly (see `ObjectRegistry`); this may run on any thread.
     deinit {
-        guard let id = storedID, let context else { return }
-        context.registry.remove(Unmanaged.passUnretained(self), id: id)
+        guard let identityOrigin, let context else { return }
+        context.registry.remove(Unmanaged.passUnretained(self), origin: identityOrigin, key: identityKey)
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
@@ -155,11 +197,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         return entities.first { $0.managedObjectClassName == qualified } ?? entities.first { $0.managedObjectClassName == bare }
     }
 
-    /// A fault for a stored object: its values load when first read.
-    static func fault(entity: NSEntityDescription, id: NSManagedObjectID, context: NSManagedObjectContext) -> NSManagedObject {
+    /// A fault for a row of a store: its values load when first read, its ID is made when first
+    /// asked for.
+    static func fault(entity: NSEntityDescription, origin: IDOrigin, key: ObjectKey, context: NSManagedObjectContext)
+        -> NSManagedObject
+    {
         let object = Self(entity: entity, insertInto: nil)
         object.storedValues = PropertyValues(layout: object.storedValues.layout)
-        object.objectID = id
+        object.setIdentity(origin: origin, key: key)
         object.context = context
         object.faulted = true
         return object
@@ -209,6 +254,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
+        return loadedValue(slot: slot, layout: layout)
+    }
+
+    /// The value of a stored property once the object is not a fault: what `value(forKey:)`
+    /// returns for a slot, between its access hooks.
+    @inline(__always)
+    final func loadedValue(slot: Int, layout: PropertyLayout) -> Any? {
         if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
         if case .toMany(let relationship) = layout.kinds[slot] { return toManyValue(relationship) }
         return values[slot: slot]
