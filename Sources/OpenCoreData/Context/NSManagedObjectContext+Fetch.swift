@@ -278,29 +278,26 @@ extension NSManagedObjectContext {
         case .keys(let keys):
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             if request.resultType == .managedObjectIDResultType { return .ids(keys.map(maker.id(for:))) }
-            registry.reserveCapacity(registry.count + keys.count)
             var faults = FaultMaker(maker: maker)
-            return .objects(
-                keys.map { key in registry.object(origin: maker.origin, key: key) { faults.fault(for: key, in: self) }.object })
+            return .objects(registry.objects(origin: maker.origin, keys: keys) { faults.fault(for: keys[$0], in: self) }.objects)
         case .rows(let rows):
-            registry.reserveCapacity(registry.count + rows.count)
             var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
             let fetchedAt = rowCacheTimestamp()
-            return .objects(
-                rows.map { row in
-                    // `object(with:)` with one registry lookup, and no ID made for a registered object.
-                    let (object, created) = registry.object(origin: faults.maker.origin, key: row.key) {
-                        faults.fault(for: row.key, in: self)
-                    }
-                    if request.shouldRefreshRefetchedObjects, !created, !object.hasChanges, !object.isFault {
-                        object.refault(keepChanges: false)
-                    }
-                    if created || object.isFault || request.shouldRefreshRefetchedObjects {
-                        cache(row, for: object, fetchedAt: fetchedAt)
-                    }
-                    if !request.returnsObjectsAsFaults { object.fireFault() }
-                    return object
-                })
+            // `object(with:)` for every row at once: the registry's lock taken twice in all, and no
+            // ID made.
+            let (objects, created) = registry.objects(origin: faults.maker.origin, keys: rows.map(\.key)) {
+                faults.fault(for: rows[$0].key, in: self)
+            }
+            for (index, object) in objects.enumerated() {
+                if request.shouldRefreshRefetchedObjects, !created[index], !object.hasChanges, !object.isFault {
+                    object.refault(keepChanges: false)
+                }
+                if created[index] || object.isFault || request.shouldRefreshRefetchedObjects {
+                    cache(rows[index], for: object, fetchedAt: fetchedAt)
+                }
+                if !request.returnsObjectsAsFaults { object.fireFault() }
+            }
+            return .objects(objects)
         case .dictionaries(let rows):
             return .dictionaries(dictionaryResults(rows, store: store, coordinator: coordinator))
         }

@@ -189,6 +189,65 @@ final class ObjectRegistry: @unchecked Sendable {
         return (made, true)
     }
 
+    /// The objects for the rows `keys` of the store whose IDs have `origin`, in order: each the
+    /// registered one, or the one `make` returns for its index, registered (`created` tells
+    /// which). One fetch's rows take the lock twice in all rather than twice each; `make` runs
+    /// outside it. A key listed twice gets one object.
+    func objects(
+        origin: IDOrigin, keys: [ObjectKey], orRegister make: (Int) -> NSManagedObject
+    ) -> (objects: [NSManagedObject], created: [Bool]) {
+        var found = [Unmanaged<NSManagedObject>?](repeating: nil, count: keys.count)
+        lock.withLock { _ in
+            reserve(occupied + keys.count)
+            for index in keys.indices {
+                let (isFound, slot, _) = find(origin, keys[index])
+                if isFound, let object = objects[slot], tryRetain(object) { found[index] = object }
+            }
+        }
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(keys.count)
+        var created = [Bool](repeating: false, count: keys.count)
+        var made: [Int] = []
+        for index in keys.indices {
+            if let object = found[index] {
+                result.append(object.takeRetainedValue())
+            } else {
+                result.append(make(index))
+                created[index] = true
+                made.append(index)
+            }
+        }
+        guard !made.isEmpty else { return (result, created) }
+        var released: [Unmanaged<NSManagedObject>] = []
+        lock.withLock { _ in
+            reserve(occupied + made.count)
+            for index in made {
+                let object = Unmanaged.passUnretained(result[index])
+                let (isFound, slot, tag) = find(origin, keys[index])
+                guard isFound, let occupant = objects[slot] else {
+                    if retains { _ = object.retain() }
+                    insert(object, tag: tag)
+                    continue
+                }
+                if tryRetain(occupant) {
+                    // The key came earlier in `keys`: its object stands for this one too.
+                    released.append(occupant)
+                    result[index] = occupant.takeUnretainedValue()
+                    created[index] = false
+                } else {
+                    // Held by an object being freed: this one takes its slot.
+                    if retains {
+                        _ = object.retain()
+                        released.append(occupant)
+                    }
+                    objects[slot] = object
+                }
+            }
+        }
+        for object in released { object.release() }
+        return (result, created)
+    }
+
     /// Takes a freed object out of the table (called from its `deinit`, on any thread): its
     /// slot if it still holds this very object (the slot of its ID, `origin` and `key`, may hold
     /// another object by now).

@@ -69,4 +69,35 @@ import Testing
         #expect(first.created && !second.created && first.object === second.object)
         #expect(registry.count == reference.count + 1)
     }
+
+    /// A fetch's rows register at once: registered objects are found, the others made once each
+    /// (a key listed twice gets one object), in the order of the keys, and found again after.
+    @Test func registersAFetchsRowsAtOnce() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
+        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        func key(_ primaryKey: Int64) -> ObjectKey { ObjectKey(entityID: employee, primaryKey: primaryKey) }
+        let registry = ObjectRegistry()
+        let existing = object(NSManagedObjectID(origin: origin, key: key(2)))
+        registry[existing.objectID] = existing
+        let keys = [key(1), key(2), key(3), key(1), key(40)]
+        var made: [Int] = []
+        let (objects, created) = registry.objects(origin: origin, keys: keys) { index in
+            made.append(index)
+            return object(NSManagedObjectID(origin: origin, key: keys[index]))
+        }
+        #expect(made == [0, 2, 3, 4])
+        #expect(created == [true, false, true, false, true])
+        #expect(objects[1] === existing && objects[3] === objects[0])
+        #expect(objects.map(\.objectID.rowKey) == keys)
+        #expect(registry.count == 4)
+        for (key, registered) in zip(keys, objects) { #expect(registry[origin, key] === registered) }
+        // Found again, none made.
+        let again = registry.objects(origin: origin, keys: keys) { _ in
+            Issue.record("made again")
+            return existing
+        }
+        #expect(zip(again.objects, objects).allSatisfy { $0 === $1 } && !again.created.contains(true))
+    }
 }
