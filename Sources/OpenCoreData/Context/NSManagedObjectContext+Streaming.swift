@@ -20,7 +20,8 @@ extension NSManagedObjectContext {
     ///
     /// What it honours: the predicate, the entity's sub-entities (`includesSubentities`), the
     /// sort descriptors (rows they consider equal come in primary-key order, which is also the
-    /// order without sort descriptors), `fetchLimit`, `fetchOffset`, `affectedStores`,
+    /// order without sort descriptors, in every store: the SQLite store's `fetch(_:)` order; the
+    /// in-memory store's `fetch(_:)` orders ties by insertion instead), `fetchLimit`, `fetchOffset`, `affectedStores`,
     /// `returnsObjectsAsFaults` and `shouldRefreshRefetchedObjects`. Sorts must be by
     /// attributes (key paths of to-one steps ending in one).
     ///
