@@ -10,15 +10,17 @@ extension SQLCompiler {
     /// ```swift
     /// // sorted by salary descending, after (salary 70000, Z_PK 12), 1000 rows:
     /// // SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, …, t0.ZSALARY FROM ZEMPLOYEE t0
-    /// //   WHERE ((t0.ZSALARY < ? OR t0.ZSALARY IS NULL) OR (t0.ZSALARY = ? AND t0.Z_PK > ?))
+    /// //   WHERE (t0.ZSALARY <= ? OR t0.ZSALARY IS NULL)
+    /// //     AND ((t0.ZSALARY < ? OR t0.ZSALARY IS NULL) OR (t0.ZSALARY = ? AND t0.Z_PK > ?))
     /// //   ORDER BY t0.ZSALARY DESC, t0.Z_PK LIMIT ? OFFSET ?
     /// ```
     ///
     /// The condition follows the order `ORDER BY` gives: NULL first ascending and last
     /// descending, each key compared with its collation (or case fold), ties by `Z_PK`. Without
     /// sort descriptors it is `t0.Z_PK > ?`, which SQLite answers from the table's B-tree, so a
-    /// page costs its own rows only; with them, SQLite finds the rows after the position without
-    /// an index on the sort keys by scanning the matching rows once per page.
+    /// page costs its own rows only. With them, the first key's bound is also stated alone, so
+    /// that an index on that key starts at the position; without such an index SQLite scans the
+    /// matching rows once per page (a sorted stream then costs rows × pages).
     package func compilePage(_ plan: FetchPlan, after position: FetchPosition?) -> Result {
         var state = CompilerState(layout: layout, entityID: plan.entityID)
         do {
@@ -39,7 +41,16 @@ extension CompilerState {
                 throw NotCompilable("a page position with \(position.sortValues.count) values for \(keys.count) sort keys")
             }
             var arguments = SQLArguments()
-            let sql = Self.after(0, keys: keys, position: position, arguments: &arguments)
+            var sql = ""
+            if let first = keys.first, let value = position.sortValues.first, value != .null {
+                // Implied by the condition below; stated alone, an index on the first sort key
+                // can start the scan at the position instead of at the first row.
+                sql =
+                    first.ascending
+                    ? "\(first.sql) >= \(arguments.bind(value)) AND "
+                    : "(\(first.sql) <= \(arguments.bind(value)) OR \(first.sql) IS NULL) AND "
+            }
+            sql += Self.after(0, keys: keys, position: position, arguments: &arguments)
             conditions.append((sql, arguments))
         }
         let table = layout.table(of: plan.entityID)
