@@ -220,7 +220,9 @@ defer { try? FileManager.default.removeItem(at: folder) }
 /// the same with the raw C API; with `--floor-iteration`, the raw read with the least a fetch's
 /// `[NSManagedObject]` must hold besides: one object per row, with its ID.
 let iterationModes = ["--batch-iteration", "--raw-iteration", "--floor-iteration"]
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--stream-iteration" { streamIteration(path: CommandLine.arguments[2]) }
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--stream-iteration" {
+    streamIteration(path: CommandLine.arguments[2])
+}
 if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.arguments[1]) {
     let path = CommandLine.arguments[2]
     let start = clock.now
