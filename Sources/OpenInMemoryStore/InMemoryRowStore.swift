@@ -71,6 +71,15 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
         return try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run()
     }
 
+    /// The tables as they are now (a copy-on-write copy, to run a fetch on without the lock)
+    /// and the sort switch; counts as a fetch.
+    func fetchSnapshot() -> (graph: RowGraph, usesNativeSort: Bool) {
+        withLock {
+            calls.fetches += 1
+            return (RowGraph(tables: tables, layouts: layouts), usesNativeSort)
+        }
+    }
+
     package func row(for key: ObjectKey) throws -> RowSnapshot? {
         withLock {
             calls.rowLoads += 1

@@ -204,27 +204,34 @@ struct CompilerState {
     // MARK: - Sorts
 
     mutating func sortTerm(_ descriptor: NSSortDescriptor) throws(NotCompilable) -> String {
+        let sortKey = try sortKey(descriptor)
+        return sortKey.ascending ? sortKey.sql : sortKey.sql + " DESC"
+    }
+
+    /// The expression a sort descriptor orders by (with its collation, if any), and its
+    /// direction: `sortTerm(_:)` without `DESC`, for comparisons with it (`SQLCompiler+Paging`).
+    mutating func sortKey(_ descriptor: NSSortDescriptor) throws(NotCompilable) -> (sql: String, ascending: Bool) {
         guard let key = descriptor.key else { throw NotCompilable("a sort descriptor without a key (sorting by self)") }
         guard let selector = descriptor.selector else {
             throw NotCompilable(
                 unsupported: "the sort on \(key) uses a comparator block; a SQL store sorts with selectors only")
         }
-        let direction = descriptor.ascending ? "" : " DESC"
+        let ascending = descriptor.ascending
         let operand = try keyPath(key)
         guard case .column(let column, let kind) = operand else {
             throw NotCompilable("the sort on \(key): only attributes are sorted in SQL")
         }
         switch selector {
         case "compare:":
-            return column + direction
+            return (column, ascending)
         case "caseInsensitiveCompare:" where domain(kind) == .string:
-            return "ocd_fold(\(column), 1)" + direction
+            return ("ocd_fold(\(column), 1)", ascending)
         case _ where domain(kind) == .string:
             guard let collation = SQLiteCollations.name(for: selector) else { break }
-            return "\(column) COLLATE \(collation)" + direction
+            return ("\(column) COLLATE \(collation)", ascending)
         case "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:", "localizedStandardCompare:":
             // Values that are not strings sort with compare: (as in memory).
-            return column + direction
+            return (column, ascending)
         default:
             break
         }

@@ -235,6 +235,19 @@ package final class SQLiteStatement {
         return Data(bytes: bytes, count: count)
     }
 
+    /// The column as SQLite holds it (its storage class: `.integer`, `.double`, `.string`,
+    /// `.data` or `.null`), which binds back to an equal value: for values a statement
+    /// compares with again, such as a paged fetch's position (`SQLiteRowStore+Paging`).
+    package func storedValue(at index: Int32) -> StoreValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(int64(at: index))
+        case SQLITE_FLOAT: return .double(double(at: index))
+        case SQLITE_TEXT: return string(at: index).map(StoreValue.string) ?? .null
+        case SQLITE_BLOB: return data(at: index).map(StoreValue.data) ?? .null
+        default: return .null
+        }
+    }
+
     /// The column as the stored value of an attribute of `kind`: the inverse of `bind(_:at:)`.
     ///
     /// NULL is `.null` for every kind. Otherwise: integer kinds `.integer`; `.boolean` `.bool`

@@ -89,6 +89,32 @@ private final class Readme {
         print(try context.count(for: request))                      // 2
     }
 
+    // README: Contexts, objects and the stores — Streaming large fetches (set up as `contexts`)
+    func streaming(model: NSManagedObjectModel) throws {
+        final class Employee: NSManagedObject {
+            @Managed var name: String?
+            @Managed var salary: Decimal?
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for (name, salary) in [("Ann", 52_000), ("Bob", 38_000), ("Cy", 61_000)] {
+            let employee = Employee(context: context)
+            employee.name = name
+            employee.salary = Decimal(salary)
+        }
+        try context.save()
+
+        let everyone = NSFetchRequest<Employee>(entityName: "Employee")
+        everyone.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        let employees = try context.objects(for: everyone, batchSize: 1_000)
+        var payroll = Decimal(0)
+        for employee in employees { payroll += employee.salary ?? 0 }   // one batch held at a time
+        if let error = employees.error { throw error }                  // a store error ends the loop
+        print(payroll)                                                  // 151000
+    }
+
     // README: Input from users: the throwing twins
     func throwingTwins() throws {
         do {
@@ -175,7 +201,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 6)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -249,6 +275,15 @@ struct ReadmeExamplesTests {
             try readme.contexts(model: try NSManagedObjectModel(validatingContentsOf: url))
             #expect(readme.printed == [#"["Cy", "Ann"]"#, "2"])
             #expect(readme.printed == (try swiftBlock(containing: "NSInMemoryStoreType")).expectedOutput)
+        }
+    }
+
+    @Test func streaming() throws {
+        try withModelFile { url in
+            let readme = Readme()
+            try readme.streaming(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(readme.printed == ["151000"])
+            #expect(readme.printed == (try swiftBlock(containing: "objects(for: everyone")).expectedOutput)
         }
     }
 

@@ -220,6 +220,9 @@ defer { try? FileManager.default.removeItem(at: folder) }
 /// the same with the raw C API; with `--floor-iteration`, the raw read with the least a fetch's
 /// `[NSManagedObject]` must hold besides: one object per row, with its ID.
 let iterationModes = ["--batch-iteration", "--raw-iteration", "--floor-iteration"]
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--stream-iteration" {
+    streamIteration(path: CommandLine.arguments[2])
+}
 if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.arguments[1]) {
     let path = CommandLine.arguments[2]
     let start = clock.now
@@ -966,6 +969,7 @@ print(
     faultLine(
         "Heap per fetched, unfired slim fault (includesPropertyValues = false, no row data)", slimFault, goal: faultGoalBytes))
 print(faultLine("Heap per fetched, unfired fault with its row cached (default settings)", rowFault, goal: nil))
+print(streamingReport(raw: rawIteration))
 print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
 func fault(_ figure: (bytes: Double, objects: Int, faults: Int)?) -> Any {
