@@ -6,19 +6,19 @@ import Synchronization
 /// found by its ID's origin and row key, so that a fetched row's object is found from the row's
 /// key without making an ID, and no ID is compared through `isEqual(_:)`.
 ///
-/// A slot holds the object and 32 bits of its hash (12 bytes a slot, where a
-/// `[NSManagedObjectID: NSManagedObject]` bucket would take 16 and one keyed by origin and key
-/// 32): the hash bits rule out almost every other object before its ID is looked at. Linear
-/// probing, at most 3/4 full; a removal shifts the slots after it back, so lookups never meet a
-/// tombstone. The IDs of one store share one origin (`IDOrigin`), which each registered object's
-/// ID keeps alive, so comparing origins by identity is exact.
+/// A slot holds the object, the origin and row key it was registered under, and 32 bits of
+/// their hash: the hash bits rule out almost every other slot, and a lookup compares the
+/// identities kept in the table, never touching an object. Linear probing, at most 3/4 full; a
+/// removal shifts the slots after it back, so lookups never meet a tombstone. The IDs of one
+/// store share one origin (`IDOrigin`), which each registered object keeps alive, so comparing
+/// origins by identity is exact.
 ///
 /// Objects are found by the ID they had when registered: change an object's ID only between
 /// removing it and registering it again (as saves do).
 ///
 /// **Weak slots.** The table does not keep its objects alive (unless `retainsObjects`, Apple's
 /// `retainsRegisteredObjects`): a slot holds an unretained reference, and an object leaves its
-/// context's table in its `deinit` (`remove(_:id:)`), so a slot never outlives its object. An
+/// context's table in its `deinit` (`remove(_:origin:key:)`), so a slot never outlives its object. An
 /// object with unsaved changes is kept alive by the context's change lists instead. Compared
 /// with Swift `weak` slots, this allocates nothing per object (a weak reference gives each
 /// object a side table) and a lookup is one atomic operation.
@@ -28,7 +28,8 @@ import Synchronization
 /// whose `deinit` has begun but not yet taken the lock does not return it (`tryRetain` refuses
 /// an object whose strong count reached zero); such an object counts as gone, and a new one may
 /// take its slot (its `deinit` then removes only itself, by identity). While the lock is held
-/// nothing here releases an object, so no `deinit` runs inside it.
+/// nothing here releases an object or takes a reference that could turn out to be its last, so no
+/// `deinit` runs inside it.
 final class ObjectRegistry: @unchecked Sendable {
     // Every stored property below is read and written only while `lock` is held, so Swift's
     // dynamic exclusivity checks (a thread-local access set, on every fetched row) are left out.
@@ -39,6 +40,10 @@ final class ObjectRegistry: @unchecked Sendable {
     @exclusivity(unchecked) private var tags: [UInt32] = []
     /// The object of each slot, unretained (retained while `retains`).
     @exclusivity(unchecked) private var objects: [Unmanaged<NSManagedObject>?] = []
+    /// The ID each slot's object was registered under: what lookups compare, so that they never
+    /// touch an object, which may be in its `deinit` on another thread (any reference taken to
+    /// it then could end up the last, and free it inside the lock).
+    @exclusivity(unchecked) private var identities: [SlotIdentity] = []
     /// The number of registered objects.
     @exclusivity(unchecked) private var occupied = 0
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
@@ -75,11 +80,12 @@ final class ObjectRegistry: @unchecked Sendable {
                 retains = newValue
                 if newValue {
                     // Objects whose `deinit` has begun cannot be retained: they leave now.
-                    let oldTags = tags
-                    let oldObjects = objects
+                    let (oldTags, oldObjects, oldIdentities) = (tags, objects, identities)
                     clearTable(size: tags.count)
-                    for (tag, object) in zip(oldTags, oldObjects) where tag != 0 {
-                        if let object, tryRetain(object) { insert(object, tag: tag) }
+                    for slot in oldTags.indices where oldTags[slot] != 0 {
+                        if let object = oldObjects[slot], tryRetain(object) {
+                            insert(object, tag: oldTags[slot], identity: oldIdentities[slot])
+                        }
                     }
                 } else {
                     released = objects.compactMap { $0 }
@@ -108,7 +114,7 @@ final class ObjectRegistry: @unchecked Sendable {
                         objects[slot] = object
                     } else {
                         if retains { _ = object.retain() }
-                        insert(object, tag: tag)
+                        insert(object, tag: tag, identity: SlotIdentity(id.origin, id.rowKey))
                     }
                 } else if found {
                     released = remove(at: slot)
@@ -169,6 +175,7 @@ final class ObjectRegistry: @unchecked Sendable {
                 // The slot found is still the key's: empty, or held by an object being freed.
                 if tags[slot] == 0 {
                     tags[slot] = tag
+                    identities[slot] = SlotIdentity(origin, key)
                     occupied += 1
                     layoutChanges &+= 1
                 } else if retains {
@@ -181,7 +188,7 @@ final class ObjectRegistry: @unchecked Sendable {
                     if retains { released = objects[slot] }
                     objects[slot] = object
                 } else {
-                    insert(object, tag: tag)
+                    insert(object, tag: tag, identity: SlotIdentity(origin, key))
                 }
             }
         }
@@ -219,6 +226,7 @@ final class ObjectRegistry: @unchecked Sendable {
         }
         guard !made.isEmpty else { return (result, created) }
         var released: [Unmanaged<NSManagedObject>] = []
+        var duplicates: [(index: Int, object: Unmanaged<NSManagedObject>)] = []
         lock.withLock { _ in
             reserve(occupied + made.count)
             for index in made {
@@ -226,14 +234,13 @@ final class ObjectRegistry: @unchecked Sendable {
                 let (isFound, slot, tag) = find(origin, keys[index])
                 guard isFound, let occupant = objects[slot] else {
                     if retains { _ = object.retain() }
-                    insert(object, tag: tag)
+                    insert(object, tag: tag, identity: SlotIdentity(origin, keys[index]))
                     continue
                 }
                 if tryRetain(occupant) {
-                    // The key came earlier in `keys`: its object stands for this one too.
-                    released.append(occupant)
-                    result[index] = occupant.takeUnretainedValue()
-                    created[index] = false
+                    // The key came earlier in `keys`: its object stands for this one too (put in
+                    // after unlocking, as dropping the one made here may free it).
+                    duplicates.append((index, occupant))
                 } else {
                     // Held by an object being freed: this one takes its slot.
                     if retains {
@@ -245,6 +252,10 @@ final class ObjectRegistry: @unchecked Sendable {
             }
         }
         for object in released { object.release() }
+        for (index, object) in duplicates {
+            result[index] = object.takeRetainedValue()
+            created[index] = false
+        }
         return (result, created)
     }
 
@@ -307,22 +318,18 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The slot of the object registered under (`origin`, `key`) if `found`, else the empty
     /// slot where it would go; and the key's hash bits.
     ///
-    /// Reads the identities of the objects probed: each is alive, or in its `deinit` waiting for
-    /// the lock to take it out, so its identity is still there.
+    /// Compares the identities the slots were registered under, never the objects.
     @inline(__always)
     private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, tag: UInt32) {
         let tag = Self.tag(origin, key)
         guard !tags.isEmpty else { return (false, 0, tag) }
+        let identity = SlotIdentity(origin, key)
         let mask = tags.count - 1
         var slot = Int(tag) & mask
         while true {
             let slotTag = tags[slot]
             if slotTag == 0 { return (false, slot, tag) }
-            if slotTag == tag, let object = objects[slot],
-                object._withUnsafeGuaranteedRef({ $0.hasIdentity(origin: origin, key: key) })
-            {
-                return (true, slot, tag)
-            }
+            if slotTag == tag, identities[slot] == identity { return (true, slot, tag) }
             slot = (slot + 1) & mask
         }
     }
@@ -333,12 +340,13 @@ final class ObjectRegistry: @unchecked Sendable {
         if size != tags.count { resize(to: size) }
     }
 
-    private func insert(_ object: Unmanaged<NSManagedObject>, tag: UInt32) {
+    private func insert(_ object: Unmanaged<NSManagedObject>, tag: UInt32, identity: SlotIdentity) {
         if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
         let mask = tags.count - 1
         var slot = Int(tag) & mask
         while tags[slot] != 0 { slot = (slot + 1) & mask }
         tags[slot] = tag
+        identities[slot] = identity
         objects[slot] = object
         occupied += 1
         layoutChanges &+= 1
@@ -362,6 +370,7 @@ final class ObjectRegistry: @unchecked Sendable {
             if !homeAfterHole {
                 tags[hole] = tag
                 objects[hole] = objects[slot]
+                identities[hole] = identities[slot]
                 hole = slot
             }
         }
@@ -375,16 +384,16 @@ final class ObjectRegistry: @unchecked Sendable {
     private func clearTable(size: Int) {
         tags = Array(repeating: 0, count: size)
         objects = Array(repeating: nil, count: size)
+        identities = Array(repeating: SlotIdentity.none, count: size)
         occupied = 0
         layoutChanges &+= 1
     }
 
     private func resize(to size: Int) {
-        let oldTags = tags
-        let oldObjects = objects
+        let (oldTags, oldObjects, oldIdentities) = (tags, objects, identities)
         clearTable(size: size)
-        for (tag, object) in zip(oldTags, oldObjects) where tag != 0 {
-            if let object { insert(object, tag: tag) }
+        for slot in oldTags.indices where oldTags[slot] != 0 {
+            if let object = oldObjects[slot] { insert(object, tag: oldTags[slot], identity: oldIdentities[slot]) }
         }
     }
 }
@@ -396,3 +405,22 @@ final class ObjectRegistry: @unchecked Sendable {
 /// objects alive, as it did before it held them weakly).
 private let swiftTryRetain = runtimeFunction(
     named: "swift_tryRetain", as: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
+
+/// The ID a registry slot's object was registered under: its origin's identity and its row key.
+private struct SlotIdentity: Equatable {
+    let origin: ObjectIdentifier?
+    let key: ObjectKey
+
+    init(_ origin: IDOrigin, _ key: ObjectKey) {
+        self.origin = ObjectIdentifier(origin)
+        self.key = key
+    }
+
+    private init() {
+        origin = nil
+        key = ObjectKey(entityID: 0, primaryKey: 0)
+    }
+
+    /// An empty slot's.
+    static let none = SlotIdentity()
+}
