@@ -121,7 +121,7 @@ extension CompilerState {
                 start.append(spelling)
                 start.append(contentsOf: rest)
                 let variant = String(start)
-                if variant == prefix { continue }
+                if variant.utf8.elementsEqual(prefix.utf8) { continue }
                 terms.append("(\(range(column, variant)) AND \(call(function, column, prefix, 0)))")
             }
         }
@@ -130,12 +130,22 @@ extension CompilerState {
 
     /// `column >= start AND column < successor(start)`: the column begins with `start`'s bytes.
     private mutating func range(_ column: String, _ start: String) -> String {
-        "\(column) >= \(arguments.bind(.string(start))) AND \(column) < \(arguments.bind(.string(Self.successor(start))))"
+        "\(column) >= \(arguments.bind(.string(start))) AND \(column) < \(arguments.bind(.string(SQLCompiler.successor(start))))"
     }
+}
+
+extension SQLCompiler {
+    /// The scalars other than itself that are canonically equivalent to an ASCII character (their
+    /// canonical decomposition is that character), by that character: Swift's `==` and
+    /// `hasPrefix` treat `"\u{212A}"` (KELVIN SIGN) as `"K"`. Unicode's stability policy keeps
+    /// decompositions fixed; `SQLStringOperatorTests` checks the table against every scalar.
+    package static let singletons: [Unicode.Scalar: [Unicode.Scalar]] = [
+        "K": ["\u{212A}"], ";": ["\u{037E}"], "`": ["\u{1FEF}"],
+    ]
 
     /// The least string above every string that begins with `prefix` (its last scalar plus
     /// one; UTF-8 orders bytes as scalars).
-    static func successor(_ prefix: String) -> String {
+    package static func successor(_ prefix: String) -> String {
         var scalars = Array(prefix.unicodeScalars)
         guard let last = scalars.popLast() else { return prefix }
         var value = last.value + 1
@@ -144,14 +154,4 @@ extension CompilerState {
         view.append(Unicode.Scalar(value) ?? last)
         return String(view)
     }
-}
-
-extension SQLCompiler {
-    /// The scalars other than itself that are canonically equivalent to an ASCII character (their
-    /// canonical decomposition is that character), by that character: Swift's `==` and
-    /// `hasPrefix` treat `"\u{212A}"` (KELVIN SIGN) as `"K"`. Unicode's stability policy keeps
-    /// decompositions fixed; `SQLCompilerStringTests` checks the table against every scalar.
-    static let singletons: [Unicode.Scalar: [Unicode.Scalar]] = [
-        "K": ["\u{212A}"], ";": ["\u{037E}"], "`": ["\u{1FEF}"],
-    ]
 }

@@ -531,6 +531,7 @@ measure(
     return try newContext(coordinator).fetch(request).count
 }
 
+measureStringOperators()
 // MARK: - Batch iteration over 10^6 rows, in child processes
 
 /// A store of `count` employees written with the raw C API into a store file the coordinator
