@@ -38,8 +38,8 @@ import Testing
         ),
         (
             Company.department, "NONE people.name BEGINSWITH[c] 'a'", [],
-            "NOT (EXISTS (SELECT 1 FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND CASE WHEN length(m1.ZNAME) ="
-                + " length(CAST(m1.ZNAME AS BLOB)) THEN lower(substr(m1.ZNAME, 1, ?)) = ? ELSE ocd_begins_with(m1.ZNAME, ?, 1) END))",
+            "NOT (EXISTS (SELECT 1 FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND "
+                + asciiOr("lower(substr(m1.ZNAME, 1, ?)) = ?", "m1.ZNAME", "ocd_begins_with(m1.ZNAME, ?, 1)") + "))",
             [.integer(1), .string("a"), .string("a")]
         ),
         (
@@ -72,8 +72,8 @@ import Testing
         (
             Company.person, "ANY projects.name ==[c] 'APOLLO'", [],
             "EXISTS (SELECT 1 FROM Z_2PROJECTS m1j JOIN ZPROJECT m1 ON m1.Z_PK = m1j.Z_4PROJECTS"
-                + " WHERE m1j.Z_2MEMBERS = t0.Z_PK AND CASE WHEN length(m1.ZNAME) = length(CAST(m1.ZNAME AS BLOB))"
-                + " THEN lower(m1.ZNAME) = ? ELSE ocd_fold(m1.ZNAME, 1) = ? END)",
+                + " WHERE m1j.Z_2MEMBERS = t0.Z_PK AND "
+                + asciiOr("lower(m1.ZNAME) = ?", "m1.ZNAME", "ocd_fold(m1.ZNAME, 1) = ?") + ")",
             [.string("apollo"), .string("apollo")]
         ),
         (
