@@ -80,19 +80,6 @@ extension CompilerState {
         }
     }
 
-    /// `==[c]`, `==[d]`, `==[cd]` (`IS` when `exact`) with a constant that folds to ASCII: the
-    /// folded ASCII row compared natively, other rows folded by `ocd_fold`; nil for other
-    /// constants.
-    mutating func nativeFoldedEquality(column: String, constant: String, flags: UInt, exact: Bool) -> String? {
-        let needle = fold(constant, flags)
-        guard flags != 0, needle.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        let ascii = "length(\(column)) = length(CAST(\(column) AS BLOB))"
-        let folded = flags & 1 != 0 ? "lower(\(column))" : column
-        let test = "\(folded) = \(arguments.bind(.string(needle)))"
-        return either(
-            test, ascii: ascii, otherwise: "ocd_fold(\(column), \(flags)) = \(arguments.bind(.string(needle)))", exact: exact)
-    }
-
     /// `test` for an ASCII row, `otherwise` for the others: `((test AND ascii) OR (NOT (ascii)
     /// AND otherwise))`, which SQLite runs faster than a `CASE`; the ASCII check runs only where
     /// `test` holds.

@@ -381,11 +381,6 @@ struct CompilerState {
             let equal = operatorType == .equalTo
             if case .null = constant { return "\(column) \(equal ? "IS NULL" : "IS NOT NULL")" }
             guard let bound = value(constant) else { return equal ? "0" : "1" }
-            if folds, case .string(let string) = constant,
-                let native = nativeFoldedEquality(column: column, constant: string, flags: flags, exact: exact || !equal)
-            {
-                return equal ? native : "NOT (\(native))"
-            }
             if equal { return "\(subject) \(exact ? "IS" : "=") \(arguments.bind(bound))" }
             return "\(subject) IS NOT \(arguments.bind(bound))"
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
