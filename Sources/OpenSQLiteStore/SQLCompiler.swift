@@ -328,12 +328,14 @@ struct CompilerState {
             return predicate.evaluate(with: nil) ? "1" : "0"
         case (.column, .column), (.object, .object), (.column, .object), (.object, .column):
             if Self.stringOperators.contains(operatorType) {
-                return try stringTest(operatorType, left: left, right: right, flags: flags, pending: pending, in: predicate)
+                return try stringTest(
+                    operatorType, left: left, right: right, flags: flags, pending: pending, exact: exact, in: predicate)
             }
             return try compareKeyPaths(left, operatorType, right, options: options, pending: pending, exact: exact, in: predicate)
         case (.constant(let constant), _) where Self.stringOperators.contains(operatorType):
             return try stringTest(
-                operatorType, left: .constant(constant), right: right, flags: flags, pending: pending, in: predicate)
+                operatorType, left: .constant(constant), right: right, flags: flags, pending: pending, exact: exact,
+                in: predicate)
         case (.constant(let constant), _):
             guard let flipped = Self.flipped[operatorType] else {
                 throw NotCompilable("\(predicate): a constant on the left of \(operatorType) is not compiled")
@@ -343,7 +345,8 @@ struct CompilerState {
             return try compare(right, operatorType, constant, options: options, exact: exact, in: predicate)
         case (_, .constant(let constant)):
             if Self.stringOperators.contains(operatorType) {
-                return try stringTest(operatorType, left: left, right: right, flags: flags, pending: [], in: predicate)
+                return try stringTest(
+                    operatorType, left: left, right: right, flags: flags, pending: [], exact: exact, in: predicate)
             }
             return try compare(left, operatorType, constant, options: options, exact: exact, in: predicate)
         }
@@ -479,12 +482,21 @@ struct CompilerState {
         }
     }
 
-    /// A string operator through the registered functions; false unless both sides are strings.
+    /// A string operator: natively where SQLite's answers are the engine's (`nativeStringTest`),
+    /// otherwise through the registered functions; false unless both sides are strings.
     mutating func stringTest(
         _ operatorType: NSComparisonPredicate.Operator, left: Operand, right: Operand, flags: UInt, pending: [StoreValue],
-        in predicate: NSComparisonPredicate
+        exact: Bool, in predicate: NSComparisonPredicate
     ) throws(NotCompilable) -> String {
         guard let function = Self.functions[operatorType] else { throw NotCompilable("\(predicate)") }
+        if case .column(let column, let kind) = left, domain(kind) == .string, case .constant(.string(let constant)) = right,
+            pending.isEmpty
+        {
+            if constant.isEmpty && operatorType != .like && operatorType != .matches { return "0" }
+            if let native = nativeStringTest(operatorType, column: column, constant: constant, flags: flags, exact: exact) {
+                return native
+            }
+        }
         func sql(of operand: Operand) throws(NotCompilable) -> String? {
             switch operand {
             case .column(let column, let kind): return domain(kind) == .string ? column : nil

@@ -169,13 +169,95 @@ enum Company {
         ),
         ("name IN %@", [["a\"b", "c"]], "t0.ZNAME IN (SELECT value FROM json_each(?))", [.string("[\"a\\\"b\",\"c\"]")]),
         ("name IN[cd] %@", [["Crèpes"]], "ocd_fold(t0.ZNAME, 3) IN (SELECT value FROM json_each(?))", [.string("[\"crepes\"]")]),
-        ("name BEGINSWITH[cd] 'Crèpes'", [], "ocd_begins_with(t0.ZNAME, ?, 3)", [.string("Crèpes")]),
-        ("name ENDSWITH 'x'", [], "ocd_ends_with(t0.ZNAME, ?, 0)", [.string("x")]),
+        // A constant that folds to ASCII: ASCII rows compared natively, the others by the function.
+        (
+            "name BEGINSWITH[cd] 'Crèpes'", [],
+            asciiOr("lower(substr(t0.ZNAME, 1, ?)) = ?", "t0.ZNAME", "ocd_begins_with(t0.ZNAME, ?, 3)"),
+            [.integer(6), .string("crepes"), .string("Crèpes")]
+        ),
+        ("name BEGINSWITH[c] 'Crèpes'", [], "ocd_begins_with(t0.ZNAME, ?, 1)", [.string("Crèpes")]),
+        ("name ENDSWITH 'é'", [], "ocd_ends_with(t0.ZNAME, ?, 0)", [.string("é")]),
+        ("name CONTAINS 'e\u{301}'", [], "ocd_contains(t0.ZNAME, ?, 0)", [.string("e\u{301}")]),
+        ("name ENDSWITH '\nx'", [], "ocd_ends_with(t0.ZNAME, ?, 0)", [.string("\nx")]),
+        ("name BEGINSWITH ''", [], "0", []),
+        ("name CONTAINS ''", [], "0", []),
+        ("NOT (name ENDSWITH '')", [], "NOT (0)", []),
+        // BEGINSWITH: a range an index can serve; the byte after the prefix must not start a
+        // combining scalar (else the function decides).
+        (
+            "name BEGINSWITH 'Lo'", [],
+            "(t0.ZNAME >= ? AND t0.ZNAME < ? AND (t0.ZNAME < ? OR ocd_begins_with(t0.ZNAME, ?, 0)))",
+            [.string("Lo"), .string("Lp"), .string("Lo\u{300}"), .string("Lo")]
+        ),
+        // K is also spelled KELVIN SIGN (U+212A): that spelling's range goes to the function.
+        (
+            "name BEGINSWITH 'Ka'", [],
+            "((t0.ZNAME >= ? AND t0.ZNAME < ? AND (t0.ZNAME < ? OR ocd_begins_with(t0.ZNAME, ?, 0)))"
+                + " OR (t0.ZNAME >= ? AND t0.ZNAME < ? AND ocd_begins_with(t0.ZNAME, ?, 0)))",
+            [
+                .string("Ka"), .string("Kb"), .string("Ka\u{300}"), .string("Ka"), .string("\u{212A}a"),
+                .string("\u{212A}b"), .string("Ka"),
+            ]
+        ),
+        // A prefix ending in CR: "x\r\n" does not begin with "x\r" (CR LF is one character).
+        (
+            "name BEGINSWITH 'x\r'", [], "(t0.ZNAME >= ? AND t0.ZNAME < ? AND ocd_begins_with(t0.ZNAME, ?, 0))",
+            [.string("x\r"), .string("x\u{0E}"), .string("x\r")]
+        ),
+        (
+            "NOT (name BEGINSWITH 'Lo')", [],
+            "NOT (COALESCE((t0.ZNAME >= ? AND t0.ZNAME < ? AND (t0.ZNAME < ?"
+                + " OR ocd_begins_with(t0.ZNAME, ?, 0))), 0))",
+            [.string("Lo"), .string("Lp"), .string("Lo\u{300}"), .string("Lo")]
+        ),
+        // ENDSWITH: the bytes, and a boundary before them unless the byte there is not ASCII.
+        (
+            "name ENDSWITH 'x'", [],
+            "(substr(CAST(t0.ZNAME AS BLOB), ?) = ? AND (substr(CAST(t0.ZNAME AS BLOB), ?, 1) < ? OR ocd_ends_with(t0.ZNAME, ?, 0)))",
+            [.integer(-1), .data(Data("x".utf8)), .integer(-2), .data(Data([0x80])), .string("x")]
+        ),
+        (
+            "name ENDSWITH 'K'", [],
+            asciiOr("substr(t0.ZNAME, ?) = ?", "t0.ZNAME", "ocd_ends_with(t0.ZNAME, ?, 0)"),
+            [.integer(-1), .string("K"), .string("K")]
+        ),
+        (
+            "name ENDSWITH[c] 'OB'", [],
+            asciiOr("substr(lower(t0.ZNAME), ?) = ?", "t0.ZNAME", "ocd_ends_with(t0.ZNAME, ?, 1)"),
+            [.integer(-2), .string("ob"), .string("OB")]
+        ),
+        // CONTAINS: the bytes anywhere; in a row that is not ASCII the function decides.
+        (
+            "name CONTAINS 'li'", [],
+            "(instr(CAST(t0.ZNAME AS BLOB), ?) > 0 AND (length(t0.ZNAME) = length(CAST(t0.ZNAME AS BLOB))"
+                + " OR ocd_contains(t0.ZNAME, ?, 0)))",
+            [.data(Data("li".utf8)), .string("li")]
+        ),
+        (
+            "name CONTAINS 'Ki'", [],
+            asciiOr("instr(CAST(t0.ZNAME AS BLOB), ?) > 0", "t0.ZNAME", "ocd_contains(t0.ZNAME, ?, 0)"),
+            [.data(Data("Ki".utf8)), .string("Ki")]
+        ),
+        (
+            "name CONTAINS[cd] 'LÍ'", [],
+            asciiOr("instr(lower(t0.ZNAME), ?) > 0", "t0.ZNAME", "ocd_contains(t0.ZNAME, ?, 3)"),
+            [.string("li"), .string("LÍ")]
+        ),
         ("'Alice and Bob' CONTAINS[c] name", [], "ocd_contains(?, t0.ZNAME, 1)", [.string("Alice and Bob")]),
         ("name LIKE 'a*'", [], "ocd_like(t0.ZNAME, ?, 0)", [.string("a*")]),
         ("name MATCHES '[A-Z].*'", [], "ocd_matches(t0.ZNAME, ?, 0)", [.string("[A-Z].*")]),
         ("age BEGINSWITH '1'", [], "0", []),
-        ("name ==[c] 'ALICE'", [], "ocd_fold(t0.ZNAME, 1) = ?", [.string("alice")]),
+        (
+            "name ==[c] 'ALICE'", [],
+            "ocd_fold(t0.ZNAME, 1) = ?",
+            [.string("alice")]
+        ),
+        (
+            "name !=[d] 'Zoë'", [],
+            "ocd_fold(t0.ZNAME, 2) IS NOT ?",
+            [.string("Zoe")]
+        ),
+        ("name ==[c] 'ÉCOLE'", [], "ocd_fold(t0.ZNAME, 1) = ?", [.string("école")]),
         ("TRUEPREDICATE", [], "1", []),
         (
             "age > 1 AND (name == 'a' OR NOT name == 'b')", [], "(t0.ZAGE > ? AND (t0.ZNAME = ? OR NOT (t0.ZNAME IS ?)))",
@@ -202,8 +284,12 @@ enum Company {
     @Test func joinsToOneKeyPathsOnce() throws {
         let query = try compile(keysPlan("department.title == 'Sales' OR department.title BEGINSWITH[c] 's'"))
         #expect(
-            query.sql == Self.select + Self.join + " WHERE (t1.ZTITLE = ? OR ocd_begins_with(t1.ZTITLE, ?, 1)) ORDER BY t0.Z_PK")
-        #expect(query.arguments == [.string("Sales"), .string("s")])
+            query.sql
+                == Self.select + Self.join
+                + " WHERE (t1.ZTITLE = ? OR "
+                + asciiOr("lower(substr(t1.ZTITLE, 1, ?)) = ?", "t1.ZTITLE", "ocd_begins_with(t1.ZTITLE, ?, 1)") + ")"
+                + " ORDER BY t0.Z_PK")
+        #expect(query.arguments == [.string("Sales"), .integer(1), .string("s"), .string("s")])
     }
 
     @Test func restrictsEntitiesSortsAndWindows() throws {
@@ -380,6 +466,13 @@ enum Company {
             for part in parts { #expect(error.localizedDescription.contains(part), "\(label): \(error.localizedDescription)") }
         }
     }
+}
+
+/// The SQL of a string test that runs natively on ASCII rows and through `otherwise` on others.
+func asciiOr(_ test: String, _ column: String, _ otherwise: String, exact: Bool = false) -> String {
+    let ascii = "length(\(column)) = length(CAST(\(column) AS BLOB))"
+    let sql = "((\(test) AND \(ascii)) OR (NOT (\(ascii)) AND \(otherwise)))"
+    return exact ? "COALESCE(\(sql), 0)" : sql
 }
 
 /// The same plan through both stores: keys, rows and counts equal.

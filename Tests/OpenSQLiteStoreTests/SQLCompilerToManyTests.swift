@@ -38,8 +38,9 @@ import Testing
         ),
         (
             Company.department, "NONE people.name BEGINSWITH[c] 'a'", [],
-            "NOT (EXISTS (SELECT 1 FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND ocd_begins_with(m1.ZNAME, ?, 1)))",
-            [.string("a")]
+            "NOT (EXISTS (SELECT 1 FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND "
+                + asciiOr("lower(substr(m1.ZNAME, 1, ?)) = ?", "m1.ZNAME", "ocd_begins_with(m1.ZNAME, ?, 1)") + "))",
+            [.integer(1), .string("a"), .string("a")]
         ),
         (
             Company.department, "5 < SUBQUERY(people, $p, $p.age > 10).@count", [],

@@ -21,7 +21,7 @@ import Testing
         #expect(sql.contains("ORDER BY t0.ZPRICE DESC"))
         // No constant of the request appears in the SQL: every value is bound.
         #expect(!sql.contains("300") && !sql.contains("'j'"))
-        #expect(outcome.stdout.contains("Bound values:\n  1. \"j\" (text)\n  2. 300 (integer)\n  3. 3 (integer)\n"))
+        #expect(outcome.stdout.contains("Bound values:\n  1. 1 (integer)\n  2. \"j\" (text)\n  3. \"j\" (text)\n  4. 300 (integer)\n  5. 3 (integer)\n"))
         #expect(outcome.stdout.contains("Query plan (EXPLAIN QUERY PLAN):\n  SCAN t0\n"))
     }
 

@@ -756,6 +756,8 @@ if countingInstructions {
     exit(0)
 }
 
+measureStringOperators()
+
 // MARK: - Batch iteration over 10^6 rows, in child processes
 
 /// A store of `count` employees written with the raw C API into a store file the coordinator
