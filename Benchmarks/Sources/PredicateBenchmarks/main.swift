@@ -361,7 +361,7 @@ func nsPerElement(_ count: Int, _ body: () -> Int) -> (Double, Int) {
     return (elapsed / Double(max(count, 1)), matches)
 }
 
-// The three loops are functions of their own so that callgrind can count each one's
+// The loops are functions of their own so that callgrind can count each one's
 // instructions: `valgrind --tool=callgrind --toggle-collect='*evaluateLoop*' …` with
 // `ONLY=<format> DATA=swift`, then Ir / (rows × 5 runs) is instructions per evaluation.
 @inline(never) func closureLoop(_ closure: ([String: Any]) -> Bool, _ rows: [[String: Any]]) -> Int {
@@ -378,6 +378,18 @@ func nsPerElement(_ count: Int, _ body: () -> Int) -> (Double, Int) {
 
 @inline(never) func filteredLoop(_ predicate: Foundation.NSPredicate, _ rows: [[String: Any]]) -> Int {
     rows.filtered(using: predicate).count
+}
+
+@inline(never) func valueForKeyLoop(_ closure: (Person) -> Bool, _ people: [Person]) -> Int {
+    var matches = 0
+    for person in people where closure(person) { matches += 1 }
+    return matches
+}
+
+@inline(never) func objectEvaluateLoop(_ predicate: Foundation.NSPredicate, _ people: [Person]) -> Int {
+    var matches = 0
+    for person in people where predicate.evaluate(with: person) { matches += 1 }
+    return matches
 }
 
 /// `DATA=swift` or `DATA=json`: only that data set.
@@ -430,16 +442,8 @@ for testCase in selectedCases {
         for person in people where propertyClosure(person) { matches += 1 }
         return matches
     }
-    let (kvcNs, kvcCount) = nsPerElement(people.count) {
-        var matches = 0
-        for person in people where kvcClosure(person) { matches += 1 }
-        return matches
-    }
-    let (evaluateNs, evaluateCount) = nsPerElement(people.count) {
-        var matches = 0
-        for person in people where predicate.evaluate(with: person) { matches += 1 }
-        return matches
-    }
+    let (kvcNs, kvcCount) = nsPerElement(people.count) { valueForKeyLoop(kvcClosure, people) }
+    let (evaluateNs, evaluateCount) = nsPerElement(people.count) { objectEvaluateLoop(predicate, people) }
     let agree = propertyCount == kvcCount && propertyCount == evaluateCount
     if !agree { dictionaryMismatch = true }
     print("  \(pad(String(format: "%.1f", propertyNs), 8))  \(pad(String(format: "%.1f", kvcNs), 14))  \(pad(String(format: "%.1f", evaluateNs), 8))  \(pad(String(format: "%.1f", evaluateNs - kvcNs), 14))  \(pad("\(propertyCount)", 7))  \(testCase.format)\(agree ? "" : "  MISMATCH")")
