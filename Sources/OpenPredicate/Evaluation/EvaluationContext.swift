@@ -44,10 +44,17 @@ struct EvaluationError: Error, CustomStringConvertible {
 struct EvaluationSubject {
     let codable: KeyValueCodable
 
-    /// Casts `object` once.
+    /// Casts `object` once. A `[String: Any]` (filtering decoded JSON or plist rows) is asked
+    /// by its exact type first: the cast to `KeyValueCodable` would look for a conformance that
+    /// a dictionary does not have, and reading it through `KeyValueReader` would ask again per
+    /// key.
     @inline(__always)
     init(_ object: Any?) {
-        if let codable = object as? KeyValueCodable {
+        if let object, type(of: object) == [String: Any].self,
+            let dictionary = ExactValue.load(object, as: [String: Any].self)
+        {
+            self.codable = DictionaryObject(dictionary: dictionary)
+        } else if let codable = object as? KeyValueCodable {
             self.codable = codable
         } else {
             self.codable = ReflectedObject(object: object)
@@ -62,18 +69,39 @@ struct EvaluationSubject {
 
     /// The object itself (`SELF`).
     var object: Any? {
-        if let reflected = codable as? ReflectedObject { return reflected.object }
+        if let wrapper = codable as? SubjectWrapper { return wrapper.wrapped }
         return codable
     }
 }
 
-/// An object without a `KeyValueCodable` conformance (a dictionary, a string, a plain struct,
+/// A view `EvaluationSubject` puts around an object that is not `KeyValueCodable` itself.
+protocol SubjectWrapper {
+    /// The object the predicate was given.
+    var wrapped: Any? { get }
+}
+
+/// An object without a `KeyValueCodable` conformance (a string, a plain struct, an array,
 /// `nil`), read through `KeyValueReader`.
-struct ReflectedObject: KeyValueCodable {
+struct ReflectedObject: KeyValueCodable, SubjectWrapper {
     let object: Any?
+
+    var wrapped: Any? { object }
 
     func value(forKey key: String) -> Any? {
         KeyValueReader.value(of: object, forKey: key)
+    }
+}
+
+/// A `[String: Any]` read with a plain lookup: the answers `KeyValueReader` gives for one
+/// (`self` is the dictionary, any other key its value), without asking the type per key.
+struct DictionaryObject: KeyValueCodable, SubjectWrapper {
+    let dictionary: [String: Any]
+
+    var wrapped: Any? { dictionary }
+
+    @inline(__always)
+    func value(forKey key: String) -> Any? {
+        key == "self" ? dictionary : dictionary[key]
     }
 }
 

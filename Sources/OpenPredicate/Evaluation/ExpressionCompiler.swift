@@ -68,6 +68,11 @@ enum ExpressionCompiler {
             }
 
         case .aggregate(let elements):
+            // `{20, 40}`, `{"Leeds", "York"}`: built once, not per object.
+            if let folded = node.compileTimeValue {
+                let value = folded.value
+                return { _, _ in value }
+            }
             let closures = elements.map(compile)
             return { object, context in
                 var values: [Any] = []
@@ -133,6 +138,28 @@ enum ExpressionCompiler {
     static func collectionElements(_ value: Any?) -> [Any]? {
         guard let value = ValueSemantics.unwrapOptional(value) else { return nil }
         return (value as? PredicateCollection)?.predicateElements
+    }
+}
+
+extension ExpressionNode {
+    /// The value of a constant, or of an aggregate of constants (`{20, 40}`), known when the
+    /// expression compiles: the `[Any]` the aggregate's closure would build, `nil` elements as
+    /// `NSNull`. Nil for anything else.
+    var compileTimeValue: ConstantValue? {
+        switch self {
+        case .constant(let constant):
+            return constant
+        case .aggregate(let elements):
+            var values: [Any] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .constant(let constant) = element else { return nil }
+                values.append(constant.value ?? NSNull())
+            }
+            return ConstantValue(values)
+        default:
+            return nil
+        }
     }
 }
 

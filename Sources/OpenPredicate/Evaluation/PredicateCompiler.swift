@@ -75,7 +75,7 @@ enum PredicateCompiler {
 
         switch comparison.modifier {
         case .direct:
-            if case .constant(let constant) = comparison.right {
+            if let constant = comparison.right.compileTimeValue {
                 let rightValue = constant.value
                 if let fast = ComparisonTest.fastConstantTest(comparison, constant: rightValue) {
                     return { object, context in fast(left(object, &context)) }
@@ -169,99 +169,6 @@ enum ComparisonTest {
                 (SelectorInvocation.invoke(selector, on: lhs, arguments: [rhs]) as? Bool) ?? false
             }
         }
-    }
-
-    /// Fast paths for the commonest shape, `keyPath op constant`: the constant is examined once,
-    /// and the per-object work is a single cast and compare.
-    static func fastConstantTest(_ comparison: ComparisonNode, constant: Any?) -> ((Any?) -> Bool)? {
-        let options = comparison.options
-        let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
-        if let constantString = constant as? String {
-            let needle = StringFolding.fold(constantString, options: options)
-            switch comparison.operatorType {
-            case .beginsWith where constantString.isEmpty:
-                return { _ in false }
-            case .beginsWith:
-                return { value in
-                    guard let s = value as? String ?? ValueSemantics.string(value) else { return false }
-                    if folding { return foldedHasPrefix(s, needle, options: options) }
-                    return s.hasPrefix(needle)
-                }
-            case .equalTo where !folding:
-                return { value in
-                    if let s = value as? String { return s == constantString }
-                    return ValueSemantics.isEqual(value, constantString)
-                }
-            case .matches:
-                guard
-                    let regex = StringMatching.regex(
-                        options.contains(.diacriticInsensitive) ? needle : constantString,
-                        options: options)
-                else { return { _ in false } }
-                return { value in
-                    guard let s = ValueSemantics.string(value) else { return false }
-                    return StringMatching.matches(
-                        options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
-                        regex: regex)
-                }
-            default:
-                return nil
-            }
-        }
-        if let bound = constant as? Int {
-            let fallback = make(comparison)
-            switch comparison.operatorType {
-            case .greaterThan: return { value in (value as? Int).map { $0 > bound } ?? fallback(value, bound) }
-            case .greaterThanOrEqualTo: return { value in (value as? Int).map { $0 >= bound } ?? fallback(value, bound) }
-            case .lessThan: return { value in (value as? Int).map { $0 < bound } ?? fallback(value, bound) }
-            case .lessThanOrEqualTo: return { value in (value as? Int).map { $0 <= bound } ?? fallback(value, bound) }
-            case .equalTo: return { value in (value as? Int).map { $0 == bound } ?? fallback(value, bound) }
-            case .notEqualTo: return { value in (value as? Int).map { $0 != bound } ?? fallback(value, bound) }
-            default: return nil
-            }
-        }
-        return nil
-    }
-
-    /// `s` folded begins with `needle` (already folded). ASCII bytes are compared in place; when
-    /// the compared part of `s` has other characters, only as many characters as the needle
-    /// could need are folded, never the whole string.
-    @inline(__always)
-    static func foldedHasPrefix(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
-        var s = s
-        var needle = needle
-        let asciiResult: Bool? = s.withUTF8 { text in
-            needle.withUTF8 { prefix -> Bool? in
-                guard prefix.count <= text.count else { return nil }
-                for index in 0..<prefix.count {
-                    let a = text[index]
-                    let b = prefix[index]
-                    if a >= 0x80 || b >= 0x80 { return nil }
-                    let lower = (a >= 0x41 && a <= 0x5A && options.contains(.caseInsensitive)) ? a | 0x20 : a
-                    if lower != b { return false }
-                }
-                // The compared part is ASCII and matches; it only fails to be a prefix of
-                // characters if what follows combines with the last compared character. Every
-                // scalar that can (combining marks, joiners, variation selectors) is at or
-                // above U+0300, whose UTF-8 lead byte is 0xCC or higher.
-                if prefix.count < text.count, text[prefix.count] >= 0xCC { return nil }
-                return true
-            }
-        }
-        if let asciiResult { return asciiResult }
-        return foldedHasPrefixSlow(s, needle, options: options)
-    }
-
-    /// Folds a short head of `s`: characters fold one by one, so `needle.count + 1` characters
-    /// are enough unless folding removed some (a lone combining mark under `[d]`); then the
-    /// whole string is folded.
-    static func foldedHasPrefixSlow(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
-        let needleCount = needle.count
-        let head = s.prefix(needleCount + 1)
-        let foldedHead = StringFolding.fold(String(head), options: options)
-        if foldedHead.hasPrefix(needle) { return true }
-        if head.endIndex == s.endIndex || foldedHead.count > needleCount { return false }
-        return StringFolding.fold(s, options: options).hasPrefix(needle)
     }
 
     /// `==` with options: strings fold, everything else is `isEqual:`.

@@ -70,6 +70,28 @@ package enum ValueSemantics {
         return isNSNull(value)
     }
 
+    /// `value` when its dynamic type is exactly `T`; nil for anything else, also for values that
+    /// a cast would bridge or unwrap into a `T` (an `NSNumber`, an `Optional<T>` inside `Any`).
+    /// Fast paths take these values and leave every other one to the general rules.
+    @inline(__always)
+    static func exactly<T>(_ value: Any?, _ type: T.Type) -> T? {
+        guard let value, Swift.type(of: value) == T.self else { return nil }
+        return ExactValue.load(value, as: T.self)
+    }
+
+    /// `number(_:)` for a value whose dynamic type is exactly `Int`, `Double` or `Bool` (the
+    /// first cases `number(_:)` tries, so the answer is the same); nil for any other value,
+    /// which the caller leaves to `number(_:)`.
+    @inline(__always)
+    static func exactNumber(_ value: Any?) -> Number? {
+        guard let value else { return nil }
+        let type = Swift.type(of: value)
+        if type == Int.self, let integer = ExactValue.load(value, as: Int.self) { return .int(Int64(integer)) }
+        if type == Double.self, let double = ExactValue.load(value, as: Double.self) { return .double(double) }
+        if type == Bool.self, let bool = ExactValue.load(value, as: Bool.self) { return .int(bool ? 1 : 0) }
+        return nil
+    }
+
     /// The number inside `value`, if it is one (integers of any width, floats, `Decimal`, `Bool`,
     /// `NSNumber`).
     static func number(_ value: Any) -> Number? {

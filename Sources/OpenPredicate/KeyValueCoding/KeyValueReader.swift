@@ -9,6 +9,13 @@ enum KeyValueReader {
     @inline(__always)
     static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object else { return nil }
+        // `[String: Any]` (nested JSON rows) by its exact type: one lookup, no conformance
+        // search. It answers as `slowValue` answers for it below.
+        if type(of: object) == [String: Any].self,
+            let dictionary = ExactValue.load(object, as: [String: Any].self)
+        {
+            return DictionaryObject(dictionary: dictionary).value(forKey: key)
+        }
         // The type is asked first: see `ValueSemantics.unwrapOptional`. (A Swift dictionary is
         // not `KeyValueCodable`; it is read as a `KeyedDictionary` below.)
         if type(of: object) is KeyValueCodable.Type, let codable = object as? KeyValueCodable {

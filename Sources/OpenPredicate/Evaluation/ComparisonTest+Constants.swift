@@ -1,0 +1,301 @@
+import Foundation
+
+/// Fast paths for the commonest shape, `keyPath op constant`, where the constant may also be an
+/// aggregate of constants (`{20, 40}`, `{"Leeds", "York"}`) or a collection passed as `%@`.
+///
+/// The constant is examined once, when the predicate compiles (converted, folded, its elements
+/// sorted out), and an object's value whose dynamic type is exactly `String`, `Int`, `Double`,
+/// `Bool` or `Date` is tested with one cast and a compare, without boxing the constant again or
+/// allocating. Every other value (an `NSNumber` or `NSString` from JSON, `nil`, `NSNull`, a
+/// collection, an `Optional` inside `Any`) goes to the general test with the same constant, so a
+/// fast path only ever answers for values whose answer it computes the way the general test
+/// does; `FastPathEquivalenceTests` compares the two over random mixed-type values.
+extension ComparisonTest {
+    /// A test of one evaluated left operand against the compiled-in constant.
+    typealias ValueTest = (Any?) -> Bool
+
+    /// The fast test for `comparison` against `constant`, or nil when there is none (the caller
+    /// then uses the general test).
+    static func fastConstantTest(_ comparison: ComparisonNode, constant: Any?) -> ValueTest? {
+        let general = make(comparison)
+        if let string = ValueSemantics.string(constant) {
+            return stringTest(comparison, constant: constant, string: string, general: general)
+        }
+        guard let constant else { return nil }
+        if let number = ValueSemantics.number(constant) {
+            return numberTest(comparison.operatorType, constant: constant, number: number, general: general)
+        }
+        if let date = ValueSemantics.exactly(constant, Date.self) {
+            return dateTest(comparison.operatorType, constant: constant, date: date, general: general)
+        }
+        if let elements = ExpressionCompiler.collectionElements(constant) {
+            return collectionTest(comparison, constant: constant, elements: elements, general: general)
+        }
+        return nil
+    }
+
+    /// Whether an operator that orders or equates holds for `result` (lhs compared with rhs).
+    @inline(__always)
+    static func holds(_ operatorType: ComparisonOperator, _ result: ComparisonResult) -> Bool {
+        switch operatorType {
+        case .lessThan: result == .orderedAscending
+        case .lessThanOrEqualTo: result != .orderedDescending
+        case .greaterThan: result == .orderedDescending
+        case .greaterThanOrEqualTo: result != .orderedAscending
+        case .equalTo: result == .orderedSame
+        case .notEqualTo: result != .orderedSame
+        default: false
+        }
+    }
+
+    /// Whether `operatorType` is one `holds(_:_:)` decides.
+    static func isOrderOrEquality(_ operatorType: ComparisonOperator) -> Bool {
+        switch operatorType {
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo, .notEqualTo: true
+        default: false
+        }
+    }
+
+    // MARK: - Strings
+
+    /// A string constant (`String`, `NSString`, `Substring`, `Character`), against values that
+    /// are `String`s. The general rules for those: `==`, `!=` and ordering compare the strings
+    /// (folded first under `[c]`/`[d]`); `BEGINSWITH`, `ENDSWITH`, `CONTAINS` with an empty
+    /// constant are false, otherwise test the folded strings.
+    private static func stringTest(
+        _ comparison: ComparisonNode, constant: Any?, string: String, general: @escaping Test
+    ) -> ValueTest? {
+        let options = comparison.options
+        let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
+        let needle = StringFolding.fold(string, options: options)
+        let operatorType = comparison.operatorType
+        switch operatorType {
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo, .notEqualTo:
+            return { value in
+                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
+                let folded = folding ? StringFolding.fold(s, options: options) : s
+                let other = folding ? needle : string
+                switch operatorType {
+                case .equalTo: return folded == other
+                case .notEqualTo: return folded != other
+                default: return holds(operatorType, ValueSemantics.compareStrings(folded, other))
+                }
+            }
+        case .beginsWith where string.isEmpty, .endsWith where string.isEmpty:
+            return { _ in false }
+        case .beginsWith:
+            return { value in
+                guard let s = value as? String ?? ValueSemantics.string(value) else { return false }
+                if folding { return foldedHasPrefix(s, needle, options: options) }
+                return s.hasPrefix(needle)
+            }
+        case .endsWith:
+            return { value in
+                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
+                return folding ? StringFolding.fold(s, options: options).hasSuffix(needle) : s.hasSuffix(string)
+            }
+        case .contains:
+            let asciiNeedle = ASCIISearch(needle: needle)
+            let caseInsensitive = options.contains(.caseInsensitive)
+            return { value in
+                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
+                if string.isEmpty { return false }
+                if let asciiNeedle, let found = asciiNeedle.isFound(in: s, caseInsensitive: caseInsensitive) {
+                    return found
+                }
+                return folding ? StringFolding.fold(s, options: options).contains(needle) : s.contains(string)
+            }
+        case .matches:
+            let regexOptions = options
+            guard
+                let regex = StringMatching.regex(
+                    options.contains(.diacriticInsensitive) ? needle : string,
+                    options: regexOptions)
+            else { return { _ in false } }
+            return { value in
+                guard let s = ValueSemantics.string(value) else { return false }
+                return StringMatching.matches(
+                    options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
+                    regex: regex)
+            }
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Numbers and dates
+
+    /// A number constant (any width, `Bool`, `NSNumber`, `Decimal`) against values that are
+    /// exactly `Int`, `Double` or `Bool`: compared by value, as the general rules compare two
+    /// numbers.
+    private static func numberTest(
+        _ operatorType: ComparisonOperator, constant: Any, number: ValueSemantics.Number, general: @escaping Test
+    ) -> ValueTest? {
+        guard isOrderOrEquality(operatorType) else { return nil }
+        if case .int(let bound) = number {
+            // The commonest case, `age > 30`, compares two integers.
+            return { value in
+                if let integer = ValueSemantics.exactly(value, Int.self) {
+                    let lhs = Int64(integer)
+                    return holds(
+                        operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
+                }
+                guard let lhs = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+                return holds(operatorType, ValueSemantics.compare(lhs, number))
+            }
+        }
+        return { value in
+            guard let lhs = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+            return holds(operatorType, ValueSemantics.compare(lhs, number))
+        }
+    }
+
+    /// A `Date` constant against values that are exactly `Date`s: chronological order.
+    private static func dateTest(
+        _ operatorType: ComparisonOperator, constant: Any, date: Date, general: @escaping Test
+    ) -> ValueTest? {
+        guard isOrderOrEquality(operatorType) else { return nil }
+        return { value in
+            guard let lhs = ValueSemantics.exactly(value, Date.self) else { return general(value, constant) }
+            return holds(operatorType, lhs < date ? .orderedAscending : (lhs > date ? .orderedDescending : .orderedSame))
+        }
+    }
+
+    // MARK: - Collections
+
+    /// `BETWEEN` two numbers, and `IN` a collection of strings or of numbers, against values of
+    /// the matching exact type. The general rules: `BETWEEN` orders the value against each bound;
+    /// `IN` is true when an element equals the value (strings folded under `[c]`/`[d]`).
+    private static func collectionTest(
+        _ comparison: ComparisonNode, constant: Any, elements: [Any], general: @escaping Test
+    ) -> ValueTest? {
+        let options = comparison.options
+        switch comparison.operatorType {
+        case .between:
+            guard elements.count == 2, ValueSemantics.string(elements[0]) == nil, ValueSemantics.string(elements[1]) == nil,
+                let low = ValueSemantics.number(elements[0]), let high = ValueSemantics.number(elements[1])
+            else { return nil }
+            return { value in
+                guard let number = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+                return ValueSemantics.compare(number, low) != .orderedAscending
+                    && ValueSemantics.compare(number, high) != .orderedDescending
+            }
+        case .in:
+            let strings = elements.compactMap { ValueSemantics.string($0) }
+            if !elements.isEmpty, strings.count == elements.count {
+                let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
+                let members = Set(folding ? strings.map { StringFolding.fold($0, options: options) } : strings)
+                return { value in
+                    guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
+                    return members.contains(folding ? StringFolding.fold(s, options: options) : s)
+                }
+            }
+            let numbers = elements.compactMap { element in
+                ValueSemantics.string(element) == nil ? ValueSemantics.number(element) : nil
+            }
+            if !elements.isEmpty, numbers.count == elements.count {
+                return { value in
+                    guard let number = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+                    return numbers.contains { ValueSemantics.compare(number, $0) == .orderedSame }
+                }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Prefixes
+
+    /// `s` folded begins with `needle` (already folded). ASCII bytes are compared in place; when
+    /// the compared part of `s` has other characters, only as many characters as the needle
+    /// could need are folded, never the whole string.
+    @inline(__always)
+    static func foldedHasPrefix(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
+        var s = s
+        var needle = needle
+        let asciiResult: Bool? = s.withUTF8 { text in
+            needle.withUTF8 { prefix -> Bool? in
+                guard prefix.count <= text.count else { return nil }
+                for index in 0..<prefix.count {
+                    let a = text[index]
+                    let b = prefix[index]
+                    if a >= 0x80 || b >= 0x80 { return nil }
+                    let lower = (a >= 0x41 && a <= 0x5A && options.contains(.caseInsensitive)) ? a | 0x20 : a
+                    if lower != b { return false }
+                }
+                // The compared part is ASCII and matches; it only fails to be a prefix of
+                // characters if what follows combines with the last compared character. Every
+                // scalar that can (combining marks, joiners, variation selectors) is at or
+                // above U+0300, whose UTF-8 lead byte is 0xCC or higher.
+                if prefix.count < text.count, text[prefix.count] >= 0xCC { return nil }
+                return true
+            }
+        }
+        if let asciiResult { return asciiResult }
+        return foldedHasPrefixSlow(s, needle, options: options)
+    }
+
+    /// Folds a short head of `s`: characters fold one by one, so `needle.count + 1` characters
+    /// are enough unless folding removed some (a lone combining mark under `[d]`); then the
+    /// whole string is folded.
+    static func foldedHasPrefixSlow(_ s: String, _ needle: String, options: ComparisonOptions) -> Bool {
+        let needleCount = needle.count
+        let head = s.prefix(needleCount + 1)
+        let foldedHead = StringFolding.fold(String(head), options: options)
+        if foldedHead.hasPrefix(needle) { return true }
+        if head.endIndex == s.endIndex || foldedHead.count > needleCount { return false }
+        return StringFolding.fold(s, options: options).hasPrefix(needle)
+    }
+}
+
+/// A folded `CONTAINS` needle that is all ASCII (and has no carriage return, which begins the
+/// one ASCII grapheme of two characters), searched for byte by byte in strings that are too:
+/// there a substring of bytes is a substring of characters, and `[c]` folding is lower-casing
+/// A–Z.
+struct ASCIISearch {
+    private let needle: [UInt8]
+
+    /// Nil when `needle` (already folded) is empty or not plain ASCII.
+    init?(needle: String) {
+        let bytes = Array(needle.utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
+        self.needle = bytes
+    }
+
+    /// Whether the needle occurs in `text` folded (`caseInsensitive`: A–Z lower-cased); nil
+    /// when `text` is not plain ASCII, for the caller to fold and search it.
+    @inline(__always)
+    func isFound(in text: String, caseInsensitive: Bool) -> Bool? {
+        var text = text
+        return text.withUTF8 { haystack -> Bool? in
+            var isASCII = true
+            for byte in haystack where byte >= 0x80 || byte == 0x0D {
+                isASCII = false
+                break
+            }
+            guard isASCII else { return nil }
+            return needle.withUnsafeBufferPointer { needle -> Bool in
+                guard needle.count <= haystack.count else { return false }
+                let first = needle[0]
+                var start = 0
+                while start + needle.count <= haystack.count {
+                    if fold(haystack[start], caseInsensitive) == first {
+                        var index = 1
+                        while index < needle.count, fold(haystack[start + index], caseInsensitive) == needle[index] {
+                            index += 1
+                        }
+                        if index == needle.count { return true }
+                    }
+                    start += 1
+                }
+                return false
+            }
+        }
+    }
+
+    @inline(__always)
+    private func fold(_ byte: UInt8, _ caseInsensitive: Bool) -> UInt8 {
+        caseInsensitive && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+}
