@@ -6,12 +6,12 @@ import Synchronization
 /// found by its ID's origin and row key, so that a fetched row's object is found from the row's
 /// key without making an ID, and no ID is compared through `isEqual(_:)`.
 ///
-/// A slot holds the object, the origin and row key it was registered under, and 32 bits of
-/// their hash: the hash bits rule out almost every other slot, and a lookup compares the
-/// identities kept in the table, never touching an object. Linear probing, at most 3/4 full; a
-/// removal shifts the slots after it back, so lookups never meet a tombstone. The IDs of one
-/// store share one origin (`IDOrigin`), which each registered object keeps alive, so comparing
-/// origins by identity is exact.
+/// A slot holds the object and the ID it was registered under, as a scope number (the ID's origin
+/// and entity, numbered by the registry) and a primary key: 20 bytes, where a
+/// `[NSManagedObjectID: NSManagedObject]` bucket would take 16 and an ID 48 more. A lookup
+/// compares the IDs kept in the table and never touches an object. Linear probing, at most 3/4
+/// full; a removal shifts the slots after it back, so lookups never meet a tombstone. The
+/// registry keeps the origins it numbered alive, so comparing them by identity is exact.
 ///
 /// Objects are found by the ID they had when registered: change an object's ID only between
 /// removing it and registering it again (as saves do).
@@ -36,14 +36,22 @@ final class ObjectRegistry: @unchecked Sendable {
     /// A futex lock: taking it uncontended is one atomic exchange (an `NSLock` is a pthread
     /// mutex call each way, on every fetched row).
     private let lock = Mutex<Void>(())
-    /// The hash bits of each slot (never 0); 0 marks an empty slot.
-    @exclusivity(unchecked) private var tags: [UInt32] = []
+    // A slot keeps the ID its object was registered under, as a scope number (its origin and
+    // entity, see `scope(_:_:)`) and a primary key: lookups compare those and never touch an
+    // object, which may be in its `deinit` on another thread (a reference taken to it then could
+    // turn out to be the last, and free it inside the lock).
+    /// The scope of each slot's ID; 0 marks an empty slot.
+    @exclusivity(unchecked) private var scopes: [UInt32] = []
+    /// The primary key (for a temporary ID, its number) of each slot's ID.
+    @exclusivity(unchecked) private var primaryKeys: [Int64] = []
     /// The object of each slot, unretained (retained while `retains`).
     @exclusivity(unchecked) private var objects: [Unmanaged<NSManagedObject>?] = []
-    /// The ID each slot's object was registered under: what lookups compare, so that they never
-    /// touch an object, which may be in its `deinit` on another thread (any reference taken to
-    /// it then could end up the last, and free it inside the lock).
-    @exclusivity(unchecked) private var identities: [SlotIdentity] = []
+    /// Scope numbers by origin and entity number, from 1; the origins are kept alive, so that
+    /// their identities stay theirs.
+    @exclusivity(unchecked) private var scopeNumbers: [ScopeName: UInt32] = [:]
+    @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
+    /// The scope last looked up (a fetch's rows share one).
+    @exclusivity(unchecked) private var lastScope: (name: ScopeName, number: UInt32)?
     /// The number of registered objects.
     @exclusivity(unchecked) private var occupied = 0
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
@@ -80,11 +88,11 @@ final class ObjectRegistry: @unchecked Sendable {
                 retains = newValue
                 if newValue {
                     // Objects whose `deinit` has begun cannot be retained: they leave now.
-                    let (oldTags, oldObjects, oldIdentities) = (tags, objects, identities)
-                    clearTable(size: tags.count)
-                    for slot in oldTags.indices where oldTags[slot] != 0 {
+                    let (oldScopes, oldKeys, oldObjects) = (scopes, primaryKeys, objects)
+                    clearTable(size: scopes.count)
+                    for slot in oldScopes.indices where oldScopes[slot] != 0 {
                         if let object = oldObjects[slot], tryRetain(object) {
-                            insert(object, tag: oldTags[slot], identity: oldIdentities[slot])
+                            insert(object, SlotKey(scope: oldScopes[slot], primaryKey: oldKeys[slot]))
                         }
                     }
                 } else {
@@ -102,7 +110,7 @@ final class ObjectRegistry: @unchecked Sendable {
         set {
             var released: Unmanaged<NSManagedObject>?
             lock.withLock { _ in
-                let (found, slot, tag) = find(id.origin, id.rowKey)
+                let (found, slot, slotKey) = find(id.origin, id.rowKey)
                 if let newValue {
                     let object = Unmanaged.passUnretained(newValue)
                     if found {
@@ -114,7 +122,7 @@ final class ObjectRegistry: @unchecked Sendable {
                         objects[slot] = object
                     } else {
                         if retains { _ = object.retain() }
-                        insert(object, tag: tag, identity: SlotIdentity(id.origin, id.rowKey))
+                        insert(object, slotKey)
                     }
                 } else if found {
                     released = remove(at: slot)
@@ -158,11 +166,11 @@ final class ObjectRegistry: @unchecked Sendable {
     func object(origin: IDOrigin, key: ObjectKey, orRegister make: () -> NSManagedObject) -> (
         object: NSManagedObject, created: Bool
     ) {
-        let (existing, slot, tag, changes): (Unmanaged<NSManagedObject>?, Int, UInt32, Int) = lock.withLock { _ in
-            if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
-            let (found, slot, tag) = find(origin, key)
-            if found, let object = objects[slot], tryRetain(object) { return (object, slot, tag, 0) }
-            return (nil, slot, tag, layoutChanges)
+        let (existing, slot, slotKey, changes): (Unmanaged<NSManagedObject>?, Int, SlotKey, Int) = lock.withLock { _ in
+            if occupied + 1 > scopes.count / 4 * 3 { reserve(occupied + 1) }
+            let (found, slot, slotKey) = find(origin, key)
+            if found, let object = objects[slot], tryRetain(object) { return (object, slot, slotKey, 0) }
+            return (nil, slot, slotKey, layoutChanges)
         }
         if let existing { return (existing.takeRetainedValue(), false) }
         // Made outside the lock: a subclass's initializer may do anything, release objects too.
@@ -173,9 +181,9 @@ final class ObjectRegistry: @unchecked Sendable {
             if retains { _ = object.retain() }
             if layoutChanges == changes {
                 // The slot found is still the key's: empty, or held by an object being freed.
-                if tags[slot] == 0 {
-                    tags[slot] = tag
-                    identities[slot] = SlotIdentity(origin, key)
+                if scopes[slot] == 0 {
+                    scopes[slot] = slotKey.scope
+                    primaryKeys[slot] = slotKey.primaryKey
                     occupied += 1
                     layoutChanges &+= 1
                 } else if retains {
@@ -188,7 +196,7 @@ final class ObjectRegistry: @unchecked Sendable {
                     if retains { released = objects[slot] }
                     objects[slot] = object
                 } else {
-                    insert(object, tag: tag, identity: SlotIdentity(origin, key))
+                    insert(object, slotKey)
                 }
             }
         }
@@ -231,10 +239,10 @@ final class ObjectRegistry: @unchecked Sendable {
             reserve(occupied + made.count)
             for index in made {
                 let object = Unmanaged.passUnretained(result[index])
-                let (isFound, slot, tag) = find(origin, keys[index])
+                let (isFound, slot, slotKey) = find(origin, keys[index])
                 guard isFound, let occupant = objects[slot] else {
                     if retains { _ = object.retain() }
-                    insert(object, tag: tag, identity: SlotIdentity(origin, keys[index]))
+                    insert(object, slotKey)
                     continue
                 }
                 if tryRetain(occupant) {
@@ -264,12 +272,11 @@ final class ObjectRegistry: @unchecked Sendable {
     /// another object by now).
     func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
         let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
-            guard !tags.isEmpty else { return nil }
-            // Found by identity, without reading other objects' IDs.
-            let mask = tags.count - 1
-            let tag = Self.tag(origin, key)
-            var slot = Int(tag) & mask
-            while tags[slot] != 0 {
+            guard !scopes.isEmpty, let scope = scope(origin, key.entityID, adding: false) else { return nil }
+            // Found by the object's identity, probing from its ID's home slot.
+            let mask = scopes.count - 1
+            var slot = SlotKey(scope: scope, primaryKey: key.primaryKey).home & mask
+            while scopes[slot] != 0 {
                 if objects[slot]?.toOpaque() == object.toOpaque() { return remove(at: slot) }
                 slot = (slot + 1) & mask
             }
@@ -305,48 +312,56 @@ final class ObjectRegistry: @unchecked Sendable {
         return tryRetainFunction(object.toOpaque()) != nil
     }
 
-    /// A key's hash bits: the row key and the origin's identity mixed (never 0).
+    /// The scope number of an origin and an entity number: made on first use when `adding`,
+    /// else nil for one never registered.
     @inline(__always)
-    private static func tag(_ origin: IDOrigin, _ key: ObjectKey) -> UInt32 {
-        var mixed = UInt64(bitPattern: key.primaryKey) &* 0x9E37_79B9_7F4A_7C15
-        mixed ^= UInt64(truncatingIfNeeded: key.entityID) &* 0xC2B2_AE3D_27D4_EB4F
-        mixed ^= UInt64(UInt(bitPattern: ObjectIdentifier(origin))) &* 0x1656_67B1_9E37_79F9
-        let tag = UInt32(truncatingIfNeeded: mixed >> 32) ^ UInt32(truncatingIfNeeded: mixed)
-        return tag == 0 ? 1 : tag
+    private func scope(_ origin: IDOrigin, _ entityID: Int, adding: Bool) -> UInt32? {
+        let name = ScopeName(origin: ObjectIdentifier(origin), entityID: entityID)
+        if let lastScope, lastScope.name == name { return lastScope.number }
+        let number: UInt32
+        if let known = scopeNumbers[name] {
+            number = known
+        } else {
+            guard adding else { return nil }
+            scopeOrigins.append(origin)
+            number = UInt32(truncatingIfNeeded: scopeOrigins.count)
+            scopeNumbers[name] = number
+        }
+        lastScope = (name, number)
+        return number
     }
 
     /// The slot of the object registered under (`origin`, `key`) if `found`, else the empty
-    /// slot where it would go; and the key's hash bits.
+    /// slot where it would go; and what the slot keeps of the key.
     ///
-    /// Compares the identities the slots were registered under, never the objects.
+    /// Compares the IDs the slots were registered under, never the objects.
     @inline(__always)
-    private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, tag: UInt32) {
-        let tag = Self.tag(origin, key)
-        guard !tags.isEmpty else { return (false, 0, tag) }
-        let identity = SlotIdentity(origin, key)
-        let mask = tags.count - 1
-        var slot = Int(tag) & mask
+    private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, key: SlotKey) {
+        let slotKey = SlotKey(scope: scope(origin, key.entityID, adding: true) ?? 0, primaryKey: key.primaryKey)
+        guard !scopes.isEmpty else { return (false, 0, slotKey) }
+        let mask = scopes.count - 1
+        var slot = slotKey.home & mask
         while true {
-            let slotTag = tags[slot]
-            if slotTag == 0 { return (false, slot, tag) }
-            if slotTag == tag, identities[slot] == identity { return (true, slot, tag) }
+            let scope = scopes[slot]
+            if scope == 0 { return (false, slot, slotKey) }
+            if primaryKeys[slot] == slotKey.primaryKey, scope == slotKey.scope { return (true, slot, slotKey) }
             slot = (slot + 1) & mask
         }
     }
 
     private func reserve(_ capacity: Int) {
-        var size = max(tags.count, 8)
+        var size = max(scopes.count, 8)
         while capacity > size / 4 * 3 { size *= 2 }
-        if size != tags.count { resize(to: size) }
+        if size != scopes.count { resize(to: size) }
     }
 
-    private func insert(_ object: Unmanaged<NSManagedObject>, tag: UInt32, identity: SlotIdentity) {
-        if occupied + 1 > tags.count / 4 * 3 { reserve(occupied + 1) }
-        let mask = tags.count - 1
-        var slot = Int(tag) & mask
-        while tags[slot] != 0 { slot = (slot + 1) & mask }
-        tags[slot] = tag
-        identities[slot] = identity
+    private func insert(_ object: Unmanaged<NSManagedObject>, _ key: SlotKey) {
+        if occupied + 1 > scopes.count / 4 * 3 { reserve(occupied + 1) }
+        let mask = scopes.count - 1
+        var slot = key.home & mask
+        while scopes[slot] != 0 { slot = (slot + 1) & mask }
+        scopes[slot] = key.scope
+        primaryKeys[slot] = key.primaryKey
         objects[slot] = object
         occupied += 1
         layoutChanges &+= 1
@@ -356,25 +371,25 @@ final class ObjectRegistry: @unchecked Sendable {
     /// the object to release (after unlocking) when slots retain their objects.
     private func remove(at removed: Int) -> Unmanaged<NSManagedObject>? {
         let object = objects[removed]
-        let mask = tags.count - 1
+        let mask = scopes.count - 1
         var hole = removed
         var slot = removed
         while true {
             slot = (slot + 1) & mask
-            let tag = tags[slot]
-            if tag == 0 { break }
+            let scope = scopes[slot]
+            if scope == 0 { break }
             // The slot's entry may move into the hole unless its home lies after the hole (in
             // probing order) up to the slot itself.
-            let home = Int(tag) & mask
+            let home = SlotKey(scope: scope, primaryKey: primaryKeys[slot]).home & mask
             let homeAfterHole = hole <= slot ? (home > hole && home <= slot) : (home > hole || home <= slot)
             if !homeAfterHole {
-                tags[hole] = tag
+                scopes[hole] = scope
+                primaryKeys[hole] = primaryKeys[slot]
                 objects[hole] = objects[slot]
-                identities[hole] = identities[slot]
                 hole = slot
             }
         }
-        tags[hole] = 0
+        scopes[hole] = 0
         objects[hole] = nil
         occupied -= 1
         layoutChanges &+= 1
@@ -382,18 +397,18 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     private func clearTable(size: Int) {
-        tags = Array(repeating: 0, count: size)
+        scopes = Array(repeating: 0, count: size)
+        primaryKeys = Array(repeating: 0, count: size)
         objects = Array(repeating: nil, count: size)
-        identities = Array(repeating: SlotIdentity.none, count: size)
         occupied = 0
         layoutChanges &+= 1
     }
 
     private func resize(to size: Int) {
-        let (oldTags, oldObjects, oldIdentities) = (tags, objects, identities)
+        let (oldScopes, oldKeys, oldObjects) = (scopes, primaryKeys, objects)
         clearTable(size: size)
-        for slot in oldTags.indices where oldTags[slot] != 0 {
-            if let object = oldObjects[slot] { insert(object, tag: oldTags[slot], identity: oldIdentities[slot]) }
+        for slot in oldScopes.indices where oldScopes[slot] != 0 {
+            if let object = oldObjects[slot] { insert(object, SlotKey(scope: oldScopes[slot], primaryKey: oldKeys[slot])) }
         }
     }
 }
@@ -406,21 +421,23 @@ final class ObjectRegistry: @unchecked Sendable {
 private let swiftTryRetain = runtimeFunction(
     named: "swift_tryRetain", as: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
 
-/// The ID a registry slot's object was registered under: its origin's identity and its row key.
-private struct SlotIdentity: Equatable {
-    let origin: ObjectIdentifier?
-    let key: ObjectKey
+/// An origin and an entity number, which the registry numbers (its scopes).
+private struct ScopeName: Hashable {
+    let origin: ObjectIdentifier
+    let entityID: Int
+}
 
-    init(_ origin: IDOrigin, _ key: ObjectKey) {
-        self.origin = ObjectIdentifier(origin)
-        self.key = key
+/// What a registry slot keeps of an ID: its scope number and its primary key.
+private struct SlotKey {
+    let scope: UInt32
+    let primaryKey: Int64
+
+    /// Where probing for the key starts (before masking to the table's size).
+    var home: Int {
+        @inline(__always) get {
+            var mixed = UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15
+            mixed ^= UInt64(scope) &* 0xC2B2_AE3D_27D4_EB4F
+            return Int(truncatingIfNeeded: mixed ^ (mixed >> 29))
+        }
     }
-
-    private init() {
-        origin = nil
-        key = ObjectKey(entityID: 0, primaryKey: 0)
-    }
-
-    /// An empty slot's.
-    static let none = SlotIdentity()
 }
