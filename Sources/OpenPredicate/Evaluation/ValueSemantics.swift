@@ -79,9 +79,10 @@ package enum ValueSemantics {
         return ExactValue.load(value, as: T.self)
     }
 
-    /// `number(_:)` for a value whose dynamic type is exactly `Int`, `Double` or `Bool` (the
-    /// first cases `number(_:)` tries, so the answer is the same); nil for any other value,
-    /// which the caller leaves to `number(_:)`.
+    /// `number(_:)` for a value whose dynamic type is exactly `Int`, `Double`, `Bool`, `Int64`,
+    /// `Int32` or `Int16` (what managed objects' integer attributes hold), with the answer
+    /// `number(_:)` gives (which reads the last three as the `NSNumber`s they bridge to); nil for
+    /// any other value, which the caller leaves to `number(_:)`.
     @inline(__always)
     static func exactNumber(_ value: Any?) -> Number? {
         guard let value else { return nil }
@@ -89,6 +90,13 @@ package enum ValueSemantics {
         if type == Int.self, let integer = ExactValue.load(value, as: Int.self) { return .int(Int64(integer)) }
         if type == Double.self, let double = ExactValue.load(value, as: Double.self) { return .double(double) }
         if type == Bool.self, let bool = ExactValue.load(value, as: Bool.self) { return .int(bool ? 1 : 0) }
+        if type == Int64.self, let integer = ExactValue.load(value, as: Int64.self) {
+            // As `number(nsNumber:)` reads an NSNumber of it.
+            let double = Double(integer)
+            return double.magnitude < 9.2e18 ? .int(integer) : .double(double)
+        }
+        if type == Int32.self, let integer = ExactValue.load(value, as: Int32.self) { return .int(Int64(integer)) }
+        if type == Int16.self, let integer = ExactValue.load(value, as: Int16.self) { return .int(Int64(integer)) }
         return nil
     }
 

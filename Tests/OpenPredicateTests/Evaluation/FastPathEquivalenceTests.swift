@@ -41,7 +41,9 @@ struct FastPathEquivalenceTests {
         case 14: return Optional(integer) as Any
         case 15: return Date(timeIntervalSinceReferenceDate: Double(integer) * 1000)
         case 16: return [word, words[random.next(words.count)]]
-        case 17: return Int64(integer)
+        case 17:
+            // Managed objects' integer attributes, and an Int64 beyond a Double's exact range.
+            return [Int64(integer), Int32(integer), Int16(integer), Int64.max - Int64(integer.magnitude)][random.next(4)] as Any
         case 18: return Decimal(integer)
         default: return word.isEmpty ? word : Substring(word)
         }
