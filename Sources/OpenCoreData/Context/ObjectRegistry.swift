@@ -155,11 +155,6 @@ final class ObjectRegistry: @unchecked Sendable {
         return retained.map { $0.takeRetainedValue() }
     }
 
-    /// Makes room for `capacity` objects without growing again.
-    func reserveCapacity(_ capacity: Int) {
-        lock.withLock { _ in reserve(capacity) }
-    }
-
     /// The object registered for a row of the store whose IDs have `origin`, or the one `make`
     /// returns, registered: one probe where reading then writing would probe twice (unless the
     /// table changed meanwhile). `created` tells which.
