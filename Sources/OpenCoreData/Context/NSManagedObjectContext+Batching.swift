@@ -20,8 +20,9 @@ final class FaultBatch {
     /// How many windows keep their values at once: the one being read and the one before, so
     /// that code reading across a window boundary does not reload.
     static let loadedWindowLimit = 2
-    /// The fetched objects' IDs, in result order.
-    let ids: [NSManagedObjectID]
+    /// The fetched objects' IDs, in result order, as what an ID holds (an origin and a row key):
+    /// no ID is made for an object until it is asked for (a window makes its own when it loads).
+    let identities: [Identity]
     /// The batch size (more than 0).
     let size: Int
     /// Relationship key paths to prefetch for each window when it loads.
@@ -29,10 +30,19 @@ final class FaultBatch {
     /// The starts of the windows whose values are loaded, oldest first.
     var loadedWindows: [Int] = []
 
-    init(ids: [NSManagedObjectID], size: Int, prefetching: [[String]]) {
-        self.ids = ids
+    init(identities: [Identity], size: Int, prefetching: [[String]]) {
+        self.identities = identities
         self.size = size
         self.prefetching = prefetching
+    }
+
+    /// An object's ID without the ID: its origin and row key (for a temporary ID, its number).
+    struct Identity {
+        let origin: IDOrigin
+        let key: ObjectKey
+
+        /// The ID, made anew.
+        var id: NSManagedObjectID { NSManagedObjectID(origin: origin, key: key) }
     }
 
     /// Where a fault of a batched fetch sits: its batch and its index in the results.
@@ -52,7 +62,9 @@ extension NSManagedObjectContext {
             if !prefetching.isEmpty { try prefetch(prefetching, from: objects) }
             return
         }
-        let batch = FaultBatch(ids: objects.map(\.objectID), size: batchSize, prefetching: prefetching)
+        let batch = FaultBatch(
+            identities: objects.map { FaultBatch.Identity(origin: $0.idOrigin, key: $0.identityKey) }, size: batchSize,
+            prefetching: prefetching)
         for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
@@ -62,14 +74,16 @@ extension NSManagedObjectContext {
     /// into the row cache, then prefetches the batch's relationship key paths for the window.
     func loadBatch(_ batch: FaultBatch, around index: Int) {
         let start = index / batch.size * batch.size
-        let window = batch.ids[start..<min(batch.ids.count, start + batch.size)]
-        // The object at `index` is firing (no longer marked a fault): its row is wanted too.
-        let firing = batch.ids[index]
+        let window = start..<min(batch.identities.count, start + batch.size)
         var wanted: [NSManagedObjectID] = []
-        for id in window {
-            guard let object = registry[id] else { continue }
+        var objects: [NSManagedObject] = []
+        for position in window {
+            let identity = batch.identities[position]
+            guard let object = registry[identity.origin, identity.key] else { continue }
+            objects.append(object)
             if object.batchMember?.batch === batch { object.batchMember = nil }
-            if id == firing || (object.isFault && cachedRow(of: object) == nil) { wanted.append(id) }
+            // The object at `index` is firing (no longer marked a fault): its row is wanted too.
+            if position == index || (object.isFault && cachedRow(of: object) == nil) { wanted.append(object.objectID) }
         }
         loadRows(of: wanted)
         batch.loadedWindows.removeAll { $0 == start }
@@ -78,15 +92,16 @@ extension NSManagedObjectContext {
             releaseWindow(of: batch, at: batch.loadedWindows.removeFirst())
         }
         if !batch.prefetching.isEmpty {
-            try? prefetch(batch.prefetching, from: window.map { object(with: $0) })
+            try? prefetch(batch.prefetching, from: objects)
         }
     }
 
     /// Turns the unchanged, loaded objects of the window of `batch` starting at `start` back into
     /// faults that reload with their window (see `FaultBatch`).
     private func releaseWindow(of batch: FaultBatch, at start: Int) {
-        for index in start..<min(batch.ids.count, start + batch.size) {
-            guard let object = registry[batch.ids[index]], !object.isFault, !object.hasChanges else { continue }
+        for index in start..<min(batch.identities.count, start + batch.size) {
+            let identity = batch.identities[index]
+            guard let object = registry[identity.origin, identity.key], !object.isFault, !object.hasChanges else { continue }
             object.refault(keepChanges: false)
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
