@@ -22,7 +22,7 @@ final class FaultBatch {
     static let loadedWindowLimit = 2
     /// The fetched objects' IDs, in result order, as what an ID holds (an origin and a row key):
     /// no ID is made for an object until it is asked for (a window makes its own when it loads).
-    let identities: [Identity]
+    let identities: [RowIdentity]
     /// The batch size (more than 0).
     let size: Int
     /// Relationship key paths to prefetch for each window when it loads.
@@ -30,19 +30,10 @@ final class FaultBatch {
     /// The starts of the windows whose values are loaded, oldest first.
     var loadedWindows: [Int] = []
 
-    init(identities: [Identity], size: Int, prefetching: [[String]]) {
+    init(identities: [RowIdentity], size: Int, prefetching: [[String]]) {
         self.identities = identities
         self.size = size
         self.prefetching = prefetching
-    }
-
-    /// An object's ID without the ID: its origin and row key (for a temporary ID, its number).
-    struct Identity {
-        let origin: IDOrigin
-        let key: ObjectKey
-
-        /// The ID, made anew.
-        var id: NSManagedObjectID { NSManagedObjectID(origin: origin, key: key) }
     }
 
     /// Where a fault of a batched fetch sits: its batch and its index in the results.
@@ -63,7 +54,7 @@ extension NSManagedObjectContext {
             return
         }
         let batch = FaultBatch(
-            identities: objects.map { FaultBatch.Identity(origin: $0.idOrigin, key: $0.identityKey) }, size: batchSize,
+            identities: objects.map { RowIdentity(origin: $0.idOrigin, key: $0.identityKey) }, size: batchSize,
             prefetching: prefetching)
         for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
@@ -75,7 +66,7 @@ extension NSManagedObjectContext {
     func loadBatch(_ batch: FaultBatch, around index: Int) {
         let start = index / batch.size * batch.size
         let window = start..<min(batch.identities.count, start + batch.size)
-        var wanted: [NSManagedObjectID] = []
+        var wanted: [RowIdentity] = []
         var objects: [NSManagedObject] = []
         for position in window {
             let identity = batch.identities[position]
@@ -83,7 +74,7 @@ extension NSManagedObjectContext {
             objects.append(object)
             if object.batchMember?.batch === batch { object.batchMember = nil }
             // The object at `index` is firing (no longer marked a fault): its row is wanted too.
-            if position == index || (object.isFault && cachedRow(of: object) == nil) { wanted.append(object.objectID) }
+            if position == index || (object.isFault && cachedRow(of: object) == nil) { wanted.append(identity) }
         }
         loadRows(of: wanted)
         batch.loadedWindows.removeAll { $0 == start }
@@ -109,14 +100,14 @@ extension NSManagedObjectContext {
 
     /// Caches the rows of saved objects (see `NSManagedObjectContext+RowCache`): one
     /// `rows(for:)` call per store.
-    func loadRows<IDs: Sequence<NSManagedObjectID>>(of ids: IDs) {
-        var idsByStore: [ObjectIdentifier: (store: RowBackedPersistentStore, ids: [NSManagedObjectID], keys: [ObjectKey])] = [:]
-        for id in ids {
-            guard let key = id.key, let store = id.persistentStore as? RowBackedPersistentStore else { continue }
-            idsByStore[ObjectIdentifier(store), default: (store, [], [])].ids.append(id)
-            idsByStore[ObjectIdentifier(store)]?.keys.append(key)
+    func loadRows(of identities: [RowIdentity]) {
+        var byStore: [ObjectIdentifier: (store: RowBackedPersistentStore, identities: [RowIdentity], keys: [ObjectKey])] = [:]
+        for identity in identities {
+            guard !identity.origin.isTemporary, let store = identity.origin.store as? RowBackedPersistentStore else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [], [])].identities.append(identity)
+            byStore[ObjectIdentifier(store)]?.keys.append(identity.key)
         }
-        for (store, ids, keys) in idsByStore.values {
+        for (store, identities, keys) in byStore.values {
             guard let rows = try? store.rows.rows(for: keys) else { continue }
             let fetchedAt = rowCacheTimestamp()
             // Rows come in the order of `keys`, missing ones left out: walk both together.
@@ -124,16 +115,16 @@ extension NSManagedObjectContext {
             for row in rows {
                 while next < keys.count && keys[next] != row.key { next += 1 }
                 guard next < keys.count else { break }
-                cache(row, for: registry[ids[next]], fetchedAt: fetchedAt)
+                cache(row, for: registry[identities[next].origin, identities[next].key], fetchedAt: fetchedAt)
             }
         }
     }
 
-    /// The IDs of the saved objects among `objects` that are faults with no row in the cache.
-    func uncachedFaults(_ objects: [NSManagedObject]) -> [NSManagedObjectID] {
+    /// The saved objects among `objects` that are faults with no row in the cache (no ID made).
+    func uncachedFaults(_ objects: [NSManagedObject]) -> [RowIdentity] {
         objects.compactMap { object in
             guard object.isFault, object.storeKey != nil, cachedRow(of: object) == nil else { return nil }
-            return object.objectID
+            return RowIdentity(origin: object.idOrigin, key: object.identityKey)
         }
     }
 
@@ -187,9 +178,11 @@ extension NSManagedObjectContext {
                     }
                 }
                 loadRows(
-                    of: destinations.filter { id in
-                        guard let key = id.key, cachedRow(for: id, key: key) == nil else { return false }
-                        return registry[id]?.isFault ?? true
+                    of: destinations.compactMap { id in
+                        guard let key = id.key, cachedRow(for: id, key: key) == nil, registry[id]?.isFault ?? true else {
+                            return nil
+                        }
+                        return RowIdentity(origin: id.origin, key: key)
                     })
                 sources = destinations.map { object(with: $0) }
             }
@@ -239,4 +232,10 @@ extension NSManagedObjectContext {
             }
         }
     }
+}
+
+/// An object's ID without the ID: its origin and row key (for a temporary ID, its number).
+struct RowIdentity {
+    let origin: IDOrigin
+    let key: ObjectKey
 }
