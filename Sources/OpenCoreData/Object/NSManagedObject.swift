@@ -80,13 +80,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         @inline(__always) get { identityOrigin ?? objectID.origin }
     }
 
-    /// Whether the object's ID, made or not, names the row `key` of the store whose IDs have
-    /// `origin` (or, temporary, is that one).
-    @inline(__always)
-    final func hasIdentity(origin: IDOrigin, key: ObjectKey) -> Bool {
-        identityOrigin === origin && identityKey == key
-    }
-
     weak var context: NSManagedObjectContext?
 
     /// Current values, once the object is not a fault (to-many relationships as arrays); while
