@@ -14,9 +14,16 @@ let bookshelfModel: NSManagedObjectModel? = Bundle.module.url(forResource: "Book
 
 /// A container for the Bookshelf model on a fresh store of `kind`: an in-memory store, or an
 /// SQLite file in a new temporary folder.
-func makeBookshelfContainer(_ kind: StoreKind, file: StaticString = #filePath, line: UInt = #line) throws -> NSPersistentContainer {
+func makeBookshelfContainer(_ kind: StoreKind, file: StaticString = #filePath, line: UInt = #line) throws -> NSPersistentContainer
+{
     let model = try XCTUnwrap(bookshelfModel, "Bookshelf.xcdatamodeld is missing from the test bundle", file: file, line: line)
-    let container = NSPersistentContainer(name: "Bookshelf", managedObjectModel: model)
+    return try makeContainer(named: "Bookshelf", model: model, kind)
+}
+
+/// A container named `name` for `model` on a fresh store of `kind`: an in-memory store, or an
+/// SQLite file in a new temporary folder.
+func makeContainer(named name: String, model: NSManagedObjectModel, _ kind: StoreKind) throws -> NSPersistentContainer {
+    let container = NSPersistentContainer(name: name, managedObjectModel: model)
     let description = NSPersistentStoreDescription()
     switch kind {
     case .inMemory:
@@ -25,7 +32,7 @@ func makeBookshelfContainer(_ kind: StoreKind, file: StaticString = #filePath, l
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         description.type = NSSQLiteStoreType
-        description.url = folder.appendingPathComponent("Bookshelf.sqlite")
+        description.url = folder.appendingPathComponent("\(name).sqlite")
     }
     container.persistentStoreDescriptions = [description]
     var loadError: Error?

@@ -76,23 +76,15 @@ private let typedSampleModel: NSManagedObjectModel = {
 }()
 
 final class TypedReadTests: XCTestCase {
-    private func makeContainer(_ kind: StoreKind) throws -> NSPersistentContainer {
-        let container = NSPersistentContainer(name: "TypedSamples", managedObjectModel: typedSampleModel)
-        let description = NSPersistentStoreDescription()
-        switch kind {
-        case .inMemory:
-            description.type = NSInMemoryStoreType
-        case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            description.type = NSSQLiteStoreType
-            description.url = folder.appendingPathComponent("TypedSamples.sqlite")
+    /// Runs `body` on a background context of a fresh container of each store kind, with the
+    /// samples saved (see `saveSamples(in:)`).
+    private func onSavedSamples(_ body: (NSManagedObjectContext, StoreKind) throws -> Void) throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(named: "TypedSamples", model: typedSampleModel, kind)
+            try saveSamples(in: container)
+            let context = container.newBackgroundContext()
+            try context.performAndWait { try body(context, kind) }
         }
-        container.persistentStoreDescriptions = [description]
-        var loadError: Error?
-        container.loadPersistentStores { _, error in loadError = error }
-        if let loadError { throw loadError }
-        return container
     }
 
     /// Two samples saved: one with every value set (its owner named "Ada"), one with only the
@@ -158,141 +150,116 @@ final class TypedReadTests: XCTestCase {
     }
 
     func testTypedPropertiesReadFetchedValues() throws {
-        for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            try saveSamples(in: container)
-            let context = container.newBackgroundContext()
-            try context.performAndWait {
-                let samples = try fetchSamples(context)
-                XCTAssertEqual(samples.map(\.int64), [9_000_000_000, 1, -3], "\(kind)")
-                guard samples.count == 3 else { return }
-                let full = samples[0]
-                XCTAssertEqual(full.text, "Grüße, 世界")
-                XCTAssertEqual(full.requiredText, "Grüße, 世界")
-                XCTAssertEqual(full.int16, -1234)
-                XCTAssertEqual(full.int16AsInt, -1234)
-                XCTAssertEqual(full.int32, 70_000)
-                XCTAssertEqual(full.int64AsInt, 9_000_000_000)
-                XCTAssertEqual(full.double, 2.5)
-                XCTAssertEqual(full.float, 0.25)
-                XCTAssertEqual(full.flag, true)
-                XCTAssertEqual(full.amount, Decimal(string: "12.345"))
-                XCTAssertEqual(full.when, Date(timeIntervalSinceReferenceDate: 86_400.5))
-                XCTAssertEqual(full.blob, Data([0, 1, 2, 255]))
-                XCTAssertEqual(full.token, UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
-                XCTAssertEqual(full.link, URL(string: "https://example.com/a?b=c"))
-                XCTAssertEqual(full.owner?.name, "Ada")
-                XCTAssertTrue(full.owner === full.owner, "a to-one reads the same object each time")
+        try onSavedSamples { context, kind in
+            let samples = try fetchSamples(context)
+            XCTAssertEqual(samples.map(\.int64), [9_000_000_000, 1, -3], "\(kind)")
+            guard samples.count == 3 else { return }
+            let full = samples[0]
+            XCTAssertEqual(full.text, "Grüße, 世界")
+            XCTAssertEqual(full.requiredText, "Grüße, 世界")
+            XCTAssertEqual(full.int16, -1234)
+            XCTAssertEqual(full.int16AsInt, -1234)
+            XCTAssertEqual(full.int32, 70_000)
+            XCTAssertEqual(full.int64AsInt, 9_000_000_000)
+            XCTAssertEqual(full.double, 2.5)
+            XCTAssertEqual(full.float, 0.25)
+            XCTAssertEqual(full.flag, true)
+            XCTAssertEqual(full.amount, Decimal(string: "12.345"))
+            XCTAssertEqual(full.when, Date(timeIntervalSinceReferenceDate: 86_400.5))
+            XCTAssertEqual(full.blob, Data([0, 1, 2, 255]))
+            XCTAssertEqual(full.token, UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+            XCTAssertEqual(full.link, URL(string: "https://example.com/a?b=c"))
+            XCTAssertEqual(full.owner?.name, "Ada")
+            XCTAssertTrue(full.owner === full.owner, "a to-one reads the same object each time")
 
-                let sparse = samples[2]
-                XCTAssertNil(sparse.text)
-                XCTAssertEqual(sparse.int16, 7)
-                XCTAssertNil(sparse.int32)
-                XCTAssertEqual(sparse.int64AsInt, -3)
-                XCTAssertEqual(sparse.double, 0)
-                XCTAssertNil(sparse.float)
-                XCTAssertEqual(sparse.flag, false)
-                XCTAssertNil(sparse.amount)
-                XCTAssertNil(sparse.when)
-                XCTAssertNil(sparse.blob)
-                XCTAssertNil(sparse.token)
-                XCTAssertNil(sparse.link)
-                XCTAssertNil(sparse.owner)
+            let sparse = samples[2]
+            XCTAssertNil(sparse.text)
+            XCTAssertEqual(sparse.int16, 7)
+            XCTAssertNil(sparse.int32)
+            XCTAssertEqual(sparse.int64AsInt, -3)
+            XCTAssertEqual(sparse.double, 0)
+            XCTAssertNil(sparse.float)
+            XCTAssertEqual(sparse.flag, false)
+            XCTAssertNil(sparse.amount)
+            XCTAssertNil(sparse.when)
+            XCTAssertNil(sparse.blob)
+            XCTAssertNil(sparse.token)
+            XCTAssertNil(sparse.link)
+            XCTAssertNil(sparse.owner)
 
-                let special = try XCTUnwrap(samples[1] as? SpecialSample, "\(kind)")
-                XCTAssertEqual(special.note, "a note")
-                XCTAssertEqual(special.text, "special")
+            let special = try XCTUnwrap(samples[1] as? SpecialSample, "\(kind)")
+            XCTAssertEqual(special.note, "a note")
+            XCTAssertEqual(special.text, "special")
 
-                for sample in samples { assertTypedReadsMatchKeyValueReads(sample) }
-            }
+            for sample in samples { assertTypedReadsMatchKeyValueReads(sample) }
         }
     }
 
     func testTypedPropertiesReadChangedValues() throws {
-        for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            try saveSamples(in: container)
-            let context = container.newBackgroundContext()
-            try context.performAndWait {
-                let samples = try fetchSamples(context)
-                guard let full = samples.first, let sparse = samples.last else { return XCTFail("no samples in \(kind)") }
-                // A change decodes the fetched row: reads then come from the decoded values.
-                full.int32 = nil
-                full.text = "changed"
-                sparse.amount = Decimal(7)
-                sparse.owner = full.owner
-                XCTAssertNil(full.int32)
-                XCTAssertEqual(full.text, "changed")
-                XCTAssertEqual(full.int16, -1234)
-                XCTAssertEqual(sparse.amount, 7)
-                XCTAssertEqual(sparse.owner?.name, "Ada")
-                for sample in samples { assertTypedReadsMatchKeyValueReads(sample) }
-            }
+        try onSavedSamples { context, kind in
+            let samples = try fetchSamples(context)
+            guard let full = samples.first, let sparse = samples.last else { return XCTFail("no samples in \(kind)") }
+            // A change decodes the fetched row: reads then come from the decoded values.
+            full.int32 = nil
+            full.text = "changed"
+            sparse.amount = Decimal(7)
+            sparse.owner = full.owner
+            XCTAssertNil(full.int32)
+            XCTAssertEqual(full.text, "changed")
+            XCTAssertEqual(full.int16, -1234)
+            XCTAssertEqual(sparse.amount, 7)
+            XCTAssertEqual(sparse.owner?.name, "Ada")
+            for sample in samples { assertTypedReadsMatchKeyValueReads(sample) }
         }
     }
 
     func testEachTypedReadRunsTheAccessHooksOnce() throws {
-        for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            try saveSamples(in: container)
-            let context = container.newBackgroundContext()
-            try context.performAndWait {
-                guard let full = try fetchSamples(context).first else { return XCTFail("no samples in \(kind)") }
-                full.accesses = [:]
-                full.finishedAccesses = [:]
-                _ = full.int64
-                _ = full.text
-                _ = full.owner
-                _ = full.float
-                _ = full.int16AsInt
-                XCTAssertEqual(full.accesses, ["int64": 1, "text": 1, "owner": 1, "float": 1, "int16": 1], "\(kind)")
-                XCTAssertEqual(full.finishedAccesses, full.accesses, "\(kind)")
-            }
+        try onSavedSamples { context, kind in
+            guard let full = try fetchSamples(context).first else { return XCTFail("no samples in \(kind)") }
+            full.accesses = [:]
+            full.finishedAccesses = [:]
+            _ = full.int64
+            _ = full.text
+            _ = full.owner
+            _ = full.float
+            _ = full.int16AsInt
+            XCTAssertEqual(full.accesses, ["int64": 1, "text": 1, "owner": 1, "float": 1, "int16": 1], "\(kind)")
+            XCTAssertEqual(full.finishedAccesses, full.accesses, "\(kind)")
         }
     }
 
     func testFetchedObjectsHaveTheirStoreIDs() throws {
-        for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            try saveSamples(in: container)
-            let context = container.newBackgroundContext()
-            try context.performAndWait {
-                let idRequest = NSFetchRequest<NSManagedObjectID>(entityName: "Sample")
-                idRequest.resultType = .managedObjectIDResultType
-                idRequest.sortDescriptors = [NSSortDescriptor(key: "int64", ascending: false)]
-                let ids = try context.fetch(idRequest)
-                let samples = try fetchSamples(context)
-                XCTAssertEqual(samples.map(\.objectID), ids, "\(kind)")
-                for (sample, id) in zip(samples, ids) {
-                    XCTAssertFalse(sample.objectID.isTemporaryID)
-                    XCTAssertTrue(context.registeredObject(for: id) === sample)
-                    XCTAssertTrue(context.object(with: id) === sample)
-                    XCTAssertTrue(try context.existingObject(with: id) === sample)
-                }
-                // Found again by a fetch, before and after its ID was asked for.
-                let again = try fetchSamples(context)
-                XCTAssertTrue(zip(again, samples).allSatisfy { $0 === $1 }, "\(kind)")
-                // The destination of a to-one is the object a fetch of its entity returns.
-                let owners = try context.fetch(NSFetchRequest<SampleOwner>(entityName: "Owner"))
-                XCTAssertTrue(owners.first === samples.first?.owner, "\(kind)")
+        try onSavedSamples { context, kind in
+            let idRequest = NSFetchRequest<NSManagedObjectID>(entityName: "Sample")
+            idRequest.resultType = .managedObjectIDResultType
+            idRequest.sortDescriptors = [NSSortDescriptor(key: "int64", ascending: false)]
+            let ids = try context.fetch(idRequest)
+            let samples = try fetchSamples(context)
+            XCTAssertEqual(samples.map(\.objectID), ids, "\(kind)")
+            for (sample, id) in zip(samples, ids) {
+                XCTAssertFalse(sample.objectID.isTemporaryID)
+                XCTAssertTrue(context.registeredObject(for: id) === sample)
+                XCTAssertTrue(context.object(with: id) === sample)
+                XCTAssertTrue(try context.existingObject(with: id) === sample)
             }
+            // Found again by a fetch, before and after its ID was asked for.
+            let again = try fetchSamples(context)
+            XCTAssertTrue(zip(again, samples).allSatisfy { $0 === $1 }, "\(kind)")
+            // The destination of a to-one is the object a fetch of its entity returns.
+            let owners = try context.fetch(NSFetchRequest<SampleOwner>(entityName: "Owner"))
+            XCTAssertTrue(owners.first === samples.first?.owner, "\(kind)")
         }
     }
 
     func testAFetchTypedAsASuperclassReturnsEachSubclass() throws {
-        for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            try saveSamples(in: container)
-            let context = container.newBackgroundContext()
-            try context.performAndWait {
-                let samples = try fetchSamples(context)
-                XCTAssertEqual(samples.map { String(describing: type(of: $0)) }, ["TypedSample", "SpecialSample", "TypedSample"])
-                // A request whose result type the objects are not is an error, not a crash.
-                let wrong = NSFetchRequest<SpecialSample>(entityName: "Sample")
-                XCTAssertThrowsError(try context.fetch(wrong), "\(kind)")
-                let specials = try context.fetch(NSFetchRequest<SpecialSample>(entityName: "SpecialSample"))
-                XCTAssertEqual(specials.map(\.note), ["a note"], "\(kind)")
-            }
+        try onSavedSamples { context, kind in
+            let samples = try fetchSamples(context)
+            XCTAssertEqual(samples.map { String(describing: type(of: $0)) }, ["TypedSample", "SpecialSample", "TypedSample"])
+            // A request whose result type the objects are not is an error, not a crash.
+            let wrong = NSFetchRequest<SpecialSample>(entityName: "Sample")
+            XCTAssertThrowsError(try context.fetch(wrong), "\(kind)")
+            let specials = try context.fetch(NSFetchRequest<SpecialSample>(entityName: "SpecialSample"))
+            XCTAssertEqual(specials.map(\.note), ["a note"], "\(kind)")
         }
     }
 }
