@@ -263,7 +263,7 @@ open class NSManagedObjectContext: NSObject {
         object.context = self
         object.inserted = true
         // Nothing is committed before the first save.
-        object.committed = PropertyValues(layout: object.storedValues.layout)
+        object.committed = PropertyValues(layout: object.layout)
         registry[object.objectID] = object
         insertedList.append(object)
         changeState.noteInserted(object)

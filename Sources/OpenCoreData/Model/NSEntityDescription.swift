@@ -208,6 +208,15 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
         return values
     }
 
+    /// Whether the entity's objects share one layout and default values for good (its model is
+    /// in use): an object made then needs no values of its own until its first write.
+    var hasFixedLayout: Bool {
+        if cachedDefaultValues != nil { return true }
+        guard !isEditable else { return false }
+        _ = defaultValues  // keeps them, and the layout
+        return true
+    }
+
     /// Where the entity's objects keep each property's value (see `PropertyLayout`). Made once
     /// when the model is in use, on each call while it can still change.
     var propertyLayout: PropertyLayout {

@@ -55,7 +55,7 @@ extension NSManagedObject {
     /// through `Any`. Not for use in your own code.
     public final func _managedValue<Destination: NSManagedObject>(forKey key: String) -> Destination? {
         if isKeyPathStandIn { return KeyPathRecorder.read(key) }
-        let layout = storedValues.layout
+        let layout = self.layout
         guard let slot = layout.slot(named: key) else { return castDestination(value(forKey: key), key: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -83,7 +83,7 @@ extension NSManagedObject {
         forKey key: String, typed: (StoreValue, AttributeKind) -> Value?, cast: (Any?) -> Value?
     ) -> Value {
         if isKeyPathStandIn { return KeyPathRecorder.read(key) }
-        let layout = storedValues.layout
+        let layout = self.layout
         let value: Any?
         if let slot = layout.slot(named: key) {
             willAccessValue(forKey: key)

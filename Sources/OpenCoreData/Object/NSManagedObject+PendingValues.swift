@@ -37,7 +37,7 @@ extension NSManagedObject {
         keptDestination = nil  // the decoded values hold it now
         guard let row = fetchedRow else { return }
         fetchedRow = nil
-        let layout = storedValues.layout
+        let layout = self.layout
         guard let context, let key = storeKey else {
             // No context to find destinations in (it is gone): attributes only.
             var decoded = PropertyValues(layout: layout)
@@ -80,6 +80,14 @@ extension NSManagedObject {
         }
     }
 
+    /// What a pending object keeps at `slot` of its values (see `pendingDestination(_:slot:)`),
+    /// without making its state.
+    @inline(__always)
+    private func pendingSlotValue(_ slot: Int) -> Any? {
+        guard case .state(let state) = link else { return nil }
+        return state.values[slot: slot]
+    }
+
     /// A pending to-one relationship's destination, from the fetched row's value at `slot`:
     /// nil inside for none; nil when there is no context to find it in.
     @inline(__always)
@@ -89,7 +97,7 @@ extension NSManagedObject {
         // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
         // first in `keptDestination` (no allocation), others in their slot.
         if let kept = keptDestination, kept.identityKey == destination { return .some(kept) }
-        if let kept = storedValues[slot: slot] as? NSManagedObject, kept.identityKey == destination {
+        if let kept = pendingSlotValue(slot) as? NSManagedObject, kept.identityKey == destination {
             return .some(kept)
         }
         guard let context else { return nil }

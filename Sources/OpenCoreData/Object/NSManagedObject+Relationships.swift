@@ -224,8 +224,7 @@ extension NSManagedObject {
         } else {
             let notifies = notifying && !faulted
             if notifies { willTurnIntoFault() }
-            storedValues = PropertyValues(layout: storedValues.layout)
-            extras = extras?.keepingOnlyStore()
+            dropValues(keeping: extras?.keepingOnlyStore())
             faulted = true
             if notifies { didTurnIntoFault() }
         }
@@ -241,8 +240,7 @@ extension NSManagedObject {
         fetchedRow = nil
         keptDestination = nil
         batchMember = nil
-        storedValues = PropertyValues(layout: storedValues.layout)
-        extras = nil
+        dropValues(keeping: nil)
         faulted = true
         if notifies { didTurnIntoFault() }
     }

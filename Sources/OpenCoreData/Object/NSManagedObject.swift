@@ -23,7 +23,46 @@ import OpenStoreCore
 /// `setValue(validating:forKey:)` throws instead.
 /// See [NSManagedObject](https://developer.apple.com/documentation/coredata/nsmanagedobject).
 open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, PredicateIdentity {
-    private let entityDescription: NSEntityDescription
+    // An object's storage is touched only on its context's queue (Core Data's confinement), on
+    // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
+    //
+    // A fault of a fetched row holds only what it needs (72 bytes, an 80-byte allocation):
+    // its context, where its ID comes from and the ID's primary key, its row version, one word
+    // for its entity number, flags and place in a batch, the fetched row, and one link to the
+    // rest (`ObjectState`: its decoded values, extras, made ID), which objects get when they need it.
+
+    weak var context: NSManagedObjectContext?
+    /// Where the object's ID comes from once it has one, or until then its entity.
+    @exclusivity(unchecked) private var home: ObjectHome
+    /// The primary key of the object's ID (for a temporary ID, its number), made or not.
+    @exclusivity(unchecked) private var identityPrimaryKey: Int64 = 0
+    /// The row version the committed values come from (while a fault, that of `fetchedRow`).
+    @exclusivity(unchecked) var version: Int64 = 0
+    /// The entity number of the object's ID (see `ObjectKey.entityID`), made or not.
+    @exclusivity(unchecked) private var identityEntityNumber: UInt16 = 0
+    @exclusivity(unchecked) private var flags: ObjectFlags
+    /// While a batched fault: its index in its batch's results (see `batchMember`).
+    @exclusivity(unchecked) private var batchIndex: UInt32 = 0
+    /// What the object keeps beyond a fault's fields (see `ObjectLink`); nil for a fault.
+    @exclusivity(unchecked) private(set) var link: ObjectLink?
+    /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
+    /// once fired, while `valuesArePending`, the values themselves, read slot by slot.
+    @exclusivity(unchecked) var fetchedRow: [StoreValue]?
+
+    /// Creates an object of an entity, and inserts it into `context` if one is given.
+    ///
+    /// Attributes start at their default values; the object has a temporary ID until it is saved.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        home = .entity(entity)
+        flags = entity === KeyPathRecorder.standInEntity ? [.defaultValues, .keyPathStandIn] : .defaultValues
+        super.init()
+        // An entity that may still change has no layout of its own yet: the object keeps the
+        // values (and layout) it was made with. Otherwise it reads the entity's defaults until
+        // its first write (see `storedValues`).
+        if !entity.hasFixedLayout { link = .state(ObjectState(values: entity.defaultValues)) }
+        context?.insert(self)
+    }
+
     /// The object's ID: temporary until its first save.
     ///
     /// A fetched object's ID is made when first asked for: until then the object keeps what the
@@ -31,40 +70,50 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// compares.
     public internal(set) var objectID: NSManagedObjectID {
         get {
-            if let storedID { return storedID }
+            if case .state(let state) = link, let id = state.id { return id }
             let id: NSManagedObjectID
             if let identityOrigin {
                 id = NSManagedObjectID(origin: identityOrigin, key: identityKey)
             } else {
                 // An object created without a context (one inserted into a context gets its
                 // temporary ID inside `init`, as the context registers it).
-                id = NSManagedObjectID.temporary(for: entityDescription)
-                identityOrigin = id.origin
-                identityKey = id.rowKey
+                id = NSManagedObjectID.temporary(for: entity)
+                setIdentity(origin: id.origin, key: id.rowKey)
             }
-            storedID = id
+            ensuredState.id = id
             return id
         }
         set {
-            storedID = newValue
-            identityOrigin = newValue.origin
-            identityKey = newValue.rowKey
+            setIdentity(origin: newValue.origin, key: newValue.rowKey)
+            ensuredState.id = newValue
         }
     }
-    // An object's storage is touched only on its context's queue (Core Data's confinement), on
-    // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
-    @exclusivity(unchecked) private var storedID: NSManagedObjectID?
-    /// The origin of the object's ID, made or not; nil while it has none.
-    @exclusivity(unchecked) final private(set) var identityOrigin: IDOrigin?
-    /// The row key of the object's ID (for a temporary ID, its number), made or not.
-    @exclusivity(unchecked) final private(set) var identityKey = ObjectKey(entityID: 0, primaryKey: 0)
 
-    /// Gives the object the identity of a row of a store without making its ID (a fault).
-    @inline(__always)
+    /// The origin of the object's ID, made or not; nil while it has none.
+    final var identityOrigin: IDOrigin? {
+        @inline(__always) get {
+            switch home {
+            case .origin(let origin): origin
+            case .entity: nil
+            case .foreign(let foreign): foreign.origin
+            }
+        }
+    }
+
+    /// The row key of the object's ID (for a temporary ID, its number), made or not.
+    final var identityKey: ObjectKey {
+        @inline(__always) get { ObjectKey(entityID: Int(identityEntityNumber), primaryKey: identityPrimaryKey) }
+    }
+
+    /// Gives the object the identity of a row of a store (or a temporary one) without making its
+    /// ID. The object's entity is then the one `origin` has for the key, unless that is another
+    /// description (of another model), which the object keeps beside the origin.
     final func setIdentity(origin: IDOrigin, key: ObjectKey) {
-        storedID = nil
-        identityOrigin = origin
-        identityKey = key
+        let entity = self.entity
+        home = origin.entity(for: key) === entity ? .origin(origin) : .foreign(ForeignHome(entity: entity, origin: origin))
+        identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
+        identityPrimaryKey = key.primaryKey
+        if case .state(let state) = link { state.id = nil }
     }
 
     /// The row key of the object's permanent ID, made or not; nil while its ID is temporary.
@@ -80,73 +129,150 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         @inline(__always) get { identityOrigin ?? objectID.origin }
     }
 
-    weak var context: NSManagedObjectContext?
+    /// The object's state beyond a fault's, made on first need.
+    private var ensuredState: ObjectState {
+        switch link {
+        case .state(let state):
+            return state
+        case .batch(let batch):
+            let state = ObjectState(values: storedValues)
+            state.batch = batch
+            link = .state(state)
+            return state
+        case .kept(let destination):
+            let state = ObjectState(values: storedValues)
+            state.keptDestination = destination
+            link = .state(state)
+            return state
+        case nil:
+            let state = ObjectState(values: storedValues)
+            link = .state(state)
+            return state
+        }
+    }
+
+    /// The layout of the object's values, without making them.
+    final var layout: PropertyLayout {
+        @inline(__always) get {
+            if case .state(let state) = link { return state.values.layout }
+            if case .origin(let origin) = home, let layout = origin.layout(forEntityNumber: Int(identityEntityNumber)) {
+                return layout
+            }
+            return entity.propertyLayout
+        }
+    }
 
     /// Current values, once the object is not a fault (to-many relationships as arrays); while
-    /// `valuesArePending`, empty (see `values`).
-    @exclusivity(unchecked) var storedValues: PropertyValues
+    /// `valuesArePending`, empty (see `values`). An object that has none of its own reads its
+    /// entity's defaults (until its first write, or once a fault, none).
+    var storedValues: PropertyValues {
+        get {
+            if case .state(let state) = link { return state.values }
+            let entity = self.entity
+            return flags.contains(.defaultValues) ? entity.defaultValues : PropertyValues(layout: entity.propertyLayout)
+        }
+        _modify { yield &ensuredState.values }
+        set { ensuredState.values = newValue }
+    }
+
+    /// The object's values become none, and what it kept besides them goes, except `extras`:
+    /// the object holds only a fault's fields again when nothing else is left (a made ID goes
+    /// too: `objectID` makes an equal one when next asked).
+    final func dropValues(keeping extras: ObjectExtras?) {
+        flags.remove(.defaultValues)
+        guard case .state(let state) = link else { return }
+        if extras == nil, state.keptDestination == nil {
+            link = state.batch.map(ObjectLink.batch)
+        } else {
+            state.values = PropertyValues(layout: state.values.layout)
+            state.extras = extras
+        }
+    }
+
     /// What only inserted or changed objects need (see `ObjectExtras`); nil for most objects.
-    @exclusivity(unchecked) var extras: ObjectExtras?
-    /// The row version the committed values come from (while a fault, that of `fetchedRow`).
-    @exclusivity(unchecked) var version: Int64 = 0
-    /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
-    /// once fired, while `valuesArePending`, the values themselves, read slot by slot.
-    @exclusivity(unchecked) var fetchedRow: [StoreValue]?
-    /// `batchMember` or `keptDestination`, which are never needed at once: one field for both.
-    @exclusivity(unchecked) private var link: ObjectLink?
+    var extras: ObjectExtras? {
+        get {
+            guard case .state(let state) = link else { return nil }
+            return state.extras
+        }
+        set {
+            if newValue == nil, extras == nil { return }
+            ensuredState.extras = newValue
+        }
+    }
+
     /// While a fault of a batched fetch whose window is not loaded: where it sits (see `FaultBatch`).
     final var batchMember: FaultBatch.Member? {
         get {
-            guard case .batch(let member) = link else { return nil }
-            return member
+            switch link {
+            case .batch(let batch): FaultBatch.Member(batch: batch, index: Int(batchIndex))
+            case .state(let state): state.batch.map { FaultBatch.Member(batch: $0, index: Int(batchIndex)) }
+            default: nil
+            }
         }
         set {
             if let newValue {
-                link = .batch(newValue)
-            } else if case .batch = link {
-                link = nil
+                batchIndex = UInt32(truncatingIfNeeded: newValue.index)
+                switch link {
+                case nil, .batch: link = .batch(newValue.batch)
+                default: ensuredState.batch = newValue.batch
+                }
+            } else {
+                switch link {
+                case .batch: link = nil
+                case .state(let state): state.batch = nil
+                default: break
+                }
             }
         }
     }
+
     /// While `valuesArePending`: the destination of the first to-one relationship read, kept
     /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
     final var keptDestination: NSManagedObject? {
         get {
-            guard case .kept(let destination) = link else { return nil }
-            return destination
+            switch link {
+            case .kept(let destination): destination
+            case .state(let state): state.keptDestination
+            default: nil
+            }
         }
         set {
-            if let newValue {
-                link = .kept(newValue)
-            } else if case .kept = link {
-                link = nil
+            switch link {
+            case nil, .kept: link = newValue.map(ObjectLink.kept)
+            case .state(let state): state.keptDestination = newValue
+            case .batch: if newValue != nil { ensuredState.keptDestination = newValue }
             }
         }
     }
-    // The flags sit together (one word for them).
+
     /// Whether the values have not been loaded yet.
-    @exclusivity(unchecked) var faulted = false
+    var faulted: Bool {
+        @inline(__always) get { flags.contains(.faulted) }
+        set { flags.set(.faulted, newValue) }
+    }
     /// Whether the object's values are still the fetched row's (`fetchedRow`), decoded only when
     /// something other than a read of an attribute or to-one relationship needs them.
-    @exclusivity(unchecked) var valuesArePending = false
-    var inserted = false
-    var deleted = false
+    var valuesArePending: Bool {
+        @inline(__always) get { flags.contains(.valuesArePending) }
+        set { flags.set(.valuesArePending, newValue) }
+    }
+    var inserted: Bool {
+        get { flags.contains(.inserted) }
+        set { flags.set(.inserted, newValue) }
+    }
+    var deleted: Bool {
+        get { flags.contains(.deleted) }
+        set { flags.set(.deleted, newValue) }
+    }
     /// Whether `prepareForDeletion()` was called for the pending deletion.
-    var preparedForDeletion = false
+    var preparedForDeletion: Bool {
+        get { flags.contains(.preparedForDeletion) }
+        set { flags.set(.preparedForDeletion, newValue) }
+    }
     /// Whether this object only stands in for its class while a Swift key path is named (see
     /// `KeyPathRecorder`): its `@Managed` properties report their keys instead of values.
-    final let isKeyPathStandIn: Bool
-
-    /// Creates an object of an entity, and inserts it into `context` if one is given.
-    ///
-    /// Attributes start at their default values; the object has a temporary ID until it is saved.
-    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        entityDescription = entity
-        storedValues = entity.defaultValues
-        isKeyPathStandIn = entity === KeyPathRecorder.standInEntity
-        super.init()
-        context?.insert(self)
-    }
+    final var isKeyPathStandIn: Bool { flags.contains(.keyPathStandIn) }
 
     /// An object nobody references any more leaves its context's registry, which holds
     /// unchanged objects weakly (see `ObjectRegistry`); this may run on any thread.
@@ -191,13 +317,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     }
 
     /// A fault for a row of a store: its values load when first read, its ID is made when first
-    /// asked for.
+    /// asked for. `entity` is the origin's entity for the key (`origin.entity(for: key)`).
     static func fault(entity: NSEntityDescription, origin: IDOrigin, key: ObjectKey, context: NSManagedObjectContext)
         -> NSManagedObject
     {
         let object = Self(entity: entity, insertInto: nil)
-        object.storedValues = PropertyValues(layout: object.storedValues.layout)
-        object.setIdentity(origin: origin, key: key)
+        object.dropValues(keeping: nil)
+        // `entity` is the origin's for the key (see `setIdentity(origin:key:)`).
+        object.home = .origin(origin)
+        object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
+        object.identityPrimaryKey = key.primaryKey
         object.context = context
         object.faulted = true
         return object
@@ -206,7 +335,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     // MARK: - Identity and state
 
     /// The object's entity.
-    public var entity: NSEntityDescription { entityDescription }
+    public var entity: NSEntityDescription {
+        switch home {
+        case .origin(let origin): origin.entity(for: identityKey)
+        case .entity(let entity): entity
+        case .foreign(let foreign): foreign.entity
+        }
+    }
 
     /// The context the object belongs to; nil once deleted and saved, or never inserted.
     public var managedObjectContext: NSManagedObjectContext? { context }
@@ -228,7 +363,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// Whether a property that is saved (not transient) has changed.
     open var hasPersistentChangedValues: Bool {
-        changedKeys.contains { !(entityDescription.propertiesByName[$0]?.isTransient ?? true) }
+        changedKeys.contains { !(entity.propertiesByName[$0]?.isTransient ?? true) }
     }
 
     /// What the object compares as inside predicates: its row key once saved, its ID before.
@@ -242,7 +377,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
     open func value(forKey key: String) -> Any? {
         // Stored properties by slot: one lookup of the name, no cast.
-        let layout = storedValues.layout
+        let layout = self.layout
         guard let slot = layout.slot(named: key) else { return unslottedValue(forKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
@@ -261,10 +396,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// `value(forKey:)` for a key without a slot: a fetched property, or an unknown key.
     private func unslottedValue(forKey key: String) -> Any? {
-        guard let property = entityDescription.propertiesByName[key] else {
+        guard let property = entity.propertiesByName[key] else {
             AppleException.raise(
                 "NSUnknownKeyException",
-                reason: "[<\(Swift.type(of: self))> valueForUndefinedKey:]: the entity \(entityDescription.name ?? "") is not "
+                reason: "[<\(Swift.type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "") is not "
                     + "key value coding-compliant for the key \"\(key)\".")
         }
         willAccessValue(forKey: key)
@@ -302,10 +437,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     ///
     /// **Differences from Apple:** an OpenCoreData addition.
     public func setValue(validating value: Any?, forKey key: String) throws {
-        guard let property = entityDescription.propertiesByName[key] else {
+        guard let property = entity.propertiesByName[key] else {
             throw CoreDataError.make(
                 code: NSManagedObjectValidationError,
-                reason: "[<\(Swift.type(of: self))> setValue:forUndefinedKey:]: the entity \(entityDescription.name ?? "") is "
+                reason: "[<\(Swift.type(of: self))> setValue:forUndefinedKey:]: the entity \(entity.name ?? "") is "
                     + "not key value coding-compliant for the key \"\(key)\".")
         }
         willChangeValue(forKey: key)
@@ -324,7 +459,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// destination object (to-one) or the set of objects (to-many).
     open func primitiveValue(forKey key: String) -> Any? {
         fireFault()
-        let layout = storedValues.layout
+        let layout = self.layout
         guard let slot = layout.slot(named: key) else { return values[key] }
         if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
         let value = values[slot: slot]
@@ -396,8 +531,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open func committedValues(forKeys keys: [String]?) -> [String: Any] {
         fireFault()
         var result: [String: Any] = [:]
-        for key in keys ?? entityDescription.properties.map(\.name) {
-            guard entityDescription.propertiesByName[key] != nil, !inserted else { continue }
+        for key in keys ?? entity.properties.map(\.name) {
+            guard entity.propertiesByName[key] != nil, !inserted else { continue }
             result[key] = committedExportedValue(forKey: key) ?? NSNull()
         }
         return result
@@ -461,7 +596,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// Non-optional properties must have a value (Apple's `NSValidationMissingMandatoryPropertyError`).
     func validateRequiredProperties() throws {
-        for property in entityDescription.properties where !property.isOptional && !property.isTransient {
+        for property in entity.properties where !property.isOptional && !property.isTransient {
             if property is NSFetchedPropertyDescription { continue }
             let value = primitiveValue(forKey: property.name)
             let missing: Bool
@@ -481,7 +616,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             faulted
             ? "<fault>"
             : "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \(describe($0.value))" }.joined(separator: "; ") + "}"
-        return "<\(Swift.type(of: self))> (entity: \(entityDescription.name ?? ""); id: \(objectID); data: \(state))"
+        return "<\(Swift.type(of: self))> (entity: \(entity.name ?? ""); id: \(objectID); data: \(state))"
     }
 
     private func describe(_ value: Any) -> String {
@@ -494,10 +629,67 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     }
 }
 
-/// What an object links to while it is a batched fault or has pending values (see
-/// `NSManagedObject.batchMember` and `keptDestination`); one field serves both, as an object is
-/// never both at once, so objects stay within their allocation size.
+/// What an object keeps beyond a fault's fields, in one word: its state once it has values or
+/// extras of its own, or while it has none, its batch (a batched fault) or the destination it
+/// keeps (see `NSManagedObject.keptDestination`), which need no state of their own.
 enum ObjectLink {
-    case batch(FaultBatch.Member)
+    case state(ObjectState)
+    case batch(FaultBatch)
     case kept(NSManagedObject)
+}
+
+/// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
+final class ObjectState {
+    /// The object's current values (see `NSManagedObject.storedValues`).
+    var values: PropertyValues
+    /// See `NSManagedObject.extras`.
+    var extras: ObjectExtras?
+    /// See `NSManagedObject.keptDestination`.
+    var keptDestination: NSManagedObject?
+    /// The object's ID, once made (see `NSManagedObject.objectID`).
+    var id: NSManagedObjectID?
+    /// The batch of a batched fault that has a state too (see `NSManagedObject.batchMember`).
+    var batch: FaultBatch?
+
+    init(values: PropertyValues) {
+        self.values = values
+    }
+}
+
+/// Where an object's entity and ID come from: its entity until it has an identity, then the ID's
+/// origin, which has the entity (see `IDOrigin.entity(for:)`); in one word.
+enum ObjectHome {
+    case entity(NSEntityDescription)
+    case origin(IDOrigin)
+    /// An identity whose origin has another description of the object's entity.
+    case foreign(ForeignHome)
+}
+
+/// An object's entity and an ID origin that has another description of it (see `ObjectHome`).
+final class ForeignHome {
+    let entity: NSEntityDescription
+    let origin: IDOrigin
+
+    init(entity: NSEntityDescription, origin: IDOrigin) {
+        self.entity = entity
+        self.origin = origin
+    }
+}
+
+/// An object's flags, in one byte.
+struct ObjectFlags: OptionSet {
+    let rawValue: UInt8
+    static let faulted = ObjectFlags(rawValue: 1 << 0)
+    static let valuesArePending = ObjectFlags(rawValue: 1 << 1)
+    static let inserted = ObjectFlags(rawValue: 1 << 2)
+    static let deleted = ObjectFlags(rawValue: 1 << 3)
+    static let preparedForDeletion = ObjectFlags(rawValue: 1 << 4)
+    static let keyPathStandIn = ObjectFlags(rawValue: 1 << 5)
+    /// The object has no values of its own yet and reads its entity's defaults.
+    static let defaultValues = ObjectFlags(rawValue: 1 << 6)
+
+    @inline(__always)
+    mutating func set(_ flag: ObjectFlags, _ on: Bool) {
+        if on { insert(flag) } else { remove(flag) }
+    }
 }

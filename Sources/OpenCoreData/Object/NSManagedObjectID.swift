@@ -98,6 +98,11 @@ final class IDOrigin: @unchecked Sendable {
     let storeIdentifier: String
     /// The entities, by schema number (`entities[n - 1]`).
     let entities: [NSEntityDescription]
+    /// The entities' layouts, by schema number like `entities`, where they are fixed (see
+    /// `NSEntityDescription.hasFixedLayout`) when the origin is made: a fault finds its layout
+    /// here without retaining its entity (entities are weakly referenced, so retaining one is
+    /// the runtime's slow path).
+    private let layouts: [PropertyLayout?]
     let isTemporary: Bool
 
     /// The origin of a store's permanent IDs.
@@ -105,6 +110,7 @@ final class IDOrigin: @unchecked Sendable {
         self.store = store
         storeIdentifier = identifier
         self.entities = entities
+        layouts = Self.layouts(of: entities)
         isTemporary = false
     }
 
@@ -112,7 +118,18 @@ final class IDOrigin: @unchecked Sendable {
     init(temporaryFor entity: NSEntityDescription) {
         storeIdentifier = ""
         entities = [entity]
+        layouts = Self.layouts(of: entities)
         isTemporary = true
+    }
+
+    private static func layouts(of entities: [NSEntityDescription]) -> [PropertyLayout?] {
+        entities.map { $0.hasFixedLayout ? $0.propertyLayout : nil }
+    }
+
+    /// The layout of the entity with a schema number, if it was fixed when the origin was made.
+    @inline(__always)
+    func layout(forEntityNumber number: Int) -> PropertyLayout? {
+        layouts.indices.contains(number - 1) ? layouts[number - 1] : nil
     }
 
     /// The entity of a key (an empty one for a number the model lacks).
