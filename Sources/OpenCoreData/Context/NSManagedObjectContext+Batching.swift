@@ -22,7 +22,7 @@ final class FaultBatch {
     static let loadedWindowLimit = 2
     /// The fetched objects' IDs, in result order, as what an ID holds (an origin and a row key):
     /// no ID is made for an object until it is asked for (a window makes its own when it loads).
-    let identities: [RowIdentity]
+    let identities: BatchIdentities
     /// The batch size (more than 0).
     let size: Int
     /// Relationship key paths to prefetch for each window when it loads.
@@ -30,7 +30,7 @@ final class FaultBatch {
     /// The starts of the windows whose values are loaded, oldest first.
     var loadedWindows: [Int] = []
 
-    init(identities: [RowIdentity], size: Int, prefetching: [[String]]) {
+    init(identities: BatchIdentities, size: Int, prefetching: [[String]]) {
         self.identities = identities
         self.size = size
         self.prefetching = prefetching
@@ -53,9 +53,7 @@ extension NSManagedObjectContext {
             if !prefetching.isEmpty { try prefetch(prefetching, from: objects) }
             return
         }
-        let batch = FaultBatch(
-            identities: objects.map { RowIdentity(origin: $0.idOrigin, key: $0.identityKey) }, size: batchSize,
-            prefetching: prefetching)
+        let batch = FaultBatch(identities: BatchIdentities(objects), size: batchSize, prefetching: prefetching)
         for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
@@ -238,4 +236,47 @@ extension NSManagedObjectContext {
 struct RowIdentity {
     let origin: IDOrigin
     let key: ObjectKey
+}
+
+/// The identities of a batched fetch's objects, in result order. Rows of one store and entity
+/// (the common case) keep only their primary keys, 8 bytes a row; a mix keeps `RowIdentity`s,
+/// 24 bytes a row.
+enum BatchIdentities {
+    case uniform(origin: IDOrigin, entityID: Int, primaryKeys: [Int64])
+    case mixed([RowIdentity])
+
+    init(_ objects: [NSManagedObject]) {
+        guard let first = objects.first else {
+            self = .mixed([])
+            return
+        }
+        let origin = first.idOrigin
+        let entityID = first.identityKey.entityID
+        var primaryKeys: [Int64] = []
+        primaryKeys.reserveCapacity(objects.count)
+        for object in objects {
+            let key = object.identityKey
+            guard object.idOrigin === origin, key.entityID == entityID else {
+                self = .mixed(objects.map { RowIdentity(origin: $0.idOrigin, key: $0.identityKey) })
+                return
+            }
+            primaryKeys.append(key.primaryKey)
+        }
+        self = .uniform(origin: origin, entityID: entityID, primaryKeys: primaryKeys)
+    }
+
+    var count: Int {
+        switch self {
+        case .uniform(_, _, let primaryKeys): primaryKeys.count
+        case .mixed(let identities): identities.count
+        }
+    }
+
+    subscript(position: Int) -> RowIdentity {
+        switch self {
+        case .uniform(let origin, let entityID, let primaryKeys):
+            RowIdentity(origin: origin, key: ObjectKey(entityID: entityID, primaryKey: primaryKeys[position]))
+        case .mixed(let identities): identities[position]
+        }
+    }
 }

@@ -6,10 +6,13 @@ import Synchronization
 /// found by its ID's origin and row key, so that a fetched row's object is found from the row's
 /// key without making an ID, and no ID is compared through `isEqual(_:)`.
 ///
-/// A slot holds the object and the ID it was registered under, as a scope number (the ID's origin
-/// and entity, numbered by the registry) and a primary key: 20 bytes, where a
-/// `[NSManagedObjectID: NSManagedObject]` bucket would take 16 and an ID 48 more. A lookup
-/// compares the IDs kept in the table and never touches an object. Linear probing, at most 3/4
+/// An entry holds the object and the ID it was registered under, as a scope number (the ID's
+/// origin and entity, numbered by the registry) and a primary key: 20 bytes, where a
+/// `[NSManagedObjectID: NSManagedObject]` bucket would take 16 and an ID 48 more. Entries are
+/// kept densely, in registration order (a removal moves the last one into the hole), and found
+/// through an index of 4-byte slots, each an entry's number (0 for none): 28 bytes an object at
+/// 10^6 objects, where slots holding the entries themselves would take 42. A lookup compares the
+/// IDs kept in the entries and never touches an object. Linear probing, the index at most 3/4
 /// full; a removal shifts the slots after it back, so lookups never meet a tombstone. The
 /// registry keeps the origins it numbered alive, so comparing them by identity is exact.
 ///
@@ -36,24 +39,24 @@ final class ObjectRegistry: @unchecked Sendable {
     /// A futex lock: taking it uncontended is one atomic exchange (an `NSLock` is a pthread
     /// mutex call each way, on every fetched row).
     private let lock = Mutex<Void>(())
-    // A slot keeps the ID its object was registered under, as a scope number (its origin and
+    // An entry keeps the ID its object was registered under, as a scope number (its origin and
     // entity, see `scope(_:_:)`) and a primary key: lookups compare those and never touch an
     // object, which may be in its `deinit` on another thread (a reference taken to it then could
     // turn out to be the last, and free it inside the lock).
-    /// The scope of each slot's ID; 0 marks an empty slot.
+    /// The hash index: for each slot, the number of the entry there plus one; 0 marks an empty slot.
+    @exclusivity(unchecked) private var index: [UInt32] = []
+    /// The scope of each entry's ID (never 0).
     @exclusivity(unchecked) private var scopes: [UInt32] = []
-    /// The primary key (for a temporary ID, its number) of each slot's ID.
+    /// The primary key (for a temporary ID, its number) of each entry's ID.
     @exclusivity(unchecked) private var primaryKeys: [Int64] = []
-    /// The object of each slot, unretained (retained while `retains`).
-    @exclusivity(unchecked) private var objects: [Unmanaged<NSManagedObject>?] = []
+    /// The object of each entry, unretained (retained while `retains`).
+    @exclusivity(unchecked) private var objects: [Unmanaged<NSManagedObject>] = []
     /// Scope numbers by origin and entity number, from 1; the origins are kept alive, so that
     /// their identities stay theirs.
     @exclusivity(unchecked) private var scopeNumbers: [ScopeName: UInt32] = [:]
     @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
     /// The scope last looked up (a fetch's rows share one).
     @exclusivity(unchecked) private var lastScope: (name: ScopeName, number: UInt32)?
-    /// The number of registered objects.
-    @exclusivity(unchecked) private var occupied = 0
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
     /// the slot it found is still the right one.
     @exclusivity(unchecked) private var layoutChanges = 0
@@ -70,11 +73,11 @@ final class ObjectRegistry: @unchecked Sendable {
 
     deinit {
         guard retains else { return }
-        for object in objects { object?.release() }
+        for object in objects { object.release() }
     }
 
     /// The number of registered objects.
-    var count: Int { lock.withLock { _ in occupied } }
+    var count: Int { lock.withLock { _ in objects.count } }
 
     /// Whether the table keeps its objects alive (Apple's `retainsRegisteredObjects`).
     var retainsObjects: Bool {
@@ -89,14 +92,12 @@ final class ObjectRegistry: @unchecked Sendable {
                 if newValue {
                     // Objects whose `deinit` has begun cannot be retained: they leave now.
                     let (oldScopes, oldKeys, oldObjects) = (scopes, primaryKeys, objects)
-                    clearTable(size: scopes.count)
-                    for slot in oldScopes.indices where oldScopes[slot] != 0 {
-                        if let object = oldObjects[slot], tryRetain(object) {
-                            insert(object, SlotKey(scope: oldScopes[slot], primaryKey: oldKeys[slot]))
-                        }
+                    clearTable(size: index.count)
+                    for entry in oldObjects.indices where tryRetain(oldObjects[entry]) {
+                        insert(oldObjects[entry], SlotKey(scope: oldScopes[entry], primaryKey: oldKeys[entry]))
                     }
                 } else {
-                    released = objects.compactMap { $0 }
+                    released = objects
                 }
             }
             for object in released { object.release() }
@@ -114,12 +115,13 @@ final class ObjectRegistry: @unchecked Sendable {
                 if let newValue {
                     let object = Unmanaged.passUnretained(newValue)
                     if found {
-                        guard objects[slot]?.toOpaque() != object.toOpaque() else { return }
+                        let entry = Int(index[slot]) - 1
+                        guard objects[entry].toOpaque() != object.toOpaque() else { return }
                         if retains {
-                            released = objects[slot]
+                            released = objects[entry]
                             _ = object.retain()
                         }
-                        objects[slot] = object
+                        objects[entry] = object
                     } else {
                         if retains { _ = object.retain() }
                         insert(object, slotKey)
@@ -136,8 +138,9 @@ final class ObjectRegistry: @unchecked Sendable {
     subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
         let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
             let (found, slot, _) = find(origin, key)
-            guard found, let object = objects[slot], tryRetain(object) else { return nil }
-            return object
+            guard found else { return nil }
+            let object = objects[Int(index[slot]) - 1]
+            return tryRetain(object) ? object : nil
         }
         return retained?.takeRetainedValue()
     }
@@ -146,10 +149,8 @@ final class ObjectRegistry: @unchecked Sendable {
     var values: [NSManagedObject] {
         let retained: [Unmanaged<NSManagedObject>] = lock.withLock { _ in
             var retained: [Unmanaged<NSManagedObject>] = []
-            retained.reserveCapacity(occupied)
-            for object in objects {
-                if let object, tryRetain(object) { retained.append(object) }
-            }
+            retained.reserveCapacity(objects.count)
+            for object in objects where tryRetain(object) { retained.append(object) }
             return retained
         }
         return retained.map { $0.takeRetainedValue() }
@@ -162,9 +163,9 @@ final class ObjectRegistry: @unchecked Sendable {
         object: NSManagedObject, created: Bool
     ) {
         let (existing, slot, slotKey, changes): (Unmanaged<NSManagedObject>?, Int, SlotKey, Int) = lock.withLock { _ in
-            if occupied + 1 > scopes.count / 4 * 3 { reserve(occupied + 1) }
+            reserve(objects.count + 1)
             let (found, slot, slotKey) = find(origin, key)
-            if found, let object = objects[slot], tryRetain(object) { return (object, slot, slotKey, 0) }
+            if found, case let object = objects[Int(index[slot]) - 1], tryRetain(object) { return (object, slot, slotKey, 0) }
             return (nil, slot, slotKey, layoutChanges)
         }
         if let existing { return (existing.takeRetainedValue(), false) }
@@ -174,22 +175,16 @@ final class ObjectRegistry: @unchecked Sendable {
         var released: Unmanaged<NSManagedObject>?
         lock.withLock { _ in
             if retains { _ = object.retain() }
-            if layoutChanges == changes {
-                // The slot found is still the key's: empty, or held by an object being freed.
-                if scopes[slot] == 0 {
-                    scopes[slot] = slotKey.scope
-                    primaryKeys[slot] = slotKey.primaryKey
-                    occupied += 1
-                    layoutChanges &+= 1
-                } else if retains {
-                    released = objects[slot]
-                }
-                objects[slot] = object
+            if layoutChanges == changes, index[slot] == 0 {
+                // The slot found is still the key's, and empty.
+                append(object, slotKey, at: slot)
             } else {
                 let (found, slot, _) = find(origin, key)
                 if found {
-                    if retains { released = objects[slot] }
-                    objects[slot] = object
+                    // Held by an object being freed: this one takes its entry.
+                    let entry = Int(index[slot]) - 1
+                    if retains { released = objects[entry] }
+                    objects[entry] = object
                 } else {
                     insert(object, slotKey)
                 }
@@ -208,49 +203,51 @@ final class ObjectRegistry: @unchecked Sendable {
     ) -> (objects: [NSManagedObject], created: [Bool]) {
         var found = [Unmanaged<NSManagedObject>?](repeating: nil, count: keys.count)
         lock.withLock { _ in
-            reserve(occupied + keys.count)
-            for index in keys.indices {
-                let (isFound, slot, _) = find(origin, keys[index])
-                if isFound, let object = objects[slot], tryRetain(object) { found[index] = object }
+            for position in keys.indices {
+                let (isFound, slot, _) = find(origin, keys[position])
+                if isFound, case let object = objects[Int(index[slot]) - 1], tryRetain(object) { found[position] = object }
             }
         }
         var result: [NSManagedObject] = []
         result.reserveCapacity(keys.count)
         var created = [Bool](repeating: false, count: keys.count)
-        var made: [Int] = []
-        for index in keys.indices {
-            if let object = found[index] {
+        var madeCount = 0
+        for position in keys.indices {
+            if let object = found[position] {
                 result.append(object.takeRetainedValue())
             } else {
-                result.append(make(index))
-                created[index] = true
-                made.append(index)
+                result.append(make(position))
+                created[position] = true
+                madeCount += 1
             }
         }
-        guard !made.isEmpty else { return (result, created) }
+        found = []
+        guard madeCount > 0 else { return (result, created) }
         var released: [Unmanaged<NSManagedObject>] = []
         var duplicates: [(index: Int, object: Unmanaged<NSManagedObject>)] = []
         lock.withLock { _ in
-            reserve(occupied + made.count)
-            for index in made {
-                let object = Unmanaged.passUnretained(result[index])
-                let (isFound, slot, slotKey) = find(origin, keys[index])
-                guard isFound, let occupant = objects[slot] else {
+            reserve(objects.count + madeCount)
+            for position in keys.indices where created[position] {
+                let object = Unmanaged.passUnretained(result[position])
+                let (isFound, slot, slotKey) = find(origin, keys[position])
+                guard isFound else {
                     if retains { _ = object.retain() }
-                    insert(object, slotKey)
+                    append(object, slotKey, at: slot)
                     continue
                 }
+                let entry = Int(index[slot]) - 1
+                let occupant = objects[entry]
                 if tryRetain(occupant) {
                     // The key came earlier in `keys`: its object stands for this one too (put in
                     // after unlocking, as dropping the one made here may free it).
-                    duplicates.append((index, occupant))
+                    duplicates.append((position, occupant))
                 } else {
-                    // Held by an object being freed: this one takes its slot.
+                    // Held by an object being freed: this one takes its entry.
                     if retains {
                         _ = object.retain()
                         released.append(occupant)
                     }
-                    objects[slot] = object
+                    objects[entry] = object
                 }
             }
         }
@@ -267,12 +264,12 @@ final class ObjectRegistry: @unchecked Sendable {
     /// another object by now).
     func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
         let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
-            guard !scopes.isEmpty, let scope = scope(origin, key.entityID, adding: false) else { return nil }
+            guard !index.isEmpty, let scope = scope(origin, key.entityID, adding: false) else { return nil }
             // Found by the object's identity, probing from its ID's home slot.
-            let mask = scopes.count - 1
+            let mask = index.count - 1
             var slot = SlotKey(scope: scope, primaryKey: key.primaryKey).home & mask
-            while scopes[slot] != 0 {
-                if objects[slot]?.toOpaque() == object.toOpaque() { return remove(at: slot) }
+            while index[slot] != 0 {
+                if objects[Int(index[slot]) - 1].toOpaque() == object.toOpaque() { return remove(at: slot) }
                 slot = (slot + 1) & mask
             }
             return nil
@@ -284,11 +281,9 @@ final class ObjectRegistry: @unchecked Sendable {
     func removeAll() -> [NSManagedObject] {
         let taken: [Unmanaged<NSManagedObject>] = lock.withLock { _ in
             var taken: [Unmanaged<NSManagedObject>] = []
-            taken.reserveCapacity(occupied)
-            for object in objects {
-                // A retained object's reference passes to the caller.
-                if let object, retains || tryRetain(object) { taken.append(object) }
-            }
+            taken.reserveCapacity(objects.count)
+            // A retained object's reference passes to the caller.
+            for object in objects where retains || tryRetain(object) { taken.append(object) }
             clearTable(size: 0)
             return taken
         }
@@ -326,85 +321,121 @@ final class ObjectRegistry: @unchecked Sendable {
         return number
     }
 
-    /// The slot of the object registered under (`origin`, `key`) if `found`, else the empty
-    /// slot where it would go; and what the slot keeps of the key.
+    /// The index slot of the object registered under (`origin`, `key`) if `found`, else the
+    /// empty slot where it would go; and what the entry keeps of the key.
     ///
-    /// Compares the IDs the slots were registered under, never the objects.
+    /// Compares the IDs the entries were registered under, never the objects.
     @inline(__always)
     private func find(_ origin: IDOrigin, _ key: ObjectKey) -> (found: Bool, slot: Int, key: SlotKey) {
         let slotKey = SlotKey(scope: scope(origin, key.entityID, adding: true) ?? 0, primaryKey: key.primaryKey)
-        guard !scopes.isEmpty else { return (false, 0, slotKey) }
-        let mask = scopes.count - 1
+        guard !index.isEmpty else { return (false, 0, slotKey) }
+        let mask = index.count - 1
         var slot = slotKey.home & mask
         while true {
-            let scope = scopes[slot]
-            if scope == 0 { return (false, slot, slotKey) }
-            if primaryKeys[slot] == slotKey.primaryKey, scope == slotKey.scope { return (true, slot, slotKey) }
+            let number = Int(index[slot])
+            if number == 0 { return (false, slot, slotKey) }
+            if primaryKeys[number - 1] == slotKey.primaryKey, scopes[number - 1] == slotKey.scope {
+                return (true, slot, slotKey)
+            }
             slot = (slot + 1) & mask
         }
     }
 
+    /// Makes room for `capacity` entries: the index at most 3/4 full, the entries growing
+    /// at least twofold (one fetch's rows at once, exactly).
     private func reserve(_ capacity: Int) {
-        var size = max(scopes.count, 8)
+        var size = max(index.count, 8)
         while capacity > size / 4 * 3 { size *= 2 }
-        if size != scopes.count { resize(to: size) }
+        if size != index.count { resize(to: size) }
+        if capacity > objects.capacity {
+            let entries = max(capacity, objects.count * 2)
+            scopes.reserveCapacity(entries)
+            primaryKeys.reserveCapacity(entries)
+            objects.reserveCapacity(entries)
+        }
     }
 
     private func insert(_ object: Unmanaged<NSManagedObject>, _ key: SlotKey) {
-        if occupied + 1 > scopes.count / 4 * 3 { reserve(occupied + 1) }
-        let mask = scopes.count - 1
+        reserve(objects.count + 1)
+        let mask = index.count - 1
         var slot = key.home & mask
-        while scopes[slot] != 0 { slot = (slot + 1) & mask }
-        scopes[slot] = key.scope
-        primaryKeys[slot] = key.primaryKey
-        objects[slot] = object
-        occupied += 1
+        while index[slot] != 0 { slot = (slot + 1) & mask }
+        append(object, key, at: slot)
+    }
+
+    /// Adds an entry, found from the empty index `slot` (where probing for its key ends).
+    private func append(_ object: Unmanaged<NSManagedObject>, _ key: SlotKey, at slot: Int) {
+        scopes.append(key.scope)
+        primaryKeys.append(key.primaryKey)
+        objects.append(object)
+        index[slot] = UInt32(truncatingIfNeeded: objects.count)
         layoutChanges &+= 1
     }
 
-    /// Empties a slot and moves back the slots after it that would no longer be found; returns
-    /// the object to release (after unlocking) when slots retain their objects.
+    /// The index slot where probing for an entry's key starts.
+    @inline(__always)
+    private func home(ofEntry entry: Int, mask: Int) -> Int {
+        SlotKey(scope: scopes[entry], primaryKey: primaryKeys[entry]).home & mask
+    }
+
+    /// Empties an index slot and moves back the slots after it that would no longer be found,
+    /// then moves the last entry into the removed one's place; returns the object to release
+    /// (after unlocking) when entries retain their objects.
     private func remove(at removed: Int) -> Unmanaged<NSManagedObject>? {
-        let object = objects[removed]
-        let mask = scopes.count - 1
+        let entry = Int(index[removed]) - 1
+        let object = objects[entry]
+        let mask = index.count - 1
         var hole = removed
         var slot = removed
         while true {
             slot = (slot + 1) & mask
-            let scope = scopes[slot]
-            if scope == 0 { break }
+            let number = Int(index[slot])
+            if number == 0 { break }
             // The slot's entry may move into the hole unless its home lies after the hole (in
             // probing order) up to the slot itself.
-            let home = SlotKey(scope: scope, primaryKey: primaryKeys[slot]).home & mask
+            let home = home(ofEntry: number - 1, mask: mask)
             let homeAfterHole = hole <= slot ? (home > hole && home <= slot) : (home > hole || home <= slot)
             if !homeAfterHole {
-                scopes[hole] = scope
-                primaryKeys[hole] = primaryKeys[slot]
-                objects[hole] = objects[slot]
+                index[hole] = index[slot]
                 hole = slot
             }
         }
-        scopes[hole] = 0
-        objects[hole] = nil
-        occupied -= 1
+        index[hole] = 0
+        let last = objects.count - 1
+        if entry != last {
+            // The last entry fills the hole: its index slot now names the hole.
+            var lastSlot = home(ofEntry: last, mask: mask)
+            while Int(index[lastSlot]) != last + 1 { lastSlot = (lastSlot + 1) & mask }
+            index[lastSlot] = UInt32(truncatingIfNeeded: entry + 1)
+            scopes[entry] = scopes[last]
+            primaryKeys[entry] = primaryKeys[last]
+            objects[entry] = objects[last]
+        }
+        scopes.removeLast()
+        primaryKeys.removeLast()
+        objects.removeLast()
         layoutChanges &+= 1
         return retains ? object : nil
     }
 
     private func clearTable(size: Int) {
-        scopes = Array(repeating: 0, count: size)
-        primaryKeys = Array(repeating: 0, count: size)
-        objects = Array(repeating: nil, count: size)
-        occupied = 0
+        index = Array(repeating: 0, count: size)
+        scopes = []
+        primaryKeys = []
+        objects = []
         layoutChanges &+= 1
     }
 
+    /// Rebuilds the index at `size` slots; the entries stay where they are.
     private func resize(to size: Int) {
-        let (oldScopes, oldKeys, oldObjects) = (scopes, primaryKeys, objects)
-        clearTable(size: size)
-        for slot in oldScopes.indices where oldScopes[slot] != 0 {
-            if let object = oldObjects[slot] { insert(object, SlotKey(scope: oldScopes[slot], primaryKey: oldKeys[slot])) }
+        index = Array(repeating: 0, count: size)
+        let mask = size - 1
+        for entry in objects.indices {
+            var slot = home(ofEntry: entry, mask: mask)
+            while index[slot] != 0 { slot = (slot + 1) & mask }
+            index[slot] = UInt32(truncatingIfNeeded: entry + 1)
         }
+        layoutChanges &+= 1
     }
 }
 
