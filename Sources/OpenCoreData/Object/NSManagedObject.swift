@@ -40,6 +40,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @exclusivity(unchecked) var version: Int64 = 0
     /// The entity number of the object's ID (see `ObjectKey.entityID`), made or not.
     @exclusivity(unchecked) private var identityEntityNumber: UInt16 = 0
+    /// Whether the object is a fault, inserted, deleted, … (see `ObjectFlags`).
     @exclusivity(unchecked) private var flags: ObjectFlags
     /// While a batched fault: its index in its batch's results (see `batchMember`).
     @exclusivity(unchecked) private var batchIndex: UInt32 = 0
@@ -129,26 +130,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         @inline(__always) get { identityOrigin ?? objectID.origin }
     }
 
-    /// The object's state beyond a fault's, made on first need.
+    /// The object's state beyond a fault's, made on first need (taking over what `link` held).
     private var ensuredState: ObjectState {
+        if case .state(let state) = link { return state }
+        let state = ObjectState(values: storedValues)
         switch link {
-        case .state(let state):
-            return state
-        case .batch(let batch):
-            let state = ObjectState(values: storedValues)
-            state.batch = batch
-            link = .state(state)
-            return state
-        case .kept(let destination):
-            let state = ObjectState(values: storedValues)
-            state.keptDestination = destination
-            link = .state(state)
-            return state
-        case nil:
-            let state = ObjectState(values: storedValues)
-            link = .state(state)
-            return state
+        case .batch(let batch): state.batch = batch
+        case .kept(let destination): state.keptDestination = destination
+        default: break
         }
+        link = .state(state)
+        return state
     }
 
     /// The layout of the object's values, without making them.
@@ -323,7 +315,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     {
         let object = Self(entity: entity, insertInto: nil)
         object.dropValues(keeping: nil)
-        // `entity` is the origin's for the key (see `setIdentity(origin:key:)`).
+        // The identity without `setIdentity(origin:key:)`'s check of the entity (the caller's).
         object.home = .origin(origin)
         object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         object.identityPrimaryKey = key.primaryKey
@@ -626,70 +618,5 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         case let fault as RelationshipFault: return "<relationship fault\(fault.keys.map { ": \($0.count) objects" } ?? "")>"
         default: return "\(value)"
         }
-    }
-}
-
-/// What an object keeps beyond a fault's fields, in one word: its state once it has values or
-/// extras of its own, or while it has none, its batch (a batched fault) or the destination it
-/// keeps (see `NSManagedObject.keptDestination`), which need no state of their own.
-enum ObjectLink {
-    case state(ObjectState)
-    case batch(FaultBatch)
-    case kept(NSManagedObject)
-}
-
-/// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
-final class ObjectState {
-    /// The object's current values (see `NSManagedObject.storedValues`).
-    var values: PropertyValues
-    /// See `NSManagedObject.extras`.
-    var extras: ObjectExtras?
-    /// See `NSManagedObject.keptDestination`.
-    var keptDestination: NSManagedObject?
-    /// The object's ID, once made (see `NSManagedObject.objectID`).
-    var id: NSManagedObjectID?
-    /// The batch of a batched fault that has a state too (see `NSManagedObject.batchMember`).
-    var batch: FaultBatch?
-
-    init(values: PropertyValues) {
-        self.values = values
-    }
-}
-
-/// Where an object's entity and ID come from: its entity until it has an identity, then the ID's
-/// origin, which has the entity (see `IDOrigin.entity(for:)`); in one word.
-enum ObjectHome {
-    case entity(NSEntityDescription)
-    case origin(IDOrigin)
-    /// An identity whose origin has another description of the object's entity.
-    case foreign(ForeignHome)
-}
-
-/// An object's entity and an ID origin that has another description of it (see `ObjectHome`).
-final class ForeignHome {
-    let entity: NSEntityDescription
-    let origin: IDOrigin
-
-    init(entity: NSEntityDescription, origin: IDOrigin) {
-        self.entity = entity
-        self.origin = origin
-    }
-}
-
-/// An object's flags, in one byte.
-struct ObjectFlags: OptionSet {
-    let rawValue: UInt8
-    static let faulted = ObjectFlags(rawValue: 1 << 0)
-    static let valuesArePending = ObjectFlags(rawValue: 1 << 1)
-    static let inserted = ObjectFlags(rawValue: 1 << 2)
-    static let deleted = ObjectFlags(rawValue: 1 << 3)
-    static let preparedForDeletion = ObjectFlags(rawValue: 1 << 4)
-    static let keyPathStandIn = ObjectFlags(rawValue: 1 << 5)
-    /// The object has no values of its own yet and reads its entity's defaults.
-    static let defaultValues = ObjectFlags(rawValue: 1 << 6)
-
-    @inline(__always)
-    mutating func set(_ flag: ObjectFlags, _ on: Bool) {
-        if on { insert(flag) } else { remove(flag) }
     }
 }
