@@ -218,8 +218,10 @@ defer { try? FileManager.default.removeItem(at: folder) }
 /// With `--batch-iteration <store>`: iterate every employee of the store with a fetchBatchSize,
 /// reading the salary of each, and print `<ms> <peak MB> <rows> <sum>`; with `--raw-iteration`,
 /// the same with the raw C API; with `--floor-iteration`, the raw read with the least a fetch's
-/// `[NSManagedObject]` must hold besides: one object per row, with its ID.
-let iterationModes = ["--batch-iteration", "--raw-iteration", "--floor-iteration"]
+/// `[NSManagedObject]` must hold besides: one object per row, with its ID; with
+/// `--unique-floor-iteration`, that and the least a context's uniquing needs: a table from row to
+/// object (`[Int64: Unmanaged<FloorFault>]`, sized once).
+let iterationModes = ["--batch-iteration", "--raw-iteration", "--floor-iteration", "--unique-floor-iteration"]
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--stream-iteration" {
     streamIteration(path: CommandLine.arguments[2])
 }
@@ -228,18 +230,20 @@ if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.argumen
     let start = clock.now
     var total: Int64 = 0
     var rows = 0
-    if CommandLine.arguments[1] == "--floor-iteration" {
+    if CommandLine.arguments[1].hasSuffix("floor-iteration") {
         let db = openRaw(path)
-        let store = NSObject()
-        let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
-        var objects: [FloorFault] = []
-        keys.rows { objects.append(FloorFault(id: FloorID(store: store, entity: 2, row: keys.int(0)))) }
+        let objects = floorFaults(db)
+        var table: [Int64: Unmanaged<FloorFault>] = [:]
+        if CommandLine.arguments[1] == "--unique-floor-iteration" {
+            table.reserveCapacity(objects.count)
+            for object in objects { table[object.id.row] = Unmanaged.passUnretained(object) }
+        }
         let salaries = Raw(db, "SELECT ZSALARY FROM ZEMPLOYEE")
         salaries.rows {
             total &+= salaries.int(0)
             rows += 1
         }
-        if objects.count != rows { rows = -1 }
+        if objects.count != rows || (!table.isEmpty && table.count != rows) { rows = -1 }
     } else if CommandLine.arguments[1] == "--raw-iteration" {
         let db = openRaw(path)
         let query = Raw(db, "SELECT Z_PK, ZFIRSTNAME, ZLASTNAME, ZSALARY, ZAGE, ZHIRED, ZDEPARTMENT FROM ZEMPLOYEE")
@@ -261,6 +265,36 @@ if CommandLine.arguments.count == 3, iterationModes.contains(CommandLine.argumen
         }
     }
     print((clock.now - start).milliseconds, peakMegabytes(), rows, total)
+    exit(0)
+}
+
+/// A fault per employee row as the floors hold it: an object with its ID.
+func floorFaults(_ db: OpaquePointer) -> [FloorFault] {
+    let store = NSObject()
+    let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
+    var objects: [FloorFault] = []
+    keys.rows { objects.append(FloorFault(id: FloorID(store: store, entity: 2, row: keys.int(0)))) }
+    return objects
+}
+
+/// With `--floor-fault-memory <store>` (`--unique-floor-fault-memory <store>`): the heap per
+/// floor fault of every employee, measured as `--fault-memory` measures ours (with the uniquing
+/// table of `--unique-floor-iteration`), printed the same way.
+let floorFaultMemoryModes = ["--floor-fault-memory", "--unique-floor-fault-memory"]
+if CommandLine.arguments.count == 3, floorFaultMemoryModes.contains(CommandLine.arguments[1]) {
+    let db = openRaw(CommandLine.arguments[2])
+    _ = floorFaults(db)  // prepares what a first read keeps
+    let before = probes_heap_bytes()
+    let objects = floorFaults(db)
+    var table: [Int64: Unmanaged<FloorFault>] = [:]
+    if CommandLine.arguments[1] == "--unique-floor-fault-memory" {
+        table.reserveCapacity(objects.count)
+        for object in objects { table[object.id.row] = Unmanaged.passUnretained(object) }
+    }
+    let after = probes_heap_bytes()
+    let arrayBytes = objects.capacity * MemoryLayout<FloorFault>.stride
+    print((Double(after) - Double(before) - Double(arrayBytes)) / Double(max(objects.count, 1)), objects.count, table.count)
+    withExtendedLifetime((objects, table)) {}
     exit(0)
 }
 
@@ -813,10 +847,12 @@ func child(_ mode: String, _ url: URL) -> (milliseconds: Double, megabytes: Doub
 var rawIteration = (milliseconds: 0.0, megabytes: 0.0, rows: 0)
 var batchIteration = rawIteration
 var floorIteration = rawIteration
+var uniqueFloorIteration = rawIteration
 if batchObjectCount > 0 {
     let bigURL = bigStore(count: batchObjectCount)
     rawIteration = child("--raw-iteration", bigURL)
     floorIteration = child("--floor-iteration", bigURL)
+    uniqueFloorIteration = child("--unique-floor-iteration", bigURL)
     batchIteration = child("--batch-iteration", bigURL)
 }
 
@@ -852,6 +888,8 @@ func faultBytes(_ mode: String) -> (bytes: Double, objects: Int, faults: Int)? {
 let faultGoalBytes = 64.0
 let slimFault = only == nil ? faultBytes("--slim-fault-memory") : nil
 let rowFault = only == nil ? faultBytes("--fault-memory") : nil
+let floorFault = only == nil ? faultBytes("--floor-fault-memory") : nil
+let uniqueFloorFault = only == nil ? faultBytes("--unique-floor-fault-memory") : nil
 
 // MARK: - Instructions per row, in a child process under callgrind
 
@@ -958,8 +996,10 @@ print(
         rawIteration.megabytes))
 print(
     String(
-        format: "Its floor (the raw read, and one object with its ID per row kept in an array): peak %.1f MB",
-        floorIteration.megabytes))
+        format:
+            "Its floor (the raw read, and one object with its ID per row kept in an array): peak %.1f MB; "
+            + "with a table from row to object, as uniquing needs: %.1f MB",
+        floorIteration.megabytes, uniqueFloorIteration.megabytes))
 func faultLine(_ name: String, _ figure: (bytes: Double, objects: Int, faults: Int)?, goal: Double?) -> String {
     guard let figure else { return "\(name): -" }
     let goalText = goal.map { String(format: " (goal ≤ %.0f) %@", $0, mark(figure.bytes, goal: $0)) } ?? " (no goal)"
@@ -971,6 +1011,12 @@ print(
     faultLine(
         "Heap per fetched, unfired slim fault (includesPropertyValues = false, no row data)", slimFault, goal: faultGoalBytes))
 print(faultLine("Heap per fetched, unfired fault with its row cached (default settings)", rowFault, goal: nil))
+for (name, figure) in [
+    ("Its floor: one object with its ID", floorFault),
+    ("Its floor with a table from row to object, as uniquing needs", uniqueFloorFault),
+] {
+    print(figure.map { String(format: "%@: %.1f bytes per object, %d objects", name, $0.bytes, $0.objects) } ?? "\(name): -")
+}
 print(streamingReport(raw: rawIteration))
 print(String(format: "Saving %d employees and %d departments: %.0f ms (one run)", objectCount, departmentCount, saveMilliseconds))
 
@@ -982,9 +1028,13 @@ let json: [String: Any] = [
     "batchIteration": [
         "rows": batchIteration.rows, "milliseconds": batchIteration.milliseconds, "peakMegabytes": batchIteration.megabytes,
         "rawMilliseconds": rawIteration.milliseconds, "rawPeakMegabytes": rawIteration.megabytes,
-        "floorPeakMegabytes": floorIteration.megabytes, "goalPeakMegabytes": batchGoalMegabytes,
+        "floorPeakMegabytes": floorIteration.megabytes, "uniqueFloorPeakMegabytes": uniqueFloorIteration.megabytes,
+        "goalPeakMegabytes": batchGoalMegabytes,
     ],
-    "faultMemory": ["goalBytes": faultGoalBytes, "slimFault": fault(slimFault), "faultWithRow": fault(rowFault)],
+    "faultMemory": [
+        "goalBytes": faultGoalBytes, "slimFault": fault(slimFault), "faultWithRow": fault(rowFault), "floor": fault(floorFault),
+        "uniqueFloor": fault(uniqueFloorFault),
+    ],
     "instructionObjects": valgrind == nil ? 0 : instructionObjects,
     "results": lines.map { line -> [String: Any] in
         var result: [String: Any] = [
