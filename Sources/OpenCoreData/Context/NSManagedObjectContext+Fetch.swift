@@ -353,7 +353,7 @@ extension NSManagedObjectContext {
     /// batch's window or its store), kept pending (see `NSManagedObject+PendingValues`), or, in a
     /// child context, the parent context's values. False if the row is gone.
     func loadValues(for object: NSManagedObject) -> Bool {
-        if let parent {
+        if isChild, let parent {
             guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return false }
             object.adopt(decoded: importing(loaded.values), version: loaded.version)
             return true

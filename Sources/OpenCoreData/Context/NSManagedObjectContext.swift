@@ -72,7 +72,11 @@ open class NSManagedObjectContext: NSObject {
     /// A context has either a coordinator or a parent: a child's `persistentStoreCoordinator`
     /// is its root's. Set the parent before using the context.
     /// See [parent](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/parent).
-    open var parent: NSManagedObjectContext?
+    open var parent: NSManagedObjectContext? {
+        didSet { isChild = parent != nil }
+    }
+    /// Whether `parent` is set: read where a fault fires, without calling the open getter.
+    final private(set) var isChild = false
     /// The coordinator set on this context itself.
     private var ownCoordinator: NSPersistentStoreCoordinator?
 

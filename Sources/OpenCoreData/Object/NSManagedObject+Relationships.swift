@@ -195,6 +195,7 @@ extension NSManagedObject {
     func fireFault() {
         guard faulted else { return }
         faulted = false
+        let context = self.context  // one load of the weak reference
         // An object whose deletion was saved has no values left: its properties read as nil.
         if context == nil && deleted { return }
         guard let context, context.loadValues(for: self) else {
