@@ -15,7 +15,7 @@ import OpenStoreCore
 /// - the row is ASCII (`length(x) = length(CAST(x AS BLOB))`: as many characters as bytes, and
 ///   no NUL, since `length` stops at one) — every operator; folding an ASCII row is SQLite's
 ///   `lower` for `[c]` and nothing for `[d]`. A line feed starting the suffix of an `ENDSWITH`
-///   is left to the function (`"x\r\n"` does not end with `"\nb"`: CR LF is one character).
+///   is left to the function (`"x\r\nb"` does not end with `"\nb"`: CR LF is one character).
 /// - for `BEGINSWITH` without options, in any row: a row whose bytes begin with the constant's
 ///   answers true when what follows them is nothing or a scalar below U+0300 (the first scalar
 ///   that can join an ASCII character), i.e. when the row is below `p + "\u{300}"`; a row
@@ -31,9 +31,10 @@ import OpenStoreCore
 ///   leaves a byte above 0x7F as it is), equal the needle: true when the next byte is below 0xCC
 ///   (as the fast path answers, a line feed after a needle ending in CR included, in every
 ///   row), else the function; they do not: false for an ASCII row, the function for the others.
-/// - for `CONTAINS[c]` in an ASCII row, `x LIKE '%needle%' ESCAPE '\\'`: SQLite's `LIKE` folds
-///   A–Z only, as `lower` does, but without copying the row (a needle with a NUL, which `LIKE`
-///   stops at, uses `instr(lower(x), needle)`). The store never sets `case_sensitive_like`.
+/// - for `CONTAINS[c]` and `ENDSWITH[c]` in an ASCII row, `x LIKE '%needle%' ESCAPE '\\'` and
+///   `x LIKE '%needle'`: SQLite's `LIKE` folds A–Z only, as `lower` does, but without copying the
+///   row (a needle with a NUL, which `LIKE` stops at, uses `instr` and `substr` of `lower(x)`).
+///   The store never sets `case_sensitive_like`.
 /// - for `ENDSWITH` and `CONTAINS` without options: the bytes must match (unless the constant
 ///   holds a singleton's character); for a match in a row that is not ASCII the function decides
 ///   (a prepended or combining scalar can join the constant's first or last character).
@@ -71,7 +72,12 @@ extension CompilerState {
                 "substr(\(blob), \(arguments.bind(.integer(-count - 1))), 1) < \(arguments.bind(.data(Data([0x80]))))"
             return twoValued("(\(match) AND (\(before) OR \(call(function, column, constant, flags))))", exact: exact)
         case .endsWith:
-            let test = "substr(\(folded), \(arguments.bind(.integer(-count)))) = \(arguments.bind(.string(needle)))"
+            let test: String
+            if flags & 1 != 0, let pattern = Self.likePattern(bytes, endsWith: true) {
+                test = like(column, pattern)
+            } else {
+                test = "substr(\(folded), \(arguments.bind(.integer(-count)))) = \(arguments.bind(.string(needle)))"
+            }
             return either(test, ascii: ascii, otherwise: call(function, column, constant, flags), exact: exact)
         case .contains where flags == 0 && !hasSingletons:
             let match = "instr(\(blob), \(arguments.bind(.data(Data(bytes))))) > 0"
@@ -80,9 +86,8 @@ extension CompilerState {
             let test: String
             if flags == 0 {
                 test = "instr(\(blob), \(arguments.bind(.data(Data(bytes))))) > 0"
-            } else if flags & 1 != 0, let pattern = Self.containsPattern(bytes) {
-                // SQLite's LIKE folds A–Z as `lower` does, without copying the row.
-                test = "\(column) LIKE \(arguments.bind(.string(pattern))) ESCAPE \(arguments.bind(.string("\\")))"
+            } else if flags & 1 != 0, let pattern = Self.likePattern(bytes, endsWith: false) {
+                test = like(column, pattern)
             } else {
                 test = "instr(\(folded), \(arguments.bind(.string(needle)))) > 0"
             }
@@ -167,17 +172,23 @@ extension CompilerState {
         return "(" + (ranges + ["\(column) >= \(arguments.bind(.string("\u{80}")))"]).joined(separator: " OR ") + ")"
     }
 
+    /// `column LIKE pattern ESCAPE '\\'`: SQLite's `LIKE` folds A–Z as `lower` does, but without
+    /// copying the row.
+    private mutating func like(_ column: String, _ pattern: String) -> String {
+        "\(column) LIKE \(arguments.bind(.string(pattern))) ESCAPE \(arguments.bind(.string("\\")))"
+    }
+
     /// The `LIKE` pattern (escaped with `\\`) of the ASCII rows holding `needle` (ASCII, folded)
-    /// once folded: `%needle%`. Nil for a needle with a NUL (`LIKE` stops reading there) or too
-    /// long for SQLite's limit on patterns.
-    static func containsPattern(_ needle: [UInt8]) -> String? {
+    /// once folded: `%needle%`, or `%needle` for those ending with it. Nil for a needle with a
+    /// NUL (`LIKE` stops reading there) or too long for SQLite's limit on patterns.
+    static func likePattern(_ needle: [UInt8], endsWith: Bool) -> String? {
         guard !needle.contains(0), needle.count <= 1_000 else { return nil }
         var pattern = "%"
         for byte in needle {
             if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "\\") { pattern += "\\" }
             pattern.unicodeScalars.append(Unicode.Scalar(byte))
         }
-        return pattern + "%"
+        return endsWith ? pattern : pattern + "%"
     }
 
     /// `column >= start AND column < successor(start)`: the column begins with `start`'s bytes.

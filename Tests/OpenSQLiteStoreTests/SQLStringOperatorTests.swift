@@ -210,8 +210,8 @@ import Testing
 
     /// `BEGINSWITH[c]` first narrows the rows by their first byte with ranges on the column
     /// (the needle's first letter in either case, or not ASCII), which SQLite tests before any
-    /// function; `CONTAINS[c]` searches ASCII rows with `LIKE` (its wildcards and escape
-    /// character escaped), which folds A–Z without copying the row.
+    /// function; `CONTAINS[c]` and `ENDSWITH[cd]` search ASCII rows with `LIKE` (its wildcards
+    /// and escape character escaped), which folds A–Z without copying the row.
     @Test func foldedOperatorsTestCheapestFirst() throws {
         let folder = try TemporaryFolder()
         let (sqlite, _) = try Self.stores(in: folder)
@@ -239,6 +239,13 @@ import Testing
         }
         #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
         #expect(Array(query.arguments.prefix(2)) == ["%l\\_\\%\\\\mi%", "\\"].map(StoreValue.string))
+        let ends = plan(Self.member, NSPredicate(format: "name ENDSWITH[cd] %@", "MI%"))
+        guard case .sql(let query, _) = try sqlite.explain(ends) else {
+            Issue.record("not compiled")
+            return
+        }
+        #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
+        #expect(Array(query.arguments.prefix(2)) == ["%mi\\%", "\\"].map(StoreValue.string))
     }
 
     /// The scalars canonically equivalent to an ASCII character are exactly `SQLCompiler.singletons`,
