@@ -210,16 +210,19 @@ import Testing
 
     /// `BEGINSWITH[c]` first narrows the rows by their first byte with ranges on the column
     /// (the needle's first letter in either case, or not ASCII), which SQLite tests before any
-    /// function; `CONTAINS[c]` and `ENDSWITH[cd]` search ASCII rows with `LIKE` (its wildcards
+    /// function, or searches in an index; `CONTAINS[c]` and `ENDSWITH[cd]` search ASCII rows with `LIKE` (its wildcards
     /// and escape character escaped), which folds A–Z without copying the row.
     @Test func foldedOperatorsTestCheapestFirst() throws {
         let folder = try TemporaryFolder()
         let (sqlite, _) = try Self.stores(in: folder)
         let begins = plan(Self.member, NSPredicate(format: "name BEGINSWITH[c] %@", "Ka"))
-        guard case .sql(let query, _) = try sqlite.explain(begins) else {
+        guard case .sql(let query, let queryPlan) = try sqlite.explain(begins) else {
             Issue.record("not compiled")
             return
         }
+        // The ranges let an index on the column serve the search.
+        #expect(queryPlan.contains { $0.contains("USING INDEX Z_Member_byName (ZNAME>? AND ZNAME<?)") }, "\(queryPlan)")
+        #expect(!queryPlan.contains { $0.hasPrefix("SCAN t0") }, "\(queryPlan)")
         #expect(
             query.sql.contains(
                 "(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR (t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"),
