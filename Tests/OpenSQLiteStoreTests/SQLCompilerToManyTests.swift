@@ -39,8 +39,8 @@ import Testing
         (
             Company.department, "NONE people.name BEGINSWITH[c] 'a'", [],
             "NOT (EXISTS (SELECT 1 FROM ZPERSON m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND "
-                + asciiOr("lower(substr(m1.ZNAME, 1, ?)) = ?", "m1.ZNAME", "ocd_begins_with(m1.ZNAME, ?, 1)") + "))",
-            [.integer(1), .string("a"), .string("a")]
+                + foldedBeginsWith("m1.ZNAME", ranges: 2, flags: 1) + "))",
+            foldedBeginsWithValues(["A", "a"], needle: "a", constant: "a")
         ),
         (
             Company.department, "5 < SUBQUERY(people, $p, $p.age > 10).@count", [],

@@ -51,10 +51,14 @@ import Testing
         "\u{10FFFF}", "Lo\u{10FFFF}", "x;y", "x\u{037E}y", "`a", "\u{1FEF}a", "Zoë", "Zoe\u{308}", "🇦🇨", "\u{1F1E8}",
         "mi", "omi", "lomi", "Kalomi\u{301}", "\nb", "x\nb", "Łódź", "İstanbul", "istanbul", "ı", "\u{7F}", "A\u{7F}b",
         "가", "\u{1100}\u{1161}", "naïve", "nai\u{308}ve",
+        // Case folding that lands in ASCII (ſ → s, ı → i, K → k), a combining mark after an
+        // ASCII head, NUL inside and before a head, and CR LF ahead of a scalar that is not ASCII.
+        "x\r\nü", "\u{17F}", "\u{17F}a", "Sa", "ka\u{0}b", "\u{0}ka", "K\u{301}a", "Ka\u{301}", "k\u{212A}", "kk",
+        "\u{131}", "\u{130}", "i\u{307}", "lo\u{17F}omi", "ko", "a\\%b", "A\\_B",
     ]
     static let titles: [String?] = ["Ka", "lo", "é", nil, "\u{212A}a"]
 
-    static func rows() -> [RowSnapshot] {
+    static func rows(_ names: [String?] = names) -> [RowSnapshot] {
         var members: [[ObjectKey]] = titles.map { _ in [] }
         var people: [RowSnapshot] = []
         for (index, name) in names.enumerated() {
@@ -78,12 +82,14 @@ import Testing
         return teams + people
     }
 
-    static func stores(in folder: TemporaryFolder) throws -> (sqlite: SQLiteRowStore, memory: InMemoryRowStore) {
+    static func stores(
+        in folder: TemporaryFolder, names: [String?] = names
+    ) throws -> (sqlite: SQLiteRowStore, memory: InMemoryRowStore) {
         let sqlite = try SQLiteRowStore.open(
             at: folder.file("Strings.sqlite"), schema: schema, readOnly: false, modelVersionHashes: [:])
         let memory = InMemoryRowStore(schema: schema)
-        try sqlite.apply(inserted: rows(), updated: [], deleted: [])
-        try memory.apply(inserted: rows(), updated: [], deleted: [])
+        try sqlite.apply(inserted: rows(names), updated: [], deleted: [])
+        try memory.apply(inserted: rows(names), updated: [], deleted: [])
         return (sqlite, memory)
     }
 
@@ -91,6 +97,7 @@ import Testing
         "Ka", "K", "Kalomi", "\u{212A}a", "ka", "KA", "e", "é", "e\u{301}", "x", "x\r", "\nb", "\r", "\n", "\r\n", "ab", "b",
         "a\u{0}", "\u{0}", "", "%", "_", "*", "?", "Lo", "lo", "L", "Lomi", "mi", "omi", "ff", "FF", "ss", "SS", "crepes",
         "Crèpes", "x;", ";", "`", "`a", "\u{1F1E8}", "i", "I", "zoe", "Zoë", "naive", "\u{7F}", "A\u{7F}", "a\r\nb", "\u{301}",
+        "kk", "k", "\u{212A}", "\u{17F}a", "Sa", "\u{131}", "\u{130}", "ka\u{0}", "x\r\n", "\\%", "\\_b", "a\\",
     ]
     static let operators = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "==", "!="]
     static let options = ["", "[c]", "[d]", "[cd]"]
@@ -199,6 +206,49 @@ import Testing
             #expect(queryPlan.contains { $0.contains("USING INDEX Z_Member_byName (ZNAME>? AND ZNAME<?)") }, "\(queryPlan)")
             #expect(!queryPlan.contains { $0.hasPrefix("SCAN t0") }, "\(queryPlan)")
         }
+    }
+
+    /// `BEGINSWITH[c]` first narrows the rows by their first byte with ranges on the column
+    /// (the needle's first letter in either case, or not ASCII), which SQLite tests before any
+    /// function, or searches in an index; `CONTAINS[c]` and `ENDSWITH[cd]` search ASCII rows with `LIKE` (its wildcards
+    /// and escape character escaped), which folds A–Z without copying the row.
+    @Test func foldedOperatorsTestCheapestFirst() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, _) = try Self.stores(in: folder)
+        let begins = plan(Self.member, NSPredicate(format: "name BEGINSWITH[c] %@", "Ka"))
+        guard case .sql(let query, let queryPlan) = try sqlite.explain(begins) else {
+            Issue.record("not compiled")
+            return
+        }
+        // The ranges let an index on the column serve the search.
+        #expect(queryPlan.contains { $0.contains("USING INDEX Z_Member_byName (ZNAME>? AND ZNAME<?)") }, "\(queryPlan)")
+        #expect(!queryPlan.contains { $0.hasPrefix("SCAN t0") }, "\(queryPlan)")
+        #expect(
+            query.sql.contains(
+                "(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR (t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"),
+            "\(query.sql)")
+        #expect(Array(query.arguments.prefix(5)) == ["K", "L", "k", "l", "\u{80}"].map(StoreValue.string))
+        let diacritics = plan(Self.member, NSPredicate(format: "name BEGINSWITH[d] %@", "Ka"))
+        guard case .sql(let query, _) = try sqlite.explain(diacritics) else {
+            Issue.record("not compiled")
+            return
+        }
+        #expect(query.sql.contains("(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"), "\(query.sql)")
+        #expect(Array(query.arguments.prefix(3)) == ["K", "L", "\u{80}"].map(StoreValue.string))
+        let contains = plan(Self.member, NSPredicate(format: "name CONTAINS[c] %@", "L_%\\mi"))
+        guard case .sql(let query, _) = try sqlite.explain(contains) else {
+            Issue.record("not compiled")
+            return
+        }
+        #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
+        #expect(Array(query.arguments.prefix(2)) == ["%l\\_\\%\\\\mi%", "\\"].map(StoreValue.string))
+        let ends = plan(Self.member, NSPredicate(format: "name ENDSWITH[cd] %@", "MI%"))
+        guard case .sql(let query, _) = try sqlite.explain(ends) else {
+            Issue.record("not compiled")
+            return
+        }
+        #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
+        #expect(Array(query.arguments.prefix(2)) == ["%mi\\%", "\\"].map(StoreValue.string))
     }
 
     /// The scalars canonically equivalent to an ASCII character are exactly `SQLCompiler.singletons`,

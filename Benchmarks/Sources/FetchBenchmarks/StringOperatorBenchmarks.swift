@@ -16,6 +16,7 @@ func measureStringOperators() {
         ("==[c]", "lastName ==[c] %@", "kalomi", "lower(ZLASTNAME) = ?", ["kalomi"]),
         ("BEGINSWITH[c]", "lastName BEGINSWITH[c] %@", "ka", "lower(substr(ZLASTNAME, 1, 2)) = ?", ["ka"]),
         ("CONTAINS[c]", "lastName CONTAINS[c] %@", "LOMI", "instr(lower(ZLASTNAME), ?) > 0", ["lomi"]),
+        ("ENDSWITH[c]", "lastName ENDSWITH[c] %@", "MI", "lower(substr(ZLASTNAME, -2)) = ?", ["mi"]),
     ]
     let salary: Int64 = 50_000
     for test in cases {
