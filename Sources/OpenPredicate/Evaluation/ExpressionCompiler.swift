@@ -4,7 +4,13 @@ import Foundation
 enum ExpressionCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: ExpressionNode) -> CompiledExpression {
-        node.onEnoughStack { compile(node) }
+        // Boxed, as `PredicateCompiler.compileTree` says why.
+        node.onEnoughStack { Box(closure: compile(node)) }.closure
+    }
+
+    /// A compiled expression carried through generic code at its own abstraction.
+    struct Box {
+        let closure: CompiledExpression
     }
 
     static func compile(_ node: ExpressionNode) -> CompiledExpression {

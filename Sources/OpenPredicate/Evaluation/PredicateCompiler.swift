@@ -15,7 +15,14 @@ import Foundation
 enum PredicateCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: PredicateNode) -> CompiledPredicate {
-        node.onEnoughStack { compile(node) }
+        // Boxed: a closure returned as the generic `T` would come back wrapped in two
+        // reabstraction thunks, paid on every evaluation.
+        node.onEnoughStack { Box(closure: compile(node)) }.closure
+    }
+
+    /// A compiled predicate carried through generic code at its own abstraction.
+    struct Box {
+        let closure: CompiledPredicate
     }
 
     static func compile(_ node: PredicateNode) -> CompiledPredicate {
