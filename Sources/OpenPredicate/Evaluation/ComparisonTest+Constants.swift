@@ -151,9 +151,16 @@ extension ComparisonTest {
         }
         if case .int(let bound) = number {
             // The commonest case, `age > 30`, compares two integers.
+            // Managed objects' integer attributes hold `Int64`: compared as integers where
+            // `exactNumber` reads them as `.int` (below 9.2e18 in magnitude), so the answer is
+            // `compare(.int, .int)`'s.
             return { value in
                 if let integer = ValueSemantics.exactly(value, Int.self) {
                     let lhs = Int64(integer)
+                    return holds(
+                        operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
+                }
+                if let lhs = ValueSemantics.exactly(value, Int64.self), Double(lhs).magnitude < 9.2e18 {
                     return holds(
                         operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
                 }
