@@ -67,6 +67,12 @@ enum KeyValueConformances {
     }
 
     private static func remember(_ reader: Reader) {
+        // A full table stays full: types past `capacity` are cast without taking the lock.
+        if let raw = published.load(ordering: .acquiring),
+            Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef({ $0.readers.count >= capacity })
+        {
+            return
+        }
         lock.withLock { tables in
             let current = tables.last?.readers ?? []
             guard current.count < capacity, !current.contains(where: { $0.type == reader.type }) else { return }
