@@ -42,8 +42,9 @@ enum KeyValueConformances {
         guard let stored = ExactValue.storedType(object), let raw = published.load(ordering: .acquiring) else {
             return nil
         }
-        let reader = Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.reader(for: stored) }
-        return reader?.codable(object)
+        // The reader is called inside: the table, which holds it, is not retained, and so
+        // neither is the reader.
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.codable(object, storedAs: stored) }
     }
 
     /// The cast, for a type not remembered yet; remembers the type when its answer holds for
@@ -102,12 +103,21 @@ enum KeyValueConformances {
     /// An immutable set of readers.
     final class Table: Sendable {
         let readers: [Reader]
+        /// The same readers, scanned without retaining them (`readers` keeps them alive).
+        private let unretained: [Unmanaged<Reader>]
 
-        init(readers: [Reader]) { self.readers = readers }
+        init(readers: [Reader]) {
+            self.readers = readers
+            self.unretained = readers.map { Unmanaged.passUnretained($0) }
+        }
 
+        /// The view its reader gives of `object`, stored as `stored`; nil when no reader has
+        /// that type.
         @inline(__always)
-        func reader(for stored: UnsafeRawPointer) -> Reader? {
-            for reader in readers where reader.type == stored { return reader }
+        func codable(_ object: Any?, storedAs stored: UnsafeRawPointer) -> KeyValueCodable? {
+            for reader in unretained where reader._withUnsafeGuaranteedRef({ $0.type == stored }) {
+                return reader._withUnsafeGuaranteedRef { $0.codable(object) }
+            }
             return nil
         }
     }
