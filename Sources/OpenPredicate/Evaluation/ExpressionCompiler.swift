@@ -39,8 +39,7 @@ enum ExpressionCompiler {
             if components == ["self"] {
                 return { subject, _ in subject.object }
             }
-            if components.count == 1, !components[0].hasPrefix("@") {
-                let key = components[0]
+            if let key = node.singleKey {
                 return { subject, _ in subject.codable.value(forKey: key) }
             }
             let startsWithKey = !components[0].hasPrefix("@") && components[0] != "self"
@@ -148,6 +147,15 @@ enum ExpressionCompiler {
 }
 
 extension ExpressionNode {
+    /// The key of a key path of one plain key (`salary`), read with one `value(forKey:)`; nil
+    /// for anything else (`self`, `@count`, `a.b`, not a key path).
+    var singleKey: String? {
+        guard case .keyPath(let path) = self, path.components.count == 1, path.components[0] != "self",
+            !path.components[0].hasPrefix("@")
+        else { return nil }
+        return path.components[0]
+    }
+
     /// The value of a constant, or of an aggregate of constants (`{20, 40}`), known when the
     /// expression compiles: the `[Any]` the aggregate's closure would build, `nil` elements as
     /// `NSNull`. Nil for anything else.
