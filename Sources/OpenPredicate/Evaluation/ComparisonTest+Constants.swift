@@ -85,7 +85,9 @@ extension ComparisonTest {
             return { _ in false }
         case .beginsWith:
             return { value in
-                guard let s = value as? String ?? ValueSemantics.string(value) else { return false }
+                guard let s = ValueSemantics.exactly(value, String.self) ?? ValueSemantics.string(value) else {
+                    return false
+                }
                 if folding { return foldedHasPrefix(s, needle, options: options) }
                 return s.hasPrefix(needle)
             }
@@ -132,20 +134,42 @@ extension ComparisonTest {
         _ operatorType: ComparisonOperator, constant: Any, number: ValueSemantics.Number, general: @escaping Test
     ) -> ValueTest? {
         guard isOrderOrEquality(operatorType) else { return nil }
+        // Values not of an exact number type (an `NSNumber` from JSON, an `Optional` inside
+        // `Any`, a string, nil). Ordering against a number that is not a string: the general
+        // `order` compares by number or not at all (false), whatever the options, so the value
+        // is reduced to a number once here. Equality also asks `PredicateIdentity`, so it keeps
+        // the general test.
+        let other: ValueTest
+        if operatorType == .equalTo || operatorType == .notEqualTo {
+            other = { general($0, constant) }
+        } else {
+            other = { value in
+                guard let unwrapped = ValueSemantics.unwrapOptional(value), let lhs = ValueSemantics.number(unwrapped)
+                else { return false }
+                return holds(operatorType, ValueSemantics.compare(lhs, number))
+            }
+        }
         if case .int(let bound) = number {
             // The commonest case, `age > 30`, compares two integers.
+            // Managed objects' integer attributes hold `Int64`: compared as integers where
+            // `exactNumber` reads them as `.int` (below 9.2e18 in magnitude), so the answer is
+            // `compare(.int, .int)`'s.
             return { value in
                 if let integer = ValueSemantics.exactly(value, Int.self) {
                     let lhs = Int64(integer)
                     return holds(
                         operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
                 }
-                guard let lhs = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+                if let lhs = ValueSemantics.exactly(value, Int64.self), Double(lhs).magnitude < 9.2e18 {
+                    return holds(
+                        operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
+                }
+                guard let lhs = ValueSemantics.exactNumber(value) else { return other(value) }
                 return holds(operatorType, ValueSemantics.compare(lhs, number))
             }
         }
         return { value in
-            guard let lhs = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+            guard let lhs = ValueSemantics.exactNumber(value) else { return other(value) }
             return holds(operatorType, ValueSemantics.compare(lhs, number))
         }
     }
@@ -175,8 +199,17 @@ extension ComparisonTest {
             guard elements.count == 2, ValueSemantics.string(elements[0]) == nil, ValueSemantics.string(elements[1]) == nil,
                 let low = ValueSemantics.number(elements[0]), let high = ValueSemantics.number(elements[1])
             else { return nil }
+            // Any other value (an `NSNumber` from JSON, an `Optional` inside `Any`, a string, nil):
+            // with two bounds that are numbers and not strings, the general test's `order`
+            // compares by number or not at all, whatever the options, so the value is reduced
+            // to a number once here instead of per bound through the general rules.
             return { value in
-                guard let number = ValueSemantics.exactNumber(value) else { return general(value, constant) }
+                guard let number = ValueSemantics.exactNumber(value) else {
+                    guard let unwrapped = ValueSemantics.unwrapOptional(value), let number = ValueSemantics.number(unwrapped)
+                    else { return false }
+                    return ValueSemantics.compare(number, low) != .orderedAscending
+                        && ValueSemantics.compare(number, high) != .orderedDescending
+                }
                 return ValueSemantics.compare(number, low) != .orderedAscending
                     && ValueSemantics.compare(number, high) != .orderedDescending
             }

@@ -10,7 +10,9 @@ struct EvaluationContext {
     /// (`evaluate(validating:)`, `expressionValue(validating:context:)`) report it.
     var error: EvaluationError?
 
-    init(variables: [String: Any] = [:]) {
+    /// (`[String: Any]()`, not the literal `[:]`, which builds the empty dictionary through
+    /// `init(dictionaryLiteral:)` on every evaluation.)
+    init(variables: [String: Any] = [String: Any]()) {
         self.variables = variables
     }
 
@@ -47,18 +49,31 @@ struct EvaluationSubject {
     /// Casts `object` once. A `[String: Any]` (filtering decoded JSON or plist rows) is asked
     /// by its exact type first: the cast to `KeyValueCodable` would look for a conformance that
     /// a dictionary does not have, and reading it through `KeyValueReader` would ask again per
-    /// key.
+    /// key. A class whose conformance was found before (a managed object's) is not cast again
+    /// (`KeyValueConformances`).
+    /// Borrowed: an initializer's parameter is otherwise passed owned, which made every
+    /// evaluation copy the `Any?` (through `Optional`'s generic value witnesses) and destroy it.
     @inline(__always)
-    init(_ object: Any?) {
-        if let object, type(of: object) == [String: Any].self,
-            let dictionary = ExactValue.load(object, as: [String: Any].self)
-        {
+    init(_ object: borrowing Any?) {
+        if let dictionary = ExactValue.loadStored(object, as: [String: Any].self) {
             self.codable = DictionaryObject(dictionary: dictionary)
-        } else if let codable = object as? KeyValueCodable {
-            self.codable = codable
+        } else if let remembered = KeyValueConformances.remembered(object) {
+            self.codable = remembered
         } else {
-            self.codable = ReflectedObject(object: object)
+            self.codable = Self.resolve(object)
         }
+    }
+
+    /// The view of an object whose type is not remembered: as `init(_:)` promises, for any
+    /// value (a `[String: Any]` inside a box included).
+    @inline(never)
+    static func resolve(_ object: Any?) -> KeyValueCodable {
+        guard let object else { return ReflectedObject(object: nil) }
+        if type(of: object) == [String: Any].self, let dictionary = ExactValue.load(object, as: [String: Any].self) {
+            return DictionaryObject(dictionary: dictionary)
+        }
+        if let codable = KeyValueConformances.castAndRemember(object) { return codable }
+        return ReflectedObject(object: object)
     }
 
     /// No cast at all: the caller knows the static type.

@@ -4,7 +4,13 @@ import Foundation
 enum ExpressionCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: ExpressionNode) -> CompiledExpression {
-        node.onEnoughStack { compile(node) }
+        // Boxed, as `PredicateCompiler.compileTree` says why.
+        node.onEnoughStack { Box(closure: compile(node)) }.closure
+    }
+
+    /// A compiled expression carried through generic code at its own abstraction.
+    struct Box {
+        let closure: CompiledExpression
     }
 
     static func compile(_ node: ExpressionNode) -> CompiledExpression {
@@ -33,8 +39,7 @@ enum ExpressionCompiler {
             if components == ["self"] {
                 return { subject, _ in subject.object }
             }
-            if components.count == 1, !components[0].hasPrefix("@") {
-                let key = components[0]
+            if let key = node.singleKey {
                 return { subject, _ in subject.codable.value(forKey: key) }
             }
             let startsWithKey = !components[0].hasPrefix("@") && components[0] != "self"
@@ -142,6 +147,15 @@ enum ExpressionCompiler {
 }
 
 extension ExpressionNode {
+    /// The key of a key path of one plain key (`salary`), read with one `value(forKey:)`; nil
+    /// for anything else (`self`, `@count`, `a.b`, not a key path).
+    var singleKey: String? {
+        guard case .keyPath(let path) = self, path.components.count == 1, path.components[0] != "self",
+            !path.components[0].hasPrefix("@")
+        else { return nil }
+        return path.components[0]
+    }
+
     /// The value of a constant, or of an aggregate of constants (`{20, 40}`), known when the
     /// expression compiles: the `[Any]` the aggregate's closure would build, `nil` elements as
     /// `NSNull`. Nil for anything else.

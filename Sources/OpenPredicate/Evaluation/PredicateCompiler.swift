@@ -15,7 +15,14 @@ import Foundation
 enum PredicateCompiler {
     /// Compiles `node`; deep trees compile through `LargeStack`.
     static func compileTree(_ node: PredicateNode) -> CompiledPredicate {
-        node.onEnoughStack { compile(node) }
+        // Boxed: a closure returned as the generic `T` would come back wrapped in two
+        // reabstraction thunks, paid on every evaluation.
+        node.onEnoughStack { Box(closure: compile(node)) }.closure
+    }
+
+    /// A compiled predicate carried through generic code at its own abstraction.
+    struct Box {
+        let closure: CompiledPredicate
     }
 
     static func compile(_ node: PredicateNode) -> CompiledPredicate {
@@ -78,6 +85,11 @@ enum PredicateCompiler {
             if let constant = comparison.right.compileTimeValue {
                 let rightValue = constant.value
                 if let fast = ComparisonTest.fastConstantTest(comparison, constant: rightValue) {
+                    // `key op constant`: the key read inline, as the key path's closure reads it
+                    // (`ExpressionCompiler`), one closure call fewer per object.
+                    if let key = comparison.left.singleKey {
+                        return { object, _ in fast(object.codable.value(forKey: key)) }
+                    }
                     return { object, context in fast(left(object, &context)) }
                 }
                 return { object, context in test(left(object, &context), rightValue) }

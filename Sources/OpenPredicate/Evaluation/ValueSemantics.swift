@@ -70,34 +70,39 @@ package enum ValueSemantics {
         return isNSNull(value)
     }
 
-    /// `value` when its dynamic type is exactly `T`; nil for anything else, also for values that
-    /// a cast would bridge or unwrap into a `T` (an `NSNumber`, an `Optional<T>` inside `Any`).
-    /// Fast paths take these values and leave every other one to the general rules.
+    /// `value` when it is stored as exactly `T` (`ExactValue.storedType`); nil for anything else,
+    /// also for values that a cast would bridge, unbox or unwrap into a `T` (an `NSNumber`, an
+    /// `Optional<T>` inside `Any`, a `T` boxed by Foundation). Fast paths take these values and
+    /// leave every other one to the general rules. `T` must be stored inline in `Any` (`Int`,
+    /// `Double`, `Bool`, `String`, `Date`, …); for any other type the answer is always nil.
     @inline(__always)
     static func exactly<T>(_ value: Any?, _ type: T.Type) -> T? {
-        guard let value, Swift.type(of: value) == T.self else { return nil }
-        return ExactValue.load(value, as: T.self)
+        ExactValue.loadStored(value, as: T.self)
     }
 
-    /// `number(_:)` for a value whose dynamic type is exactly `Int`, `Double`, `Bool`, `Int64`,
-    /// `Int32` or `Int16` (what managed objects' integer attributes hold), with the answer
-    /// `number(_:)` gives (which reads the last three as the `NSNumber`s they bridge to); nil for
-    /// any other value, which the caller leaves to `number(_:)`.
+    /// `number(_:)` for a value stored as exactly `Int`, `Double`, `Bool`, `Int64`, `Int32` or
+    /// `Int16` (what managed objects' integer attributes hold), with the answer `number(_:)`
+    /// gives (which reads the last three as the `NSNumber`s they bridge to); nil for any other
+    /// value, which the caller leaves to `number(_:)`. One read of the container's type word,
+    /// no runtime call.
     @inline(__always)
     static func exactNumber(_ value: Any?) -> Number? {
-        guard let value else { return nil }
-        let type = Swift.type(of: value)
-        if type == Int.self, let integer = ExactValue.load(value, as: Int.self) { return .int(Int64(integer)) }
-        if type == Double.self, let double = ExactValue.load(value, as: Double.self) { return .double(double) }
-        if type == Bool.self, let bool = ExactValue.load(value, as: Bool.self) { return .int(bool ? 1 : 0) }
-        if type == Int64.self, let integer = ExactValue.load(value, as: Int64.self) {
-            // As `number(nsNumber:)` reads an NSNumber of it.
-            let double = Double(integer)
-            return double.magnitude < 9.2e18 ? .int(integer) : .double(double)
+        guard let type = ExactValue.storedType(value) else { return nil }
+        return withUnsafePointer(to: value) { pointer -> Number? in
+            let container = UnsafeRawPointer(pointer)
+            if type == ExactValue.metadata(Int.self) { return .int(Int64(container.load(as: Int.self))) }
+            if type == ExactValue.metadata(Int64.self) {
+                // As `number(nsNumber:)` reads an NSNumber of it.
+                let integer = container.load(as: Int64.self)
+                let double = Double(integer)
+                return double.magnitude < 9.2e18 ? .int(integer) : .double(double)
+            }
+            if type == ExactValue.metadata(Double.self) { return .double(container.load(as: Double.self)) }
+            if type == ExactValue.metadata(Bool.self) { return .int(container.load(as: Bool.self) ? 1 : 0) }
+            if type == ExactValue.metadata(Int32.self) { return .int(Int64(container.load(as: Int32.self))) }
+            if type == ExactValue.metadata(Int16.self) { return .int(Int64(container.load(as: Int16.self))) }
+            return nil
         }
-        if type == Int32.self, let integer = ExactValue.load(value, as: Int32.self) { return .int(Int64(integer)) }
-        if type == Int16.self, let integer = ExactValue.load(value, as: Int16.self) { return .int(Int64(integer)) }
-        return nil
     }
 
     /// The number inside `value`, if it is one (integers of any width, floats, `Decimal`, `Bool`,

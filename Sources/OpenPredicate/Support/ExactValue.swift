@@ -25,6 +25,57 @@ enum ExactValue {
         return loaded ?? value as? T
     }
 
+    /// The type metadata word of `value`'s `Any` container: the type the value was stored as;
+    /// nil for nil.
+    ///
+    /// This is not always `type(of: value)`: a class instance stored under a superclass type
+    /// gives the superclass, and a Swift value boxed by Foundation gives the box's class. What
+    /// it saves is the runtime call `type(of:)` makes on an existential; callers that compare it
+    /// with a type only ever take a fast path for a value stored as exactly that type, and leave
+    /// every other one to the general code.
+    @inline(__always)
+    static func storedType(_ value: borrowing Any?) -> UnsafeRawPointer? {
+        // `Any?` has `Any`'s layout, `nil` a null metadata word (its first extra inhabitant);
+        // the size check is folded away when it holds.
+        guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
+        return withUnsafePointer(to: value) { pointer in
+            UnsafeRawPointer(pointer).load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
+        }
+    }
+
+    /// The metadata word of values stored as `T`.
+    @inline(__always)
+    static func metadata<T>(_ type: T.Type) -> UnsafeRawPointer {
+        unsafeBitCast(T.self as Any.Type, to: UnsafeRawPointer.self)
+    }
+
+    /// `value` as a `T` when it is stored as exactly `T` in its container's inline buffer
+    /// (`storedType(value)` is `T`'s metadata); nil otherwise, also for values a cast would
+    /// bridge, unbox or unwrap into a `T`.
+    @inline(__always)
+    static func loadStored<T>(_ value: borrowing Any?, as type: T.Type) -> T? {
+        guard fitsInline(T.self), MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
+        let metadata = metadata(T.self)
+        return withUnsafePointer(to: value) { pointer -> T? in
+            let container = UnsafeRawPointer(pointer)
+            let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
+            return stored == metadata ? container.load(as: T.self) : nil
+        }
+    }
+
+    /// The class instance in `value` when it is stored as the class whose metadata is `type`;
+    /// nil otherwise.
+    @inline(__always)
+    static func storedReference(_ value: borrowing Any?, storedAs type: UnsafeRawPointer) -> AnyObject? {
+        guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
+        return withUnsafePointer(to: value) { pointer -> AnyObject? in
+            let container = UnsafeRawPointer(pointer)
+            let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
+            guard stored == type else { return nil }
+            return container.load(as: AnyObject.self)
+        }
+    }
+
     /// Whether `T` is stored in an existential's inline buffer: at most three words, at most
     /// word-aligned. (Bitwise-takability cannot be asked; every type used here is.)
     @inline(__always)
