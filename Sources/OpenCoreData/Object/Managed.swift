@@ -200,7 +200,7 @@ extension NSManagedObject {
 enum TypedRead {
     @inline(__always)
     static func string(_ stored: StoreValue, _ kind: AttributeKind) -> String? {
-        guard kind == .string, case .string(let value) = stored else { return nil }
+        guard case .string = kind, case .string(let value) = stored else { return nil }
         return value
     }
 
@@ -219,7 +219,7 @@ enum TypedRead {
 
     @inline(__always)
     static func double(_ stored: StoreValue, _ kind: AttributeKind) -> Double? {
-        guard kind == .double else { return nil }
+        guard case .double = kind else { return nil }
         switch stored {
         case .double(let value): return value
         case .integer(let value): return Double(value)
@@ -229,7 +229,7 @@ enum TypedRead {
 
     @inline(__always)
     static func float(_ stored: StoreValue, _ kind: AttributeKind) -> Float? {
-        guard kind == .float else { return nil }
+        guard case .float = kind else { return nil }
         switch stored {
         case .double(let value): return Float(value)
         case .integer(let value): return Float(Double(value))
@@ -239,7 +239,7 @@ enum TypedRead {
 
     @inline(__always)
     static func bool(_ stored: StoreValue, _ kind: AttributeKind) -> Bool? {
-        guard kind == .boolean else { return nil }
+        guard case .boolean = kind else { return nil }
         switch stored {
         case .bool(let value): return value
         case .integer(let value): return value != 0
@@ -249,31 +249,31 @@ enum TypedRead {
 
     @inline(__always)
     static func decimal(_ stored: StoreValue, _ kind: AttributeKind) -> Decimal? {
-        guard kind == .decimal, case .decimal(let value) = stored else { return nil }
+        guard case .decimal = kind, case .decimal(let value) = stored else { return nil }
         return value
     }
 
     @inline(__always)
     static func date(_ stored: StoreValue, _ kind: AttributeKind) -> Date? {
-        guard kind == .date, case .date(let value) = stored else { return nil }
+        guard case .date = kind, case .date(let value) = stored else { return nil }
         return value
     }
 
     @inline(__always)
     static func data(_ stored: StoreValue, _ kind: AttributeKind) -> Data? {
-        guard kind == .binary, case .data(let value) = stored else { return nil }
+        guard case .binary = kind, case .data(let value) = stored else { return nil }
         return value
     }
 
     @inline(__always)
     static func uuid(_ stored: StoreValue, _ kind: AttributeKind) -> UUID? {
-        guard kind == .uuid, case .uuid(let value) = stored else { return nil }
+        guard case .uuid = kind, case .uuid(let value) = stored else { return nil }
         return value
     }
 
     @inline(__always)
     static func url(_ stored: StoreValue, _ kind: AttributeKind) -> URL? {
-        guard kind == .uri, case .url(let value) = stored else { return nil }
+        guard case .uri = kind, case .url(let value) = stored else { return nil }
         return value
     }
 }

@@ -69,7 +69,7 @@ extension NSManagedObject {
             if case .null = stored { return .some(nil) }
             // A transformed value is made once, when the values are decoded: reading it again
             // gives the same object, and changes made to that object are kept.
-            if kind == .transformable { return nil }
+            if case .transformable = kind { return nil }
             return .some(stored.swiftValue(kind: kind))
         case .toOne:
             return pendingDestination(row[slot], slot: slot).map { $0 as Any? }
