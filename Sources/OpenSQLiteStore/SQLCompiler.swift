@@ -700,9 +700,21 @@ struct CompilerState {
         }
     }
 
+    /// An `NSNumber` constant: an integer when it holds one exactly, else a double.
+    private static func number(_ number: NSNumber) -> Constant {
+        let double = number.doubleValue
+        let integer = number.int64Value
+        return Double(integer) == double && double.magnitude < 9.2e18 ? .number(.integer(integer)) : .number(.double(double))
+    }
+
     func classify(_ value: Any?, in predicate: NSComparisonPredicate) throws(NotCompilable) -> Constant {
         guard let value else { return .null }
         guard let value = ValueSemantics.unwrapOptional(value) else { return .null }
+        // The common constants first, by exact type: on Linux every failed cast of a class
+        // instance to a Swift value type below looks for a bridging witness (a `%@` NSNumber
+        // passed through twenty of them, most of a count's fixed cost).
+        if type(of: value) == NSNumber.self, let number = value as? NSNumber { return Self.number(number) }
+        if let string = value as? String { return .string(string) }
         switch value {
         case is NSNull: return .null
         case let key as ObjectKey: return .key(key)
@@ -726,10 +738,7 @@ struct CompilerState {
         case let integer as UInt8: return .number(.integer(Int64(integer)))
         case let double as Double: return .number(.double(double))
         case let float as Float: return .number(.double(Double(float)))
-        case let number as NSNumber:
-            let double = number.doubleValue
-            let integer = number.int64Value
-            return Double(integer) == double && double.magnitude < 9.2e18 ? .number(.integer(integer)) : .number(.double(double))
+        case let number as NSNumber: return Self.number(number)
         case let date as Date: return .date(date)
         case let uuid as UUID: return .uuid(uuid)
         case let data as Data: return .data(data)
