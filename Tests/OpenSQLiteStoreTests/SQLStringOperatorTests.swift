@@ -215,11 +215,16 @@ import Testing
     @Test func foldedOperatorsTestCheapestFirst() throws {
         let folder = try TemporaryFolder()
         let (sqlite, _) = try Self.stores(in: folder)
-        let begins = plan(Self.member, NSPredicate(format: "name BEGINSWITH[c] %@", "Ka"))
-        guard case .sql(let query, let queryPlan) = try sqlite.explain(begins) else {
-            Issue.record("not compiled")
-            return
+        /// The SQL and query plan of `name <format> <constant>`; nil (recorded) if not compiled.
+        func explained(_ format: String, _ constant: String) throws -> (query: SQLQuery, plan: [String])? {
+            let compiled = try sqlite.explain(plan(Self.member, NSPredicate(format: format, constant)))
+            guard case .sql(let query, let queryPlan) = compiled else {
+                Issue.record("\(format) not compiled")
+                return nil
+            }
+            return (query, queryPlan)
         }
+        guard let (query, queryPlan) = try explained("name BEGINSWITH[c] %@", "Ka") else { return }
         // The ranges let an index on the column serve the search.
         #expect(queryPlan.contains { $0.contains("USING INDEX Z_Member_byName (ZNAME>? AND ZNAME<?)") }, "\(queryPlan)")
         #expect(!queryPlan.contains { $0.hasPrefix("SCAN t0") }, "\(queryPlan)")
@@ -228,27 +233,18 @@ import Testing
                 "(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR (t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"),
             "\(query.sql)")
         #expect(Array(query.arguments.prefix(5)) == ["K", "L", "k", "l", "\u{80}"].map(StoreValue.string))
-        let diacritics = plan(Self.member, NSPredicate(format: "name BEGINSWITH[d] %@", "Ka"))
-        guard case .sql(let query, _) = try sqlite.explain(diacritics) else {
-            Issue.record("not compiled")
-            return
+        if let (query, _) = try explained("name BEGINSWITH[d] %@", "Ka") {
+            #expect(query.sql.contains("(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"), "\(query.sql)")
+            #expect(Array(query.arguments.prefix(3)) == ["K", "L", "\u{80}"].map(StoreValue.string))
         }
-        #expect(query.sql.contains("(((t0.ZNAME >= ? AND t0.ZNAME < ?) OR t0.ZNAME >= ?) AND"), "\(query.sql)")
-        #expect(Array(query.arguments.prefix(3)) == ["K", "L", "\u{80}"].map(StoreValue.string))
-        let contains = plan(Self.member, NSPredicate(format: "name CONTAINS[c] %@", "L_%\\mi"))
-        guard case .sql(let query, _) = try sqlite.explain(contains) else {
-            Issue.record("not compiled")
-            return
+        if let (query, _) = try explained("name CONTAINS[c] %@", "L_%\\mi") {
+            #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
+            #expect(Array(query.arguments.prefix(2)) == ["%l\\_\\%\\\\mi%", "\\"].map(StoreValue.string))
         }
-        #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
-        #expect(Array(query.arguments.prefix(2)) == ["%l\\_\\%\\\\mi%", "\\"].map(StoreValue.string))
-        let ends = plan(Self.member, NSPredicate(format: "name ENDSWITH[cd] %@", "MI%"))
-        guard case .sql(let query, _) = try sqlite.explain(ends) else {
-            Issue.record("not compiled")
-            return
+        if let (query, _) = try explained("name ENDSWITH[cd] %@", "MI%") {
+            #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
+            #expect(Array(query.arguments.prefix(2)) == ["%mi\\%", "\\"].map(StoreValue.string))
         }
-        #expect(query.sql.contains("t0.ZNAME LIKE ? ESCAPE ?"), "\(query.sql)")
-        #expect(Array(query.arguments.prefix(2)) == ["%mi\\%", "\\"].map(StoreValue.string))
     }
 
     /// The scalars canonically equivalent to an ASCII character are exactly `SQLCompiler.singletons`,
