@@ -1,18 +1,51 @@
+import Foundation
 import OpenStoreCore
 
 extension SQLiteRowStore {
-    /// Runs a compiled dictionary fetch (`SQLCompiler.compile(_:shape:)`): each row read by
-    /// column index straight into `StoreValue`s of the column's kind, converted to its result
-    /// kind, NULL left out, into `DictionaryRows` (no dictionary per row). Call under the store's lock.
+    /// Runs a dictionary fetch straight into `NSDictionary` results when it compiles to SQL (no
+    /// `DictionaryRows` in between); otherwise as `execute(_:)` does.
+    package func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary] {
+        guard case .dictionaries(let shape) = plan.output,
+            case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan, shape: shape)
+        else {
+            guard case .dictionaries(let rows) = try execute(plan) else { return [] }
+            return rows.foundationResults(objectID: objectID)
+        }
+        var builder = DictionaryResultBuilder(columns: query.columns.map(\.name), objectID: objectID)
+        try withLock { try runDictionaries(query, into: &builder) }
+        return builder.results
+    }
+
+    /// Runs a compiled dictionary fetch (`SQLCompiler.compile(_:shape:)`) into `DictionaryRows`.
+    /// Call under the store's lock.
     func runDictionaries(_ compiled: SQLDictionaryQuery) throws -> FetchOutput {
+        var rows = DictionaryRows(columns: compiled.columns.map(\.name))
+        try runDictionaries(compiled, into: &rows)
+        return .dictionaries(rows)
+    }
+
+    /// Runs a compiled dictionary fetch, each row read by column index straight into
+    /// `StoreValue`s of the column's kind, converted to its result kind, NULL left out, into
+    /// `sink`. Call under the store's lock.
+    func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
         let statement = try file.connection.statement(compiled.query.sql)
         defer { statement.reset() }
         try statement.bind(compiled.query.arguments)
         let layout = file.layout
         let columns = compiled.columns
-        var results = DictionaryRows(columns: columns.map(\.name))
+        // A conversion to the kind a value is read as changes nothing, but for narrow integers
+        // (clamped to their width).
+        let conversions: [AttributeKind?] = columns.map { column in
+            guard let kind = column.resultKind else { return nil }
+            switch (column.reader, kind) {
+            case (.value(_, .integer64), .integer64), (.value(_, .double), .double), (.value(_, .string), .string),
+                (.value(_, .date), .date), (.value(_, .boolean), .boolean):
+                return nil
+            default: return kind
+            }
+        }
         while try statement.step() {
-            results.appendRow()
+            sink.appendRow()
             for (position, column) in columns.enumerated() {
                 var value: StoreValue
                 switch column.reader {
@@ -27,10 +60,10 @@ extension SQLiteRowStore {
                     }
                 }
                 if case .null = value { continue }
-                if let kind = column.resultKind { value = value.converted(to: kind) }
-                results.set(value, column: position)
+                if let kind = conversions[position] { value = value.converted(to: kind) }
+                sink.set(value, column: position)
             }
+            sink.endRow()
         }
-        return .dictionaries(results)
     }
 }

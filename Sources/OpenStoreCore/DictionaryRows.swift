@@ -7,7 +7,7 @@
 /// as assigning into a dictionary column by column would. As a collection, each element is the
 /// row's dictionary (for tests and the in-memory store's filters); the context reads `names`
 /// and `values` directly so that no dictionary is made per row.
-package struct DictionaryRows: Sendable {
+package struct DictionaryRows: Sendable, DictionaryRowSink {
     /// The keys, each once, in the order of their first column.
     package let names: [String]
     /// The values, row after row, `names.count` per row.
@@ -68,10 +68,22 @@ package struct DictionaryRows: Sendable {
         values[rowStart + keyIndexes[column]] = value
     }
 
+    /// Nothing: a row is complete once its columns are set.
+    package func endRow() {}
+
     /// The values of a row, one per name.
     package func row(_ index: Int) -> ArraySlice<StoreValue> {
         values[index * names.count..<(index + 1) * names.count]
     }
+}
+
+/// Where a store puts the rows of a dictionary fetch, column by column: `appendRow()`, then
+/// `set(_:column:)` for each column (by its index in the fetch's shape; `.null` sets nothing),
+/// then `endRow()`.
+package protocol DictionaryRowSink {
+    mutating func appendRow()
+    mutating func set(_ value: StoreValue, column: Int)
+    mutating func endRow()
 }
 
 extension DictionaryRows: RandomAccessCollection {

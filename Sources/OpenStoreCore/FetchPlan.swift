@@ -1,3 +1,4 @@
+import Foundation
 import OpenPredicate
 
 /// A fetch request resolved against the schema once, by the coordinator, and handed to each
@@ -97,6 +98,10 @@ package protocol RowStore: AnyObject {
     var schema: StoreSchema { get }
     /// Runs a plan.
     func execute(_ plan: FetchPlan) throws -> FetchOutput
+    /// Runs a plan whose output is `.dictionaries`, straight into `NSDictionary` results (see
+    /// `DictionaryResultBuilder`), relationships given as `objectID` names their rows. The
+    /// default runs `execute(_:)` and converts its `DictionaryRows`.
+    func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary]
     /// The current row of an object, for faults and relationship traversal; nil if it does not
     /// exist (any more).
     func row(for key: ObjectKey) throws -> RowSnapshot?

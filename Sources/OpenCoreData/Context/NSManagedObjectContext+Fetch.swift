@@ -299,7 +299,8 @@ extension NSManagedObjectContext {
             }
             return .objects(objects)
         case .dictionaries(let rows):
-            return .dictionaries(dictionaryResults(rows, store: store, coordinator: coordinator))
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            return .dictionaries(rows.foundationResults { maker.id(for: $0) })
         }
     }
 
@@ -308,8 +309,8 @@ extension NSManagedObjectContext {
     {
         var results: [NSDictionary] = []
         for store in stores {
-            guard case .dictionaries(let rows) = try store.rows.execute(plan) else { continue }
-            results += dictionaryResults(rows, store: store, coordinator: coordinator)
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            results += try store.rows.dictionaryResults(plan) { maker.id(for: $0) }
         }
         return results
     }

@@ -9,15 +9,15 @@ import Foundation
 /// hash is computed from a plain `NSString` of the same text when the key is made, and equality
 /// between two keys compares their texts. To code reading the results it is a string like any
 /// other: it bridges to `String`, looks up, compares and hashes as an `NSString` of its text.
-final class DictionaryResultKey: NSString {
+package final class DictionaryResultKey: NSString {
     /// The key's text.
-    let text: String
+    package let text: String
     /// Its UTF-16 code units, for `NSString`'s primitive methods.
     private let units: [unichar]
     /// The hash of a plain `NSString` of `text`.
     private let storedHash: Int
 
-    init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         let units = Array(text.utf16)
         self.units = units
@@ -26,23 +26,23 @@ final class DictionaryResultKey: NSString {
         super.init(characters: units, length: units.count)
     }
 
-    required convenience init(string aString: String) { self.init(aString) }
+    package required convenience init(string aString: String) { self.init(aString) }
 
-    required init?(coder aDecoder: NSCoder) { nil }
+    package required init?(coder aDecoder: NSCoder) { nil }
 
-    required convenience init(stringLiteral value: StaticString) { self.init(value.description) }
+    package required convenience init(stringLiteral value: StaticString) { self.init(value.description) }
 
-    required convenience init(extendedGraphemeClusterLiteral value: StaticString) { self.init(value.description) }
+    package required convenience init(extendedGraphemeClusterLiteral value: StaticString) { self.init(value.description) }
 
-    required convenience init(unicodeScalarLiteral value: StaticString) { self.init(value.description) }
+    package required convenience init(unicodeScalarLiteral value: StaticString) { self.init(value.description) }
 
-    override var length: Int { units.count }
+    package override var length: Int { units.count }
 
-    override func character(at index: Int) -> unichar { units[index] }
+    package override func character(at index: Int) -> unichar { units[index] }
 
-    override var hash: Int { storedHash }
+    package override var hash: Int { storedHash }
 
-    override func isEqual(_ object: Any?) -> Bool {
+    package override func isEqual(_ object: Any?) -> Bool {
         if let other = object as? DictionaryResultKey { return other === self || other.text == text }
         guard let other = object as? NSString else { return false }
         return other.isEqual(to: text)
@@ -50,7 +50,7 @@ final class DictionaryResultKey: NSString {
 
     /// The key itself: it is immutable, and a copy of a subclass would be a plain `NSString`
     /// with no stored hash (`NSDictionary` copies each key it is given).
-    override func copy(with zone: NSZone? = nil) -> Any { self }
+    package override func copy(with zone: NSZone? = nil) -> Any { self }
 
-    override var description: String { text }
+    package override var description: String { text }
 }
