@@ -236,6 +236,13 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
         return origin
     }
 
+    /// Builds the lookups kept once the model is in use (`propertiesByName`, `propertyLayout`,
+    /// `defaultValues`), so that they are only read afterwards, from any thread.
+    func buildLookups() {
+        _ = propertiesByName
+        _ = hasFixedLayout
+    }
+
     /// Forgets cached property lookups here and in every sub-entity.
     func propertiesDidChange() {
         cachedPropertiesByName = nil

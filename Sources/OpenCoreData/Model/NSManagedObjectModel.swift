@@ -19,6 +19,8 @@ open class NSManagedObjectModel: NSObject, NSCopying {
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
     private var inUse = false
+    /// Serializes `markInUse()` (coordinators made on several threads at once).
+    private let useLock = NSLock()
 
     /// Creates an empty model.
     public override init() {
@@ -207,8 +209,17 @@ open class NSManagedObjectModel: NSObject, NSCopying {
     public var isEditable: Bool { !inUse }
 
     /// Makes the model (and its entities and properties) immutable; a coordinator calls it.
+    ///
+    /// Every lookup the model and its entities build lazily (entities and properties by name,
+    /// layouts, default values) is built here, once, under a lock: from then on they are only
+    /// read, so contexts and coordinators on any thread can share the model, as on Apple.
     package func markInUse() {
+        useLock.lock()
+        defer { useLock.unlock() }
+        guard !inUse else { return }
         inUse = true
+        _ = entitiesByName
+        for entity in entityList { entity.buildLookups() }
         for template in templates.values { template.markInUse() }
         for entity in entityList {
             for case let fetched as NSFetchedPropertyDescription in entity.declaredProperties {
