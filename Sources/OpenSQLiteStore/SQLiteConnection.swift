@@ -106,6 +106,9 @@ package final class SQLiteConnection {
         url.isFileURL && url.standardizedFileURL.path == "/dev/null"
     }
 
+    /// Whether this connection's database is in memory (the store is at `/dev/null`).
+    package var isInMemoryDatabase: Bool { Self.isInMemory(url) }
+
     deinit {
         statements.removeAll()
         // `_v2` defers the close until every statement handed out is finalized.
