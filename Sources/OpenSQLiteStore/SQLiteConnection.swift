@@ -91,7 +91,15 @@ package final class SQLiteConnection {
                 : "Can't read the store file \(path): \(error.localizedDescription)"
             throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
         }
-        if isNew { try execute("PRAGMA journal_mode = WAL") }
+        if isNew {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+            } catch let error as NSError {
+                throw SQLiteStoreError.open(
+                    "Can't set up the new database \(path): \(error.localizedDescription)", path: path,
+                    resultCode: (error.userInfo["NSSQLiteErrorDomain"] as? Int).map { Int32(truncatingIfNeeded: $0) })
+            }
+        }
         var registered = SQLiteFunctions.register(on: pointer)
         if registered == SQLITE_OK { registered = SQLiteAppleFunctions.register(on: pointer) }
         guard registered == SQLITE_OK else {
@@ -158,7 +166,10 @@ package final class SQLiteConnection {
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? lastErrorMessage
+            let code = result & 0xFF
+            let text =
+                code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN
+                ? lastErrorMessage : message.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(message)
             throw SQLiteStoreError.sqlite(text, resultCode: result, sql: sql, path: url.path)
         }
@@ -266,5 +277,24 @@ package final class SQLiteConnection {
         return Int(statement.int64(at: 0))
     }
 
-    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    /// SQLite's message for the last error; for an I/O error, a full disk or a file that cannot
+    /// be opened, followed by the system's reason (`disk I/O error (File too large)`), which
+    /// says what happened where SQLite's message does not.
+    var lastErrorMessage: String { Self.errorMessage(handle) }
+
+    /// `lastErrorMessage` of a database handle.
+    static func errorMessage(_ handle: OpaquePointer) -> String {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code = sqlite3_errcode(handle) & 0xFF
+        guard code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN else { return message }
+        let systemError = sqlite3_system_errno(handle)
+        if systemError != 0, let reason = strerror(systemError) { return "\(message) (\(String(cString: reason)))" }
+        switch sqlite3_extended_errcode(handle) {
+        case 778: return "\(message) (a write to the file failed: a full disk, a file-size limit or a device error)"
+        case 1034: return "\(message) (flushing the file to the disk failed)"
+        case 4874: return "\(message) (growing the -shm file failed: a full disk or a file-size limit)"
+        case 266: return "\(message) (a read from the file failed)"
+        default: return message
+        }
+    }
 }

@@ -77,7 +77,8 @@ enum SQLiteStoreError {
         make(
             code: saveCode,
             reason: "The outcome of the save to \(path) is unknown: SQLite reported an I/O error (\(resultCode)) when "
-                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew.",
+                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew. "
+                + "SQLite said: \(underlying.localizedDescription)",
             path: path,
             extra: [outcomeUnknownKey: true, "NSSQLiteErrorDomain": Int(resultCode), NSUnderlyingErrorKey: underlying])
     }
