@@ -55,10 +55,14 @@ package final class SQLiteConnection {
     ///   - busyTimeout: how long a statement waits for another connection's lock before failing
     ///     with `SQLITE_BUSY`. **Default:** 5 seconds.
     /// - Throws: `NSPersistentStoreOpenError` (134080) naming the file when it is missing, not a
-    ///   database, or cannot be opened; `NSSQLiteError` (134180) when a setting fails.
-    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5) throws {
+    ///   regular file (`SQLiteStoreFile.refuseSpecialFiles(at:)`), not a database, or cannot be
+    ///   opened; `NSSQLiteError` (134180) when a setting fails.
+    ///   - walWhenNew: whether a file this call creates is put in WAL mode. **Default:** true.
+    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5, walWhenNew: Bool = true) throws {
         let path = url.path
         let inMemory = Self.isInMemory(url)
+        // Before SQLite opens it: reading a FIFO would wait forever.
+        try SQLiteStoreFile.refuseSpecialFiles(at: url)
         let isNew = mode == .create && (inMemory || !FileManager.default.fileExists(atPath: path))
         var flags: Int32
         switch mode {
@@ -91,7 +95,7 @@ package final class SQLiteConnection {
                 : "Can't read the store file \(path): \(error.localizedDescription)"
             throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
         }
-        if isNew {
+        if isNew && walWhenNew {
             do {
                 try execute("PRAGMA journal_mode = WAL")
             } catch let error as NSError {

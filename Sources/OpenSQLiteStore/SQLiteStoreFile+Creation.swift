@@ -44,7 +44,6 @@ extension SQLiteStoreFile {
         pragmas: [(name: String, value: String)] = []
     ) throws -> (file: SQLiteStoreFile, created: Bool) {
         let path = url.path
-        try refuseSpecialFiles(at: url)
         let exists = FileManager.default.fileExists(atPath: path)
         if readOnly || exists {
             let connection = try SQLiteConnection(url: url, mode: readOnly ? .readOnly : .readWrite)
@@ -99,7 +98,8 @@ extension SQLiteStoreFile {
                     resultCode: Int32((error.userInfo["NSSQLiteErrorDomain"] as? Int) ?? Int(SQLITE_ERROR)), sql: nil, path: path)
             }
         }
-        let connection = try SQLiteConnection(url: url, mode: .create)
+        // `createSchema` sets the journal mode the pragmas ask for.
+        let connection = try SQLiteConnection(url: url, mode: .create, walWhenNew: false)
         guard
             try createSchema(
                 in: connection, schema: schema, versionHashes: versionHashes, versionIdentifiers: versionIdentifiers,

@@ -66,7 +66,6 @@ package final class SQLiteStoreFile {
         at url: URL, schema: StoreSchema, mode: SQLiteConnection.Mode = .readWrite, modelVersionHashes: [String: Data]? = nil
     ) throws -> SQLiteStoreFile {
         let path = url.path
-        try refuseSpecialFiles(at: url)
         guard FileManager.default.fileExists(atPath: path) else {
             throw SQLiteStoreError.open("There is no store file at \(path)", path: path)
         }

@@ -15,10 +15,10 @@ import Testing
 /// there in part, `PRAGMA integrity_check` says `ok`, and the store opens.
 ///
 /// Figures are printed (`crash-safety: …`) for the README. `STORE_CRASH_CYCLES` scales the
-/// number of kill cycles (default 60 per series; 4 series).
+/// number of kill cycles (default 100 per series; 4 series).
 @Suite(.serialized) struct StoreCrashTests {
     static let items = 10
-    static var cycles: Int { ProcessInfo.processInfo.environment["STORE_CRASH_CYCLES"].flatMap(Int.init) ?? 60 }
+    static var cycles: Int { ProcessInfo.processInfo.environment["STORE_CRASH_CYCLES"].flatMap(Int.init) ?? 100 }
 
     static func folder(_ name: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(name)-\(UUID().uuidString)")
@@ -52,7 +52,7 @@ import Testing
         var random = SeededGenerator(state: journal == "wal" ? 17 : 71)
         let folder = try Self.folder("create")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var beforeOpened = 0, halfCreated = 0, absent = 0
+        var beforeOpened = 0, halfCreated = 0, absent = 0, complete = 0
         for cycle in 0..<Self.cycles {
             let url = folder.appendingPathComponent("Store\(cycle).sqlite")
             let writer = try WriterProcess(["store=\(url.path)", "journal=\(journal)", "saves=3", "items=\(Self.items)"])
@@ -61,13 +61,15 @@ import Testing
                 writer.kill()
                 return
             }
-            usleep(UInt32.random(in: 0..<12_000, using: &random))
+            usleep(UInt32.random(in: 0..<30_000, using: &random))
             writer.kill()
             if !writer.opened { beforeOpened += 1 }
             if !FileManager.default.fileExists(atPath: url.path) {
                 absent += 1
             } else if try SQLiteStoreFile.isEmptyDatabase(SQLiteConnection(url: url, mode: .readWrite)) {
                 halfCreated += 1
+            } else {
+                complete += 1
             }
             let label = "\(journal) creation cycle \(cycle)"
             #expect(throws: Never.self, "\(label): the store does not open") { _ = try Self.opens(url, journal: journal) }
@@ -75,7 +77,8 @@ import Testing
         }
         print(
             "crash-safety: \(journal) creation: \(Self.cycles) kills, \(beforeOpened) before the store was added "
-                + "(\(absent) with no file yet, \(halfCreated) leaving a half-created file); every store opened afterwards")
+                + "(\(absent) with no file yet, \(halfCreated) leaving a half-created file, \(complete) after the schema's commit); "
+                + "every store opened afterwards")
         #expect(halfCreated > 0, "no kill landed inside a creation: the delays need tuning")
     }
 
@@ -86,7 +89,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Store.sqlite")
         var acknowledged: Set<Int> = []
-        var unacknowledgedButSaved = 0
+        var unacknowledgedButSaved = 0, afterOpening = 0
         for cycle in 0..<Self.cycles {
             let writer = try WriterProcess(["store=\(url.path)", "journal=\(journal)", "saves=100000", "items=\(Self.items)"])
             guard writer.wait(for: "opened") else {
@@ -94,8 +97,9 @@ import Testing
                 writer.kill()
                 return
             }
-            usleep(UInt32.random(in: 0..<25_000, using: &random))
+            usleep(UInt32.random(in: 0..<(journal == "wal" ? 25_000 : 100_000), using: &random))
             writer.kill()
+            if !writer.lines.contains("done") { afterOpening += 1 }
             let acks = writer.acknowledged
             acknowledged.formUnion(acks)
             let state = try StoreState(url)
@@ -105,8 +109,9 @@ import Testing
         let count = try Self.opens(url, journal: journal)
         #expect(count >= acknowledged.count * Self.items)
         print(
-            "crash-safety: \(journal) saves: \(Self.cycles) kills, \(acknowledged.count) acknowledged saves all present, "
-                + "\(unacknowledgedButSaved) kills between a commit and its acknowledgement, no partial save, integrity ok")
+            "crash-safety: \(journal) saves: \(Self.cycles) kills (\(afterOpening) while saving), \(acknowledged.count) "
+                + "acknowledged saves all present, "
+                + "\(unacknowledgedButSaved) kills after a save's commit before save() returned, no partial save, integrity ok")
     }
 
     /// Writes that fail (a file-size limit: `EFBIG`, as a full disk fails them) while the store

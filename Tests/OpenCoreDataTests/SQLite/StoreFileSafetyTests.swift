@@ -110,17 +110,22 @@ import Testing
                 #expect(mkfifo(url.path + "-wal", 0o644) == 0)
             }
         }
-        for readOnly in [true, false] {
+        for readOnly in [true, false, nil] {
             // Run on a thread of its own: without the check, opening a FIFO waits for a writer.
             let done = DispatchSemaphore(value: 0)
             nonisolated(unsafe) var error: NSError?
             let path = url
             Thread.detachNewThread {
-                error = Self.addError(path, readOnly: readOnly)
+                if let readOnly {
+                    error = Self.addError(path, readOnly: readOnly)
+                } else {
+                    // What `coredata stores` does: a bare read-only connection.
+                    do { _ = try SQLiteConnection(url: path, mode: .readOnly) } catch let thrown { error = thrown as NSError }
+                }
                 done.signal()
             }
             guard done.wait(timeout: .now() + 10) == .success else {
-                Issue.record("adding the store at a \(kind) (readOnly: \(readOnly)) hangs")
+                Issue.record("adding the store at a \(kind) (readOnly: \(String(describing: readOnly))) hangs")
                 // Let the waiting open go: a writer that comes and goes.
                 let fd = open(url.path + (kind == "fifo-wal" ? "-wal" : ""), O_WRONLY | O_NONBLOCK)
                 if fd >= 0 { close(fd) }
