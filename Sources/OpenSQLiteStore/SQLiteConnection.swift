@@ -89,10 +89,18 @@ package final class SQLiteConnection {
             try execute("SELECT count(*) FROM sqlite_master")
         } catch let error as NSError {
             let code = error.userInfo["NSSQLiteErrorDomain"] as? Int
-            let reason =
-                code.map { Int32($0) & 0xFF } == SQLITE_NOTADB
-                ? "The file \(path) is not a SQLite database"
-                : "Can't read the store file \(path): \(error.localizedDescription)"
+            let reason: String
+            switch code.map({ Int32($0) }) {
+            case let code? where code & 0xFF == SQLITE_NOTADB:
+                reason = "The file \(path) is not a SQLite database"
+            case 776?, 264?:
+                // SQLITE_READONLY_ROLLBACK, SQLITE_READONLY_RECOVERY.
+                reason =
+                    "The store file \(path) was left by a writer that stopped in the middle of a transaction, and "
+                    + "a read-only open can't roll it back: open it read-write once (\(error.localizedDescription))"
+            default:
+                reason = "Can't read the store file \(path): \(error.localizedDescription)"
+            }
             throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
         }
         if isNew && walWhenNew {

@@ -52,7 +52,7 @@ import Testing
         var random = SeededGenerator(state: journal == "wal" ? 17 : 71)
         let folder = try Self.folder("create")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var beforeOpened = 0, halfCreated = 0, absent = 0, complete = 0
+        var beforeOpened = 0, halfCreated = 0, absent = 0, complete = 0, readOnlyOpened = 0, readOnlyRefused = 0
         for cycle in 0..<Self.cycles {
             let url = folder.appendingPathComponent("Store\(cycle).sqlite")
             let writer = try WriterProcess(["store=\(url.path)", "journal=\(journal)", "saves=3", "items=\(Self.items)"])
@@ -64,6 +64,18 @@ import Testing
             usleep(UInt32.random(in: 0..<30_000, using: &random))
             writer.kill()
             if !writer.opened { beforeOpened += 1 }
+            // Read-only, an unfinished file is an error naming it (its journal can't be rolled back).
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriterModel.make())
+            do {
+                _ = try coordinator.addPersistentStore(
+                    ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+                readOnlyOpened += 1
+            } catch {
+                let error = error as NSError
+                #expect(error.code == NSPersistentStoreOpenError, "\(error)")
+                #expect(error.localizedDescription.contains(url.path), "\(error)")
+                readOnlyRefused += 1
+            }
             if !FileManager.default.fileExists(atPath: url.path) {
                 absent += 1
             } else if try SQLiteStoreFile.isEmptyDatabase(SQLiteConnection(url: url, mode: .readWrite)) {
@@ -78,7 +90,8 @@ import Testing
         print(
             "crash-safety: \(journal) creation: \(Self.cycles) kills, \(beforeOpened) before the store was added "
                 + "(\(absent) with no file yet, \(halfCreated) leaving a half-created file, \(complete) after the schema's commit); "
-                + "every store opened afterwards")
+                + "read-only adds before recovery: \(readOnlyOpened) opened, \(readOnlyRefused) refused with an open error; "
+                + "every store opened read-write afterwards")
         #expect(halfCreated > 0, "no kill landed inside a creation: the delays need tuning")
     }
 
