@@ -53,6 +53,8 @@ let package = Package(
                 "CoreData", "OpenCoreData", "OpenSQLiteStore", "OpenStoreCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // A writer the crash-safety tests run in a child process and kill (not a product).
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         .testTarget(
@@ -78,6 +80,8 @@ let package = Package(
             resources: [.copy("Resources/Bookshelf.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
         .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
+        // Kills `StoreCrashWriter` at random points and checks the store it leaves.
+        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "StoreCrashWriter"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -55,10 +55,14 @@ package final class SQLiteConnection {
     ///   - busyTimeout: how long a statement waits for another connection's lock before failing
     ///     with `SQLITE_BUSY`. **Default:** 5 seconds.
     /// - Throws: `NSPersistentStoreOpenError` (134080) naming the file when it is missing, not a
-    ///   database, or cannot be opened; `NSSQLiteError` (134180) when a setting fails.
-    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5) throws {
+    ///   regular file (`SQLiteStoreFile.refuseSpecialFiles(at:)`), not a database, or cannot be
+    ///   opened; `NSSQLiteError` (134180) when a setting fails.
+    ///   - walWhenNew: whether a file this call creates is put in WAL mode. **Default:** true.
+    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = 5, walWhenNew: Bool = true) throws {
         let path = url.path
         let inMemory = Self.isInMemory(url)
+        // Before SQLite opens it: reading a FIFO would wait forever.
+        try SQLiteStoreFile.refuseSpecialFiles(at: url)
         let isNew = mode == .create && (inMemory || !FileManager.default.fileExists(atPath: path))
         var flags: Int32
         switch mode {
@@ -85,13 +89,29 @@ package final class SQLiteConnection {
             try execute("SELECT count(*) FROM sqlite_master")
         } catch let error as NSError {
             let code = error.userInfo["NSSQLiteErrorDomain"] as? Int
-            let reason =
-                code.map { Int32($0) & 0xFF } == SQLITE_NOTADB
-                ? "The file \(path) is not a SQLite database"
-                : "Can't read the store file \(path): \(error.localizedDescription)"
+            let reason: String
+            switch code.map({ Int32($0) }) {
+            case let code? where code & 0xFF == SQLITE_NOTADB:
+                reason = "The file \(path) is not a SQLite database"
+            case 776?, 264?:
+                // SQLITE_READONLY_ROLLBACK, SQLITE_READONLY_RECOVERY.
+                reason =
+                    "The store file \(path) was left by a writer that stopped in the middle of a transaction, and "
+                    + "a read-only open can't roll it back: open it read-write once (\(error.localizedDescription))"
+            default:
+                reason = "Can't read the store file \(path): \(error.localizedDescription)"
+            }
             throw SQLiteStoreError.open(reason, path: path, resultCode: code.map { Int32($0) })
         }
-        if isNew { try execute("PRAGMA journal_mode = WAL") }
+        if isNew && walWhenNew {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+            } catch let error as NSError {
+                throw SQLiteStoreError.open(
+                    "Can't set up the new database \(path): \(error.localizedDescription)", path: path,
+                    resultCode: (error.userInfo["NSSQLiteErrorDomain"] as? Int).map { Int32(truncatingIfNeeded: $0) })
+            }
+        }
         var registered = SQLiteFunctions.register(on: pointer)
         if registered == SQLITE_OK { registered = SQLiteAppleFunctions.register(on: pointer) }
         guard registered == SQLITE_OK else {
@@ -105,6 +125,9 @@ package final class SQLiteConnection {
     package static func isInMemory(_ url: URL) -> Bool {
         url.isFileURL && url.standardizedFileURL.path == "/dev/null"
     }
+
+    /// Whether this connection's database is in memory (the store is at `/dev/null`).
+    package var isInMemoryDatabase: Bool { Self.isInMemory(url) }
 
     deinit {
         statements.removeAll()
@@ -155,7 +178,10 @@ package final class SQLiteConnection {
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? lastErrorMessage
+            let code = result & 0xFF
+            let text =
+                code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN
+                ? lastErrorMessage : message.map { String(cString: $0) } ?? lastErrorMessage
             sqlite3_free(message)
             throw SQLiteStoreError.sqlite(text, resultCode: result, sql: sql, path: url.path)
         }
@@ -263,5 +289,24 @@ package final class SQLiteConnection {
         return Int(statement.int64(at: 0))
     }
 
-    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    /// SQLite's message for the last error; for an I/O error, a full disk or a file that cannot
+    /// be opened, followed by the system's reason (`disk I/O error (File too large)`), which
+    /// says what happened where SQLite's message does not.
+    var lastErrorMessage: String { Self.errorMessage(handle) }
+
+    /// `lastErrorMessage` of a database handle.
+    static func errorMessage(_ handle: OpaquePointer) -> String {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code = sqlite3_errcode(handle) & 0xFF
+        guard code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN else { return message }
+        let systemError = sqlite3_system_errno(handle)
+        if systemError != 0, let reason = strerror(systemError) { return "\(message) (\(String(cString: reason)))" }
+        switch sqlite3_extended_errcode(handle) {
+        case 778: return "\(message) (a write to the file failed: a full disk, a file-size limit or a device error)"
+        case 1034: return "\(message) (flushing the file to the disk failed)"
+        case 4874: return "\(message) (growing the -shm file failed: a full disk or a file-size limit)"
+        case 266: return "\(message) (a read from the file failed)"
+        default: return message
+        }
+    }
 }

@@ -106,7 +106,11 @@ package struct SQLiteMetadata {
 
     /// Reads the metadata row.
     /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) naming the file when there is no
-    ///   `Z_METADATA` table or row, or the property list is not a dictionary;
+    ///   `Z_METADATA` table or row; the same code, with a message saying the metadata is damaged
+    ///   and `userInfo["NSStoreMetadataDamaged"] = true`, when `Z_PLIST` is empty, not a property
+    ///   list, not a dictionary, or has no `NSStoreModelVersionHashes` dictionary of data (Apple
+    ///   has no code of its own for damaged metadata; this is its code for a file that is not a
+    ///   store it can read, and it keeps a damaged file from passing for another model's store);
     ///   `NSSQLiteError` when SQLite fails.
     package static func read(from connection: SQLiteConnection) throws -> SQLiteMetadata {
         let path = connection.url.path
@@ -121,19 +125,25 @@ package struct SQLiteMetadata {
         }
         let version = statement.int64(at: 0)
         let uuid = statement.string(at: 1)
-        var dictionary: [String: Any] = [:]
-        if let data = statement.data(at: 2), !data.isEmpty {
-            let plist: Any
-            do {
-                plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-            } catch {
-                throw SQLiteStoreError.invalidType(
-                    "The metadata of \(path) is not a property list: \(error.localizedDescription)", path: path)
-            }
-            guard let plistDictionary = plist as? [String: Any] else {
-                throw SQLiteStoreError.invalidType("The metadata of \(path) is not a dictionary", path: path)
-            }
-            dictionary = plistDictionary
+        let damaged = { (what: String) in
+            SQLiteStoreError.invalidType(
+                "The metadata of the store \(path) is damaged: Z_METADATA.Z_PLIST \(what). The file's metadata can't be "
+                    + "trusted, so it is not opened (this is not a model mismatch)",
+                path: path, damagedMetadata: true)
+        }
+        guard let data = statement.data(at: 2), !data.isEmpty else { throw damaged("is empty") }
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw damaged("is not a property list (\(error.localizedDescription))")
+        }
+        guard var dictionary = plist as? [String: Any] else { throw damaged("is not a dictionary") }
+        guard let hashes = dictionary["NSStoreModelVersionHashes"] as? [String: Any] else {
+            throw damaged("has no NSStoreModelVersionHashes dictionary")
+        }
+        if let entity = hashes.first(where: { !($0.value is Data) })?.key {
+            throw damaged("has a version hash for \(entity) that is not data")
         }
         if dictionary["NSStoreUUID"] == nil, let uuid { dictionary["NSStoreUUID"] = uuid }
         return SQLiteMetadata(version: version, dictionary: dictionary)

@@ -55,8 +55,9 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         self.isReadOnly = isReadOnly
     }
 
-    /// Opens the store at `url`, creating it (with its folder) when there is no file yet and the
-    /// store is not read-only.
+    /// Opens the store at `url`, creating it (with its folder) when there is no file yet, or
+    /// when the file is an empty database left by a creation that was interrupted, and the
+    /// store is not read-only (see `SQLiteStoreFile+Creation`).
     ///
     /// - Parameters:
     ///   - url: the `.sqlite` file.
@@ -65,18 +66,22 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     ///   - modelVersionHashes: the model's `entityVersionHashesByName`, written into a new store
     ///     and compared with an existing one's.
     ///   - versionIdentifiers: the model's version identifiers, written into a new store.
-    /// - Throws: `NSPersistentStoreOpenError`, `NSPersistentStoreInvalidTypeError`,
+    ///   - pragmas: SQLite pragmas set on the connection (`NSSQLitePragmasOption`);
+    ///     `journal_mode` also chooses a new store's journal mode. **Default:** none.
+    /// - Throws: `NSPersistentStoreOpenError` (also for a path that is not a regular file, and
+    ///   for a file that cannot be written unless `readOnly`), `NSPersistentStoreInvalidTypeError`,
     ///   `NSPersistentStoreIncompatibleVersionHashError` or
     ///   `NSPersistentStoreIncompatibleSchemaError`, naming the file (see `SQLiteStoreFile`).
     package static func open(
         at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
-        versionIdentifiers: [String] = [""]
+        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = []
     ) throws -> SQLiteRowStore {
         let path = url.path
         if SQLiteConnection.isInMemory(url) {
             // `/dev/null`: a new, empty in-memory database each time (read-only if asked).
             let file = try SQLiteStoreFile.create(
-                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers)
+                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers,
+                pragmas: pragmas.filter { $0.name.lowercased() != "journal_mode" })
             return SQLiteRowStore(file: file, isReadOnly: readOnly)
         }
         if !readOnly && !FileManager.default.fileExists(atPath: path) {
@@ -87,12 +92,11 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
                 throw SQLiteStoreError.open(
                     "Can't create the folder of the store \(path): \(error.localizedDescription)", path: path)
             }
-            let file = try SQLiteStoreFile.create(
-                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers)
-            return SQLiteRowStore(file: file, isReadOnly: false)
         }
-        let file = try SQLiteStoreFile.open(
-            at: url, schema: schema, mode: readOnly ? .readOnly : .readWrite, modelVersionHashes: modelVersionHashes)
+        let file = try SQLiteStoreFile.openOrCreate(
+            at: url, schema: schema, readOnly: readOnly, versionHashes: modelVersionHashes,
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas
+        ).file
         return SQLiteRowStore(file: file, isReadOnly: readOnly)
     }
 

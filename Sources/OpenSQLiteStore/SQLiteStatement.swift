@@ -314,7 +314,7 @@ package final class SQLiteStatement {
     // MARK: - Errors
 
     private func failure(_ result: Int32) -> NSError {
-        SQLiteStoreError.sqlite(String(cString: sqlite3_errmsg(database)), resultCode: result, sql: sql, path: path)
+        SQLiteStoreError.sqlite(SQLiteConnection.errorMessage(database), resultCode: result, sql: sql, path: path)
     }
 }
 

@@ -46,9 +46,14 @@ enum SQLiteStoreError {
     }
 
     /// A database that is SQLite but not a Core Data store (no `Z_METADATA`, bad metadata).
-    static func invalidType(_ reason: String, path: String?) -> NSError {
-        make(code: invalidTypeCode, reason: reason, path: path, extra: [:])
+    /// `damagedMetadata` marks metadata that is there but cannot be read
+    /// (`userInfo["NSStoreMetadataDamaged"] = true`).
+    static func invalidType(_ reason: String, path: String?, damagedMetadata: Bool = false) -> NSError {
+        make(code: invalidTypeCode, reason: reason, path: path, extra: damagedMetadata ? [damagedMetadataKey: true] : [:])
     }
+
+    /// The `userInfo` key, set to `true`, of an error about damaged store metadata.
+    static let damagedMetadataKey = "NSStoreMetadataDamaged"
 
     /// A store written for another model: the entities whose hashes differ.
     static func incompatibleVersionHashes(_ reason: String, entities: [String], path: String?) -> NSError {
@@ -72,9 +77,16 @@ enum SQLiteStoreError {
         make(
             code: saveCode,
             reason: "The outcome of the save to \(path) is unknown: SQLite reported an I/O error (\(resultCode)) when "
-                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew.",
+                + "committing, so the file may or may not hold the save. Fetch again before saving these changes anew. "
+                + "SQLite said: \(underlying.localizedDescription)",
             path: path,
             extra: [outcomeUnknownKey: true, "NSSQLiteErrorDomain": Int(resultCode), NSUnderlyingErrorKey: underlying])
+    }
+
+    /// A save that needs primary keys `Z_PRIMARYKEY.Z_MAX` cannot give (it would pass
+    /// `Int64.max`): `NSPersistentStoreSaveError`, nothing written.
+    static func keysExhausted(_ reason: String, path: String) -> NSError {
+        make(code: saveCode, reason: reason, path: path, extra: [:])
     }
 
     /// A request the store cannot carry out (unknown entity, bad value for a column).

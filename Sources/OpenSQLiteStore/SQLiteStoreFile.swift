@@ -70,6 +70,14 @@ package final class SQLiteStoreFile {
             throw SQLiteStoreError.open("There is no store file at \(path)", path: path)
         }
         let connection = try SQLiteConnection(url: url, mode: mode == .create ? .readWrite : mode)
+        return try open(connection: connection, schema: schema, modelVersionHashes: modelVersionHashes)
+    }
+
+    /// Opens the store in an open connection (the checks of `open(at:schema:mode:modelVersionHashes:)`).
+    static func open(connection: SQLiteConnection, schema: StoreSchema, modelVersionHashes: [String: Data]?) throws
+        -> SQLiteStoreFile
+    {
+        let path = connection.url.path
         let metadata = try SQLiteMetadata.read(from: connection)
         if let type = metadata.storeTypeName, type != SQLiteMetadata.storeType {
             throw SQLiteStoreError.invalidType("The store \(path) is of type \(type), not SQLite", path: path)
@@ -94,30 +102,6 @@ package final class SQLiteStoreFile {
         return SQLiteStoreFile(
             connection: connection, metadata: metadata, layout: layout,
             triggerKeptColumns: try triggerKeptColumns(layout: layout, connection: connection))
-    }
-
-    /// Creates a new store file in Apple's layout (WAL journal mode, incremental auto-vacuum as
-    /// `_NSAutoVacuumLevel` 2 says, the schema's entity numbers, metadata with the model's
-    /// hashes), all in one transaction.
-    /// At `/dev/null` the store is a new in-memory database (`SQLiteConnection.isInMemory(_:)`).
-    /// - Throws: `NSPersistentStoreOpenError` if a file already exists at `url`.
-    package static func create(
-        at url: URL, schema: StoreSchema, versionHashes: [String: Data], versionIdentifiers: [String] = [""]
-    ) throws -> SQLiteStoreFile {
-        let path = url.path
-        guard SQLiteConnection.isInMemory(url) || !FileManager.default.fileExists(atPath: path) else {
-            throw SQLiteStoreError.open("A file already exists at \(path)", path: path)
-        }
-        let layout = try SQLiteLayout(schema: schema)
-        let connection = try SQLiteConnection(url: url, mode: .create)
-        try connection.execute("PRAGMA auto_vacuum = 2")
-        let metadata = SQLiteMetadata(versionHashes: versionHashes, versionIdentifiers: versionIdentifiers)
-        try connection.transaction {
-            for statement in layout.createStatements { try connection.execute(statement) }
-            try SQLitePrimaryKeys.insert(layout.primaryKeyRows, into: connection)
-            try metadata.write(to: connection)
-        }
-        return SQLiteStoreFile(connection: connection, metadata: metadata, layout: layout)
     }
 
     /// The `Z_PRIMARYKEY` rows as they are now.

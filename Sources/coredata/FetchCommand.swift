@@ -77,7 +77,7 @@ struct FetchSession {
             case .countResultType:
                 return ResultTable(columns: ["count"], rows: results.map { [Cell($0)] })
             default:
-                return .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
+                return try .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
             }
         }
     }

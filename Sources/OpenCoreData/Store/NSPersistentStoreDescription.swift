@@ -119,7 +119,8 @@ open class NSPersistentStoreDescription: NSObject, NSCopying {
     /// description.setValue("WAL" as NSString, forPragmaNamed: "journal_mode")
     /// ```
     ///
-    /// **Differences from Apple:** the SQLite store does not apply them yet.
+    /// The SQLite store sets them on its connection when it is added; `journal_mode` also
+    /// chooses a new file's journal mode.
     /// See [setValue(_:forPragmaNamed:)](https://developer.apple.com/documentation/coredata/nspersistentstoredescription/setvalue(_:forpragmanamed:)).
     ///
     /// - Parameters:

@@ -16,6 +16,10 @@ import OpenStoreCore
 /// Fetches run as one SQL statement where `SQLCompiler` can compile them, in memory otherwise
 /// (`NSPersistentStoreCoordinator.explain(_:in:)` tells which, and why).
 ///
+/// `NSSQLitePragmasOption` pragmas are set on the store's connection when it is added
+/// (`journal_mode` also chooses a new file's journal mode: `WAL` unless it says otherwise).
+/// Their names must be identifiers and their values identifiers or whole numbers.
+///
 /// **Differences from Apple:** metadata set with `setMetadata(_:for:)` is kept in memory only.
 final class SQLitePersistentStore: RowBackedPersistentStore {
     /// Opens or creates the file.
@@ -37,13 +41,34 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
         let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
         let rows = try SQLiteRowStore.open(
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
-            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers)
+            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers,
+            pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]))
         super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         isReadOnly = readOnly
         if let uuid = rows.storeUUID { identifier = uuid }
     }
 
     override class var storeTypeName: String { NSSQLiteStoreType }
+
+    /// The pragmas of `NSSQLitePragmasOption` (a dictionary of names to `NSString` or
+    /// `NSNumber` values), sorted by name so that they apply in the same order every time.
+    private static func pragmas(_ option: Any?) -> [(name: String, value: String)] {
+        var pragmas: [(name: String, value: String)] = []
+        if let dictionary = option as? NSDictionary {
+            for (key, value) in dictionary {
+                guard let name = key as? String else { continue }
+                switch value {
+                case let number as NSNumber: pragmas.append((name, number.stringValue))
+                case let text as String: pragmas.append((name, text))
+                case let text as NSString: pragmas.append((name, text as String))
+                default: pragmas.append((name, "\(value)"))
+                }
+            }
+        } else if let dictionary = option as? [String: Any] {
+            return Self.pragmas(NSDictionary(dictionary: dictionary))
+        }
+        return pragmas.sorted { $0.name < $1.name }
+    }
 
     /// A Boolean option given as `Bool` or `NSNumber`.
     private static func flag(_ value: Any?) -> Bool {

@@ -253,7 +253,13 @@ struct DemoTour {
 
     private func show(_ objects: [NSManagedObject], _ keyPaths: [String]) {
         guard let entity = objects.first?.entity ?? model.entitiesByName["Employee"] else { return }
-        var table = ResultTable.objects(objects, entity: entity, properties: keyPaths)
+        var table: ResultTable
+        do {
+            table = try ResultTable.objects(objects, entity: entity, properties: keyPaths)
+        } catch {
+            Console.print("   \(error)")
+            return
+        }
         // The tour's objects are named by their properties; drop the object ID and entity columns.
         let skip = table.columns.count - keyPaths.count
         table = ResultTable(columns: Array(table.columns.dropFirst(skip)), rows: table.rows.map { Array($0.dropFirst(skip)) })

@@ -6,20 +6,59 @@ extension ResultTable {
     ///
     /// With sub-entities in the result, the columns are the fetched entity's properties plus an
     /// `entity` column naming each object's own entity.
-    static func objects(_ objects: [NSManagedObject], entity: NSEntityDescription, properties: [String]?) -> ResultTable {
+    ///
+    /// A key path through a relationship is read only after each object on the way is known to
+    /// exist (`existingObject(with:)`), so that a dangling key in the file is an error naming
+    /// it instead of a fault that stops the tool.
+    static func objects(_ objects: [NSManagedObject], entity: NSEntityDescription, properties: [String]?) throws -> ResultTable {
         let names = properties ?? entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.map(\.name)
         let mixed = Set(objects.map { $0.entity.name ?? "" }).count > 1 || !entity.subentities.isEmpty
         var columns = ["objectID"]
         if mixed { columns.append("entity") }
         columns += names
         let types = names.map { attributeType(of: $0, in: entity) }
-        let rows = objects.map { object -> [Cell] in
+        let rows = try objects.map { object -> [Cell] in
             var row: [Cell] = [.object(object.objectID)]
             if mixed { row.append(.string(object.entity.name ?? "")) }
-            for (name, type) in zip(names, types) { row.append(Cell(object.value(forKeyPath: name), type: type)) }
+            for (name, type) in zip(names, types) {
+                try checkDestinations(of: object, along: name)
+                row.append(Cell(object.value(forKeyPath: name), type: type))
+            }
             return row
         }
         return ResultTable(columns: columns, rows: rows)
+    }
+
+    /// Throws when a relationship on `keyPath` from `object` leads to an object whose row does
+    /// not exist (a dangling key in the store file), naming the object and the key path.
+    private static func checkDestinations(of object: NSManagedObject, along keyPath: String) throws {
+        let steps = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
+        guard steps.count == 2, let relationship = object.entity.relationshipsByName[steps[0]],
+            let context = object.managedObjectContext
+        else { return }
+        let value = object.value(forKey: steps[0])
+        let destinations: [NSManagedObject]
+        switch value {
+        case let one as NSManagedObject: destinations = [one]
+        case let set as Set<NSManagedObject>: destinations = Array(set)
+        case let set as NSSet: destinations = set.compactMap { $0 as? NSManagedObject }
+        case let set as NSOrderedSet: destinations = set.compactMap { $0 as? NSManagedObject }
+        case let array as [NSManagedObject]: destinations = array
+        default: destinations = []
+        }
+        for destination in destinations {
+            if destination.isFault {
+                do {
+                    _ = try context.existingObject(with: destination.objectID)
+                } catch {
+                    throw ToolError(
+                        "can't read \(keyPath) of \(object.objectID.uriRepresentation().absoluteString): its "
+                            + "\(relationship.name) names \(destination.objectID.uriRepresentation().absoluteString), which "
+                            + "is not in the store (a dangling key: `coredata check` lists them)")
+                }
+            }
+            try checkDestinations(of: destination, along: steps[1])
+        }
     }
 
     /// Object IDs as one column.

@@ -1,0 +1,47 @@
+import ArgumentParser
+import CoreData
+import OpenCoreData
+import OpenSQLiteStore
+
+/// `coredata check`: whether a store file is sound and its to-one keys name rows that exist.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a store: SQLite's integrity check and every to-one key (dangling or of the wrong entity).",
+        discussion: """
+            Opens the store read-only with the model and prints one line per problem: a to-one key \
+            that names no row of its destination, or a row of another entity (reading such a \
+            relationship's destination stops an app, in Apple's Core Data too). Prints "ok" and \
+            exits 0 when there is none; exits 1 otherwise.
+            """)
+
+    @Option(name: .long, help: "The model (.xcdatamodeld, .xcdatamodel or contents file).")
+    var model: String
+
+    @Option(name: .long, help: "A Core Data SQLite store file.")
+    var store: String
+
+    func run() throws {
+        let model = try StoreOpener.model(at: model)
+        let context = try StoreOpener.context(model: model, storePath: store, write: false)
+        guard let store = context.persistentStoreCoordinator?.persistentStores.first else {
+            throw ToolError("can't open the store \(self.store)")
+        }
+        let report: (integrity: [String], danglingKeys: [DanglingToOneKey])?
+        do {
+            report = try store.checkFile()
+        } catch {
+            throw ToolError.wrapping(error, "can't check the store \(self.store)")
+        }
+        guard let report else { throw ToolError("the store \(self.store) is not an SQLite store") }
+        var problems = 0
+        if report.integrity != ["ok"] {
+            for line in report.integrity { Console.print("integrity: \(line)") }
+            problems += report.integrity.count
+        }
+        for key in report.danglingKeys { Console.print("dangling to-one key: \(key)") }
+        problems += report.danglingKeys.count
+        guard problems == 0 else { throw ToolError("\(problems) problem(s) in the store \(self.store)") }
+        Console.print("ok")
+    }
+}

@@ -1,0 +1,44 @@
+import CoreData
+import OpenSQLiteStore
+import Testing
+
+/// `coredata check`, and the tool on a store with a dangling to-one key: it lists the key, and
+/// no command stops on it.
+@Suite struct CheckCommandTests {
+    @Test func aSoundStoreIsOk() throws {
+        let library = try LibraryFixture.make()
+        let outcome = try ToolRunner.run(["check", "--model", library.model, "--store", library.store])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout == "ok\n")
+    }
+
+    @Test func danglingKeysAreListedAndNoCommandStops() throws {
+        let library = try LibraryFixture.make()
+        let url = URL(fileURLWithPath: library.store)
+        do {
+            let connection = try SQLiteConnection(url: url, mode: .readWrite)
+            try connection.execute("UPDATE ZBOOK SET ZAUTHOR = 999 WHERE ZTITLE = 'Mort'")
+        }
+        let outcome = try ToolRunner.run(["check", "--model", library.model, "--store", library.store])
+        #expect(outcome.status == 1)
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.count == 1, "\(outcome.stdout)")
+        #expect(lines.first?.hasPrefix("dangling to-one key: Novel ") == true, "\(outcome.stdout)")
+        #expect(lines.first?.hasSuffix(".author → Author 999: no such row in ZAUTHOR") == true, "\(outcome.stdout)")
+        #expect(outcome.stderr == "coredata: error: 1 problem(s) in the store \(library.store)\n")
+
+        // Reading the store with the key never stops the tool.
+        for arguments in [
+            ["fetch"] + library.files + ["--entity", "Book", "--sort", "title"],
+            ["fetch"] + library.files + ["--entity", "Book", "--properties", "title,author.name", "--sort", "title"],
+            ["fetch"] + library.files + ["--entity", "Book", "--predicate", "author.name == 'x' OR pages > 0", "--sort", "author.name"],
+            ["fetch"] + library.files + ["--entity", "Author", "--properties", "name,books"],
+            ["fetch"] + library.files + ["--entity", "Book", "--prefetch", "author"],
+            ["count"] + library.files + ["--entity", "Book", "--predicate", "author == nil"],
+        ] {
+            let run = try ToolRunner.run(arguments)
+            #expect(run.status == 0 || run.stderr.hasPrefix("coredata: error: "), "\(arguments): \(run.status) \(run.stderr)")
+            #expect(run.status <= 1, "\(arguments): \(run.status) \(run.stderr)")
+        }
+    }
+}
