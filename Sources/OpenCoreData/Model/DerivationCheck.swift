@@ -7,8 +7,10 @@ import OpenPredicate
 ///
 /// The rules follow the fetch plan's key path rules (`FetchPlanBuilder`): each step of a key
 /// path must be a property of the entity reached so far; a relationship leads to its
-/// destination; after an attribute or a collection operator (`@count`, `@sum.pages`) the rest is
-/// the value's own business; a fetched property cannot be read by a store. Function arguments,
+/// destination; after an attribute or `@count` the rest is the value's own business; after
+/// another collection operator (`pages.@sum.number`) the rest is read from each object of the
+/// collection, so it is checked against the destination; a fetched property cannot be read by
+/// a store. Function arguments,
 /// aggregates, set operations and conditionals are checked part by part; constants, variables
 /// and `now()` need no check. The model file loader and the context's save both use it.
 enum DerivationCheck {
@@ -58,7 +60,13 @@ enum DerivationCheck {
         guard !keyPath.isEmpty, !keyPath.hasPrefix("$") else { return nil }
         var current = entity
         for step in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-            if step.hasPrefix("@") || step.uppercased() == "SELF" { return nil }
+            if step.uppercased() == "SELF" { continue }
+            if step.hasPrefix("@") {
+                // `@count` ends the path; `@sum.pages` and the like read the rest from each object
+                // of the collection, which is the entity reached so far.
+                if step == "@count" { return nil }
+                continue
+            }
             guard let property = current.propertiesByName[step] else {
                 return "the key path '\(keyPath)' names '\(step)', which is not a property of entity '\(current.name ?? "")'"
             }

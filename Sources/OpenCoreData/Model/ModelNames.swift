@@ -13,6 +13,8 @@ import OpenPredicate
 ///   argument (`description`, `entity`, `objectID`, …), which Apple's documentation forbids: its
 ///   value would be unreachable by key-value coding.
 /// - At most `maximumLength` characters.
+/// - (Checked by the loader, which sees them all:) no two entity names that differ only in
+///   case, as SQLite table names ignore case.
 ///
 /// **Differences from Apple:** Apple's runtime accepts any name in a model built in code and
 /// leaves the damage for later; the model file loader refuses a name that breaks these rules,

@@ -26,6 +26,8 @@ struct ModelFileBuilder {
 
     var records: [EntityRecord] = []
     var entitiesByName: [String: NSEntityDescription] = [:]
+    /// Entity names by their upper case form, to find two that differ only in case.
+    var entityNamesByUppercase: [String: String] = [:]
     /// The names of the model's `<composite>` definitions.
     var compositeNames: Set<String> = []
 
@@ -83,6 +85,13 @@ struct ModelFileBuilder {
         }
         if entitiesByName[name] != nil {
             throw ModelFileError("a second entity named '\(name)'", at: element.location)
+        }
+        // SQLite stores name each table `Z` + the entity's name in upper case, and SQL names
+        // ignore case: two such entities would claim one table.
+        if let other = entityNamesByUppercase.updateValue(name, forKey: name.uppercased()) {
+            throw ModelFileError(
+                "entity names '\(other)' and '\(name)' differ only in case, which a SQLite store cannot tell apart",
+                at: element.location)
         }
         try element.checkChildren([
             "attribute", "relationship", "fetchedProperty", "userInfo", "uniquenessConstraints", "fetchIndex",
