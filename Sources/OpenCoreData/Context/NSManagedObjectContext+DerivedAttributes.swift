@@ -17,7 +17,8 @@ extension NSManagedObjectContext {
     /// without an inverse is not followed back.
     ///
     /// - Throws: `NSManagedObjectValidationError` naming the entity, the attribute and the
-    ///   expression when the expression cannot be evaluated on the object.
+    ///   expression when the expression cannot be evaluated on the object, or reads a key path
+    ///   the entity does not have (`DerivationCheck`).
     func updateDerivedAttributes(of objects: [NSManagedObject]) throws {
         try computeDerivedAttributes(of: objects, markingChanges: false)
         let dependents = derivedDependents(of: objects)
@@ -78,6 +79,22 @@ extension NSManagedObjectContext {
         [entity] + entity.subentities.flatMap(entityAndSubentities)
     }
 
+    /// Fails, before any value is computed, when a derivation reads a key path the entity does
+    /// not have (a model built in code; a model file with one is refused when it loads): reading
+    /// it from the object would raise `NSUnknownKeyException` and stop the process.
+    private static func checkDerivations(_ derivedAttributes: [NSDerivedAttributeDescription], of object: NSManagedObject)
+        throws
+    {
+        for derived in derivedAttributes {
+            guard let problem = DerivationCheck.problem(of: derived, in: object.entity) else { continue }
+            throw CoreDataError.make(
+                code: NSManagedObjectValidationError,
+                reason: "Can't compute the derived attribute \(object.entity.name ?? "").\(derived.name) from "
+                    + "\(derived.derivationExpression.map { "\($0)" } ?? ""): \(problem)",
+                userInfo: ["NSValidationErrorKey": derived.name, "NSValidationErrorObject": object])
+        }
+    }
+
     /// Computes the derived attributes of `objects`; with `markingChanges`, an object whose
     /// derived value changes counts as changed, so that the save writes it.
     private func computeDerivedAttributes(of objects: [NSManagedObject], markingChanges: Bool) throws {
@@ -90,6 +107,7 @@ extension NSManagedObjectContext {
                 derivedAttributes = known
             } else {
                 derivedAttributes = object.entity.properties.compactMap { $0 as? NSDerivedAttributeDescription }
+                try Self.checkDerivations(derivedAttributes, of: object)
                 derivedByEntity[entityKey] = derivedAttributes
             }
             for derived in derivedAttributes {

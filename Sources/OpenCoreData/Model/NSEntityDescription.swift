@@ -114,9 +114,19 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart {
     /// Setting it replaces the entity's own properties.
     open var properties: [NSPropertyDescription] {
         get {
-            guard let parent else { return ownProperties }
-            let own = Set(ownProperties.map(\.name))
-            return parent.properties.filter { !own.contains($0.name) } + ownProperties
+            guard parent != nil else { return ownProperties }
+            // From this entity up: each level keeps the properties no level below redeclares.
+            // One pass, linear in the inherited properties (recursing made deep chains cubic).
+            var levels: [[NSPropertyDescription]] = []
+            var redeclared: Set<String> = []
+            var seen: Set<ObjectIdentifier> = []
+            var current: NSEntityDescription? = self
+            while let entity = current, seen.insert(ObjectIdentifier(entity)).inserted {
+                levels.append(entity.ownProperties.filter { !redeclared.contains($0.name) })
+                redeclared.formUnion(entity.ownProperties.map(\.name))
+                current = entity.parent
+            }
+            return Array(levels.reversed().joined())
         }
         set {
             ensureEditable()

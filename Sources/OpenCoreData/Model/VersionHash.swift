@@ -35,6 +35,14 @@ import OpenPredicate
 
 /// The computation behind `versionHash` and `entityVersionHashesByName`.
 enum VersionHash {
+    /// Hashes already computed, by object: a sub-entity's hash feeds in its superentity's and
+    /// the hashes of every inherited property, so sharing them keeps a hierarchy's hashes from
+    /// being recomputed once per descendant (which made a 1,000-entity chain cubic).
+    struct Memo {
+        var entities: [ObjectIdentifier: [UInt8]] = [:]
+        var properties: [ObjectIdentifier: [UInt8]] = [:]
+    }
+
     /// The version hash of a property, as `NSPropertyDescription.versionHash` returns it.
     static func property(_ property: NSPropertyDescription) -> [UInt8] {
         switch property {
@@ -47,15 +55,50 @@ enum VersionHash {
 
     /// The version hash of an entity, as `NSEntityDescription.versionHash` returns it.
     static func entity(_ entity: NSEntityDescription) -> [UInt8] {
+        var memo = Memo()
+        return self.entity(entity, memo: &memo)
+    }
+
+    /// The version hash of an entity, reusing and filling `memo`. The superentities are hashed
+    /// from the root down, without recursion, so a deep hierarchy cannot exhaust the stack.
+    static func entity(_ entity: NSEntityDescription, memo: inout Memo) -> [UInt8] {
+        if let known = memo.entities[ObjectIdentifier(entity)] { return known }
+        var chain: [NSEntityDescription] = []
+        var seen: Set<ObjectIdentifier> = []
+        var current: NSEntityDescription? = entity
+        // `seen` ends a walk round a loop of superentities (a model built in code can make one).
+        while let next = current, memo.entities[ObjectIdentifier(next)] == nil, seen.insert(ObjectIdentifier(next)).inserted {
+            chain.append(next)
+            current = next.superentity
+        }
+        var hash: [UInt8] = []
+        for next in chain.reversed() {
+            hash = ownEntityHash(next, memo: &memo)
+            memo.entities[ObjectIdentifier(next)] = hash
+        }
+        return hash
+    }
+
+    /// One entity's hash, its superentity's being in `memo` already.
+    private static func ownEntityHash(_ entity: NSEntityDescription, memo: inout Memo) -> [UInt8] {
         var hasher = SHA256()
         if let name = entity.name { hasher.update(cString(name)) }
         hasher.update([entity.isAbstract ? 1 : 0])
-        if let superentity = entity.superentity { hasher.update(self.entity(superentity)) }
+        if let superentity = entity.superentity, let superHash = memo.entities[ObjectIdentifier(superentity)] {
+            hasher.update(superHash)
+        }
         let hashed = entity.properties.filter { property in
             (property is NSAttributeDescription || property is NSRelationshipDescription) && !property.isTransient
         }
         for property in hashed.sorted(by: { precedes($0.name, $1.name) }) {
-            hasher.update(self.property(property))
+            let key = ObjectIdentifier(property)
+            if let known = memo.properties[key] {
+                hasher.update(known)
+            } else {
+                let computed = self.property(property)
+                memo.properties[key] = computed
+                hasher.update(computed)
+            }
         }
         if let modifier = entity.versionHashModifier { hasher.update(cString(modifier)) }
         let constraints = entity.uniquenessConstraints.map { group in group.map(constraintElementName).joined(separator: ".") }
@@ -206,9 +249,10 @@ extension NSManagedObjectModel {
     /// See [entityVersionHashesByName](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/entityversionhashesbyname).
     public var entityVersionHashesByName: [String: Data] {
         var hashes: [String: Data] = [:]
+        var memo = VersionHash.Memo()
         for entity in entities {
             guard let name = entity.name else { continue }
-            hashes[name] = entity.versionHash
+            hashes[name] = Data(VersionHash.entity(entity, memo: &memo))
         }
         return hashes
     }

@@ -50,6 +50,18 @@ extension ModelFileBuilder {
         return attribute
     }
 
+    /// Fails when a derived attribute of `record`'s entity reads a key path that leads nowhere
+    /// (see `DerivationCheck`): the save that computes it would otherwise fail on every object.
+    func checkDerivations(of record: EntityRecord) throws {
+        for (derived, element) in record.derivedAttributes {
+            if let problem = DerivationCheck.problem(of: derived, in: record.entity) {
+                throw ModelFileError(
+                    "derivationExpression of attribute '\(derived.name)' of entity '\(record.entity.name ?? "")' cannot be "
+                        + "computed: \(problem)", at: element.location)
+            }
+        }
+    }
+
     // MARK: - Default values
 
     /// The default value: `defaultValueString` converted to the attribute type's value

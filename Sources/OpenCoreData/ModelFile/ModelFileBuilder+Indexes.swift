@@ -20,8 +20,10 @@ extension ModelFileBuilder {
 
     /// Fails when a uniqueness constraint names a property the entity does not have.
     func checkUniquenessConstraints(of record: EntityRecord) throws {
+        let lists = record.element.children(named: "uniquenessConstraints")
+        guard !lists.isEmpty else { return }  // most entities have none: no need for every property
         let properties = record.entity.propertiesByName
-        for list in record.element.children(named: "uniquenessConstraints") {
+        for list in lists {
             for constraint in list.children {
                 for element in constraint.children {
                     let name = element.string("value") ?? ""

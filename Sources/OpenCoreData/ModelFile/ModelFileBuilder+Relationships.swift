@@ -39,7 +39,8 @@ extension ModelFileBuilder {
             guard let inverseName = element.nonEmptyString("inverseName") else { continue }
             let inverseEntity =
                 element.nonEmptyString("inverseEntity") == nil ? destination : try entity(named: "inverseEntity", of: element)
-            guard let inverse = inverseEntity.relationshipsByName[inverseName] else {
+            // `propertiesByName` is kept once made; `relationshipsByName` would be rebuilt per lookup.
+            guard let inverse = inverseEntity.propertiesByName[inverseName] as? NSRelationshipDescription else {
                 throw ModelFileError(
                     "inverse '\(inverseName)' of \(element.label) is not a relationship of entity '\(inverseEntity.name ?? "")'",
                     at: element.location)

@@ -21,10 +21,13 @@ struct ModelFileBuilder {
         var relationships: [(NSRelationshipDescription, ModelFileElement)] = []
         var fetchedProperties: [(NSFetchedPropertyDescription, ModelFileElement)] = []
         var indexes: [(NSFetchIndexDescription, ModelFileElement)] = []
+        var derivedAttributes: [(NSDerivedAttributeDescription, ModelFileElement)] = []
     }
 
     var records: [EntityRecord] = []
     var entitiesByName: [String: NSEntityDescription] = [:]
+    /// Entity names by their upper case form, to find two that differ only in case.
+    var entityNamesByUppercase: [String: String] = [:]
     /// The names of the model's `<composite>` definitions.
     var compositeNames: Set<String> = []
 
@@ -57,6 +60,7 @@ struct ModelFileBuilder {
         for record in records {
             try checkUniquenessConstraints(of: record)
             try checkIndexes(of: record)
+            try checkDerivations(of: record)
         }
         model.entities = records.map(\.entity)
         try readConfigurations(root, into: model)
@@ -76,8 +80,18 @@ struct ModelFileBuilder {
 
     private mutating func readEntity(_ element: ModelFileElement) throws {
         let name = try element.requiredString("name")
+        if let problem = ModelNames.problem(entityName: name) {
+            throw ModelFileError("entity name '\(name)' is not valid: \(problem)", at: element.location)
+        }
         if entitiesByName[name] != nil {
             throw ModelFileError("a second entity named '\(name)'", at: element.location)
+        }
+        // SQLite stores name each table `Z` + the entity's name in upper case, and SQL names
+        // ignore case: two such entities would claim one table.
+        if let other = entityNamesByUppercase.updateValue(name, forKey: name.uppercased()) {
+            throw ModelFileError(
+                "entity names '\(other)' and '\(name)' differ only in case, which a SQLite store cannot tell apart",
+                at: element.location)
         }
         try element.checkChildren([
             "attribute", "relationship", "fetchedProperty", "userInfo", "uniquenessConstraints", "fetchIndex",
@@ -97,7 +111,9 @@ struct ModelFileBuilder {
             let property: NSPropertyDescription
             switch child.name {
             case "attribute":
-                property = try attribute(from: child)
+                let attribute = try attribute(from: child)
+                if let derived = attribute as? NSDerivedAttributeDescription { record.derivedAttributes.append((derived, child)) }
+                property = attribute
             case "relationship":
                 let relationship = try relationship(from: child)
                 record.relationships.append((relationship, child))
@@ -108,6 +124,10 @@ struct ModelFileBuilder {
                 property = fetched.property
             default:
                 continue
+            }
+            if let problem = ModelNames.problem(propertyName: property.name) {
+                throw ModelFileError(
+                    "\(child.name) name '\(property.name)' of entity '\(name)' is not valid: \(problem)", at: child.location)
             }
             guard seen.insert(property.name).inserted else {
                 throw ModelFileError("a second property named '\(property.name)' in entity '\(name)'", at: child.location)
@@ -124,38 +144,60 @@ struct ModelFileBuilder {
 
     /// Sets each parent's `subentities` (children in file order) after checking that every
     /// `parentEntity` exists and that no entity inherits from itself.
+    ///
+    /// Linear in the number of entities, however deep the hierarchy: each entity's chain of
+    /// parents is walked once (a walk stops at an entity already known to reach a root), and
+    /// parents get their sub-entities from the roots down, so that linking a child never has
+    /// a linked sub-tree below it to invalidate.
     private func linkInheritance() throws {
         var children: [ObjectIdentifier: [NSEntityDescription]] = [:]
-        var parentNames: [String: String] = [:]
-        for record in records {
+        var parentIndex: [Int?] = Array(repeating: nil, count: records.count)
+        var indexByName: [String: Int] = [:]
+        for (index, record) in records.enumerated() { indexByName[record.entity.name ?? ""] = index }
+        for (index, record) in records.enumerated() {
             guard let parentName = record.element.nonEmptyString("parentEntity") else { continue }
-            guard let parent = entitiesByName[parentName] else {
+            guard let parent = indexByName[parentName] else {
                 throw ModelFileError(
                     "entity '\(record.entity.name ?? "")' has parentEntity '\(parentName)', which the model does not have",
                     at: record.element.location)
             }
-            children[ObjectIdentifier(parent), default: []].append(record.entity)
-            parentNames[record.entity.name ?? ""] = parentName
+            parentIndex[index] = parent
+            children[ObjectIdentifier(records[parent].entity), default: []].append(record.entity)
         }
-        for record in records {
-            var current = record.entity.name ?? ""
-            var steps = 0
-            while let next = parentNames[current] {
-                steps += 1
-                if next == record.entity.name {
+        try checkInheritanceCycles(parentIndex)
+        var queue = records.indices.filter { parentIndex[$0] == nil }.map { records[$0].entity }
+        var next = 0
+        while next < queue.count {
+            let entity = queue[next]
+            next += 1
+            guard let subentities = children[ObjectIdentifier(entity)] else { continue }
+            entity.subentities = subentities
+            queue += subentities
+        }
+    }
+
+    /// Fails on the first entity (in file order) whose chain of `parentEntity`s loops: "inherits
+    /// from itself" when the entity is on the loop, "loops" when the loop is further up.
+    private func checkInheritanceCycles(_ parentIndex: [Int?]) throws {
+        enum Mark { case unvisited, onPath, reachesRoot }
+        var marks = Array(repeating: Mark.unvisited, count: records.count)
+        for start in records.indices where marks[start] == .unvisited {
+            var path: [Int] = []
+            var current: Int? = start
+            while let index = current, marks[index] != .reachesRoot {
+                if marks[index] == .onPath {
+                    let record = records[start]
+                    let name = record.entity.name ?? ""
                     throw ModelFileError(
-                        "entity '\(record.entity.name ?? "")' inherits from itself (through parentEntity)",
-                        at: record.element.location)
+                        index == start
+                            ? "entity '\(name)' inherits from itself (through parentEntity)"
+                            : "the parentEntity chain of entity '\(name)' loops", at: record.element.location)
                 }
-                if steps > records.count {
-                    throw ModelFileError(
-                        "the parentEntity chain of entity '\(record.entity.name ?? "")' loops", at: record.element.location)
-                }
-                current = next
+                marks[index] = .onPath
+                path.append(index)
+                current = parentIndex[index]
             }
-        }
-        for record in records {
-            if let subentities = children[ObjectIdentifier(record.entity)] { record.entity.subentities = subentities }
+            for index in path { marks[index] = .reachesRoot }
         }
     }
 

@@ -23,8 +23,10 @@ struct ModelFileElement {
 ///
 /// The first XML error stops the parse and becomes a `ModelFileError` with its line and column
 /// (XMLParser keeps going after some errors, and reports the last one; the first is the one to
-/// fix). External entities are never resolved. The tree is built with an explicit stack, and
-/// libxml2 bounds the nesting depth, so a hostile file cannot overflow the call stack.
+/// fix). External entities are never resolved. The tree is built with an explicit stack, and an
+/// element nested deeper than `ModelFileLimits.maximumDepth` stops the parse with an error, so a
+/// hostile file cannot overflow the call stack (libxml2 itself does not stop it: a tree 50,000
+/// levels deep was built, and its recursive teardown crashed).
 enum ModelFileReader {
     /// Parses `data`, read from `file`, and returns the root element.
     static func read(_ data: Data, file: URL) throws -> ModelFileElement {
@@ -92,6 +94,14 @@ private final class TreeCollector: NSObject, XMLParserDelegate {
         let location = ModelFileLocation(file: file, line: parser.lineNumber, column: parser.columnNumber)
         if root != nil && stack.isEmpty {
             fail(parser, ModelFileError("malformed XML: a second root element <\(elementName)>", at: location))
+            return
+        }
+        guard stack.count < ModelFileLimits.maximumDepth else {
+            fail(
+                parser,
+                ModelFileError(
+                    "elements are nested more than \(ModelFileLimits.maximumDepth) levels deep (<\(elementName)>); "
+                        + "Xcode's model files use 5", at: location))
             return
         }
         stack.append(ModelFileElement(name: elementName, attributes: attributes, location: location))

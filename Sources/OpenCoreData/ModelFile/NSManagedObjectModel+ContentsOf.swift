@@ -60,11 +60,21 @@ extension NSManagedObjectModel {
     ///   file, or a current version that is missing;
     /// - `NSFileReadCorruptFileError` (259): malformed XML, or XML that is not a valid model: an
     ///   unknown attribute type or element, an entity, parent entity, destination, inverse or
-    ///   configuration member that does not exist, a predicate or derivation expression that
-    ///   does not parse, a value that does not fit its attribute's type, a name used twice;
+    ///   configuration member that does not exist, an entity that inherits from itself, a
+    ///   predicate or derivation expression that does not parse, a derivation that reads a key
+    ///   its entity does not have, a value that does not fit its attribute's type, a name used
+    ///   twice, a name that breaks Xcode's rules (an entity name is an ASCII identifier that
+    ///   starts with an uppercase letter, a property name one that starts with a lowercase
+    ///   letter and is not an `NSObject`/`NSManagedObject` method such as `description`; at most
+    ///   256 characters), or elements nested more than 256 levels deep (Xcode writes 5);
     /// - `NSFeatureUnsupportedError` (3328): a compiled model (`.mom`, `.momd`);
     /// - `NSFileReadNoPermissionError` (257) or `NSFileReadUnknownError` (256): the file could
     ///   not be read; `NSFileReadUnsupportedSchemeError` (262): not a file URL.
+    ///
+    /// Loading takes time about linear in the file's size, however deep its inheritance
+    /// hierarchies (checks that read an entity's inherited properties, such as an inverse or a
+    /// derivation, are linear in those properties); no file, however hostile, stops the process
+    /// or hangs it.
     ///
     /// **Differences from Apple:** an OpenCoreData addition.
     ///

@@ -125,4 +125,39 @@ import Testing
         #expect((read.value(forKey: "numbersTotal") as? NSNumber)?.intValue == 15)
         #expect(!context.hasChanges)
     }
+
+    /// A model built in code can derive from a key its entity does not have (a model file with
+    /// one is refused when it loads): the save throws, naming the entity, the attribute and the
+    /// key, and keeps the context's changes, instead of stopping the process when key-value
+    /// coding meets the unknown key.
+    @Test(arguments: ContextFixture.storeTypes) func aDerivationOfAMissingKeyThrowsAtSave(_ storeType: String) throws {
+        for format in ["lowercase:(missing)", "missing.@count", "pages.@sum.missing"] {
+            let model = Self.model()
+            let book = try #require(model.entitiesByName["Book"])
+            let broken = NSDerivedAttributeDescription()
+            broken.name = "broken"
+            broken.attributeType = .integer64AttributeType
+            broken.derivationExpression = NSExpression(format: format)
+            book.properties += [broken]
+            let folder = try TemporaryFolder()
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            _ = try coordinator.addPersistentStore(
+                ofType: storeType, configurationName: nil,
+                at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let object = NSManagedObject(entity: book, insertInto: context)
+            let page = NSManagedObject(entity: try #require(model.entitiesByName["Page"]), insertInto: context)
+            page.setValue(object, forKey: "book")
+            #expect {
+                try context.save()
+            } throws: { error in
+                let error = error as NSError
+                return error.code == NSManagedObjectValidationError
+                    && error.localizedDescription.contains("Book.broken")
+                    && error.localizedDescription.contains("'missing', which is not a property of entity")
+            }
+            #expect(context.hasChanges && context.insertedObjects.count == 2, "\(format)")
+        }
+    }
 }

@@ -263,6 +263,7 @@ struct ModelFileBadInputTests {
         let xml = modelXML(String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth))
         let error = try #require(try loadError(xml))
         #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains("nested more than 256 levels deep"), "\(error.localizedDescription)")
     }
 
     @Test("A missing file is NSFileReadNoSuchFileError")
