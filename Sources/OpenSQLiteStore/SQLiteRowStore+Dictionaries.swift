@@ -49,6 +49,14 @@ extension SQLiteRowStore {
             for (position, column) in columns.enumerated() {
                 var value: StoreValue
                 switch column.reader {
+                // The commonest columns, unconverted, skip the `StoreValue`.
+                case .value(let index, .string) where conversions[position] == nil:
+                    if let text = statement.string(at: index) { sink.set(string: text, column: position) }
+                    continue
+                case .value(let index, .integer64) where conversions[position] == nil:
+                    let number = statement.int64(at: index)
+                    if number != 0 || !statement.isNull(at: index) { sink.set(integer: number, column: position) }
+                    continue
                 case .value(let index, let kind):
                     value = statement.value(at: index, kind: kind)
                 case .object(let index, let entityColumn, let entityID):

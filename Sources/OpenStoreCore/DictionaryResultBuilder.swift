@@ -17,7 +17,7 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     /// The keys, each once, in the order of their first column.
     private let names: [String]
     /// One key object per name.
-    private let keys: [NSObject]
+    private let keys: UnsafeMutablePointer<NSObject>
     /// The key index of each column.
     private let keyIndexes: [Int]
     /// The ID of a row a relationship names.
@@ -46,7 +46,8 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
         }
         self.names = names
         self.keyIndexes = keyIndexes
-        keys = names.map { DictionaryResultKey($0) }
+        keys = .allocate(capacity: names.count)
+        keys.initialize(from: names.map { DictionaryResultKey($0) }, count: names.count)
         self.objectID = objectID
         objects = .allocate(capacity: names.count)
         objects.initialize(repeating: nil, count: names.count)
@@ -55,6 +56,8 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     }
 
     deinit {
+        keys.deinitialize(count: names.count)
+        keys.deallocate()
         objects.deinitialize(count: names.count)
         objects.deallocate()
         rowObjects.deallocate()
@@ -65,24 +68,31 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     /// being built; `.null` leaves the row as it is.
     package func set(_ value: StoreValue, column: Int) {
         let key = keyIndexes[column]
-        let object: AnyObject
         switch value {
         case .null: return
-        case .string(let text): object = NSString(string: text)
-        case .integer(let number): object = NSNumber(value: Int(number))
-        case .double(let number): object = NSNumber(value: number)
-        case .bool(let flag): object = NSNumber(value: flag)
-        case .date(let date): object = NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
-        case .object(let row): object = objectID(row)
+        case .string(let text): set(NSString(string: text), key: key)
+        case .integer(let number): set(NSNumber(value: Int(number)), key: key)
+        case .double(let number): set(NSNumber(value: number), key: key)
+        case .bool(let flag): set(NSNumber(value: flag), key: key)
+        case .date(let date): set(NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate), key: key)
+        case .object(let row): set(objectID(row), key: key)
         case .objects(let rows):
             objects[key] = nil
             others[key] = rows.map(objectID)
-            return
         case .decimal, .data, .uuid, .url:
             objects[key] = nil
             others[key] = value.naturalValue ?? NSNull()
-            return
         }
+    }
+
+    /// Sets a column to a string, as `set(.string(string), column:)` does.
+    package func set(string: String, column: Int) { set(NSString(string: string), key: keyIndexes[column]) }
+
+    /// Sets a column to an integer, as `set(.integer(integer), column:)` does.
+    package func set(integer: Int64, column: Int) { set(NSNumber(value: Int(integer)), key: keyIndexes[column]) }
+
+    /// Sets the object of a key.
+    private func set(_ object: AnyObject, key: Int) {
         objects[key] = object
         if !others.isEmpty { others[key] = nil }
     }
@@ -99,6 +109,23 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     /// The row built since the last call, as a dictionary.
     private func finishRow() -> NSDictionary {
         guard others.isEmpty else { return finishMixedRow() }
+        let width = names.count
+        var complete = true
+        for key in 0..<width where objects[key] == nil {
+            complete = false
+            break
+        }
+        // The designated initializer: `init(objects:forKeys:)` takes `[Any]` and casts every
+        // value back to an object (a third of the cost of making the dictionary).
+        if complete {
+            // Every key has a value: the row's objects are already side by side (an optional
+            // object and an object are laid out alike), so no reference is copied.
+            let dictionary = objects.withMemoryRebound(to: AnyObject.self, capacity: width) {
+                NSDictionary(objects: $0, forKeys: keys, count: width)
+            }
+            objects.update(repeating: nil, count: width)
+            return dictionary
+        }
         var count = 0
         for key in 0..<names.count {
             guard let object = (objects + key).move() else {
@@ -110,8 +137,6 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
             (rowKeys + count).initialize(to: keys[key])
             count += 1
         }
-        // The designated initializer: `init(objects:forKeys:)` takes `[Any]` and casts every
-        // value back to an object (a third of the cost of making the dictionary).
         let dictionary = NSDictionary(objects: rowObjects, forKeys: rowKeys, count: count)
         rowObjects.deinitialize(count: count)
         rowKeys.deinitialize(count: count)

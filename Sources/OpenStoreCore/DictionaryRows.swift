@@ -83,7 +83,16 @@ package struct DictionaryRows: Sendable, DictionaryRowSink {
 package protocol DictionaryRowSink {
     mutating func appendRow()
     mutating func set(_ value: StoreValue, column: Int)
+    /// Sets a column to a string: `set(.string(string), column:)`, which is the default.
+    mutating func set(string: String, column: Int)
+    /// Sets a column to an integer: `set(.integer(integer), column:)`, which is the default.
+    mutating func set(integer: Int64, column: Int)
     mutating func endRow()
+}
+
+extension DictionaryRowSink {
+    package mutating func set(string: String, column: Int) { set(.string(string), column: column) }
+    package mutating func set(integer: Int64, column: Int) { set(.integer(integer), column: column) }
 }
 
 extension DictionaryRows: RandomAccessCollection {

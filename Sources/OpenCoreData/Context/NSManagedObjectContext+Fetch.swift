@@ -310,7 +310,10 @@ extension NSManagedObjectContext {
         var results: [NSDictionary] = []
         for store in stores {
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
-            results += try store.rows.dictionaryResults(plan) { maker.id(for: $0) }
+            let storeResults = try store.rows.dictionaryResults(plan) { maker.id(for: $0) }
+            // The first store's array is the results (appending would retain and release every
+            // dictionary once more, a cache miss each).
+            if results.isEmpty { results = storeResults } else { results += storeResults }
         }
         return results
     }

@@ -54,6 +54,16 @@ import Testing
             }
         ),
         (
+            "attributes, a NULL date left out, a to-one and a key path through it",
+            { _ in
+                let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
+                request.resultType = .dictionaryResultType
+                request.propertiesToFetch = ["name", "born", "department", "department.title"]
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                return request
+            }
+        ),
+        (
             "distinct department titles, windowed",
             { _ in
                 let request = NSFetchRequest<NSDictionary>(entityName: "Employee")
