@@ -86,7 +86,36 @@ package struct SQLiteLayout: Sendable {
     ///     its `renamingIdentifier`, as Apple's lightweight migration leaves `Z_NAME` unchanged.
     /// - Throws: `NSPersistentStoreIncompatibleSchemaError` (134020) naming the entities missing
     ///   from `entityNumbers`.
+    /// Refuses a model whose entity or stored property names could not be SQL identifiers
+    /// (`Z` + the name in upper case, unquoted, as Apple writes them): a space, a quote or other
+    /// punctuation would break the statements or change their meaning. Model files never hold
+    /// such names (their loader refuses them); a model built in code can.
+    /// - Throws: `NSPersistentStoreIncompatibleSchemaError` naming the entity and property.
+    static func checkNames(of schema: StoreSchema) throws {
+        func isIdentifier(_ name: String) -> Bool {
+            !name.isEmpty
+                && name.unicodeScalars.allSatisfy { scalar in
+                    scalar.isASCII
+                        ? scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                            || ("0"..."9").contains(scalar)
+                        : scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                }
+        }
+        let rule = "a name used in SQL may hold only letters, digits and underscores"
+        for entity in schema.entities {
+            guard isIdentifier(entity.name) else {
+                throw SQLiteStoreError.incompatibleSchema(
+                    "The entity name '\(entity.name)' can't name an SQLite table: \(rule)", path: nil)
+            }
+            for property in entity.properties where !property.isTransient && !isIdentifier(property.name) {
+                throw SQLiteStoreError.incompatibleSchema(
+                    "The property '\(property.name)' of entity '\(entity.name)' can't name an SQLite column: \(rule)", path: nil)
+            }
+        }
+    }
+
     package init(schema: StoreSchema, entityNumbers: [String: Int]? = nil) throws {
+        try Self.checkNames(of: schema)
         var numbers: [Int] = []
         var missing: [String] = []
         for entity in schema.entities {

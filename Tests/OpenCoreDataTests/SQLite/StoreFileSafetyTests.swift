@@ -216,4 +216,43 @@ import Testing
         let sales = try #require(bob.value(forKey: "department") as? NSManagedObject)
         #expect(try stack.context.existingObject(with: sales.objectID).value(forKey: "title") as? String == "Sales")
     }
+
+    // MARK: - Names that are not SQL identifiers
+
+    /// A model built in code may name an entity or a property with a space, a quote or a
+    /// parenthesis, which the store's unquoted SQL would misread: adding an SQLite store refuses
+    /// it with an error naming the entity and the property, and leaves no file; in memory, the
+    /// same model works.
+    @Test(arguments: [("Entity", "first name"), ("Entity", "a VARCHAR, ZB"), ("Entity", "x'); --"), ("Odd Entity", "name")])
+    func namesThatAreNotIdentifiersAreRefusedBeforeAnySQL(entityName: String, propertyName: String) throws {
+        let attribute = NSAttributeDescription()
+        attribute.name = propertyName
+        attribute.attributeType = .stringAttributeType
+        let entity = NSEntityDescription()
+        entity.name = entityName
+        entity.properties = [attribute]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Names.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let error = try #require(
+            require(throwing: { try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url) }))
+        let culprit = entityName.contains(" ") ? entityName : propertyName
+        #expect(error.localizedDescription.contains("'\(culprit)'"))
+        #expect(error.localizedDescription.contains("letters, digits and underscores"))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        let memory = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        #expect(memory.type == NSInMemoryStoreType)
+    }
+}
+
+/// The error `body` throws, as an `NSError`; nil when it throws none.
+private func require(throwing body: () throws -> Any) -> NSError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as NSError
+    }
 }
