@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import FuzzerDriver
 
 // One fuzz input: bytes read as a format string (invalid UTF-8 repaired), then
 //
@@ -146,38 +147,49 @@ final class FuzzWorld {
     }
 }
 
-/// libFuzzer's entry point.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+/// One input, as libFuzzer calls it.
+func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
     let format = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     FuzzWorld.shared.run(format)
     return 0
 }
 
-#if !FUZZING
+@main
+enum PredicateFuzz {
+    static func main() {
+        // The stores are made before the first input, so that their allocations are not
+        // counted against it.
+        _ = FuzzWorld.shared
+        #if FUZZING
+            // libFuzzer's loop, with its command-line options (`-max_total_time=…`, corpus folders).
+            var argc = CommandLine.argc
+            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+            exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzTestOneInput(data, size) })
+        #else
+            replay()
+        #endif
+    }
+
     /// Without libFuzzer: runs each file named on the command line (or every file in a folder)
     /// as one input, and reports how many ran.
-    @main
-    enum Replay {
-        static func main() {
-            var count = 0
-            for path in CommandLine.arguments.dropFirst() {
-                var isFolder: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
-                let files =
-                    isFolder.boolValue
-                    ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 }
-                    : [path]
-                for file in files {
-                    guard let data = FileManager.default.contents(atPath: file) else { continue }
-                    _ = data.withUnsafeBytes { bytes in
-                        fuzzTestOneInput(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
-                    }
-                    count += 1
+    static func replay() {
+        var count = 0
+        for path in CommandLine.arguments.dropFirst() {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+            let files =
+                isFolder.boolValue
+                ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map { path + "/" + $0 }
+                : [path]
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else { continue }
+                _ = data.withUnsafeBytes { bytes in
+                    fuzzTestOneInput(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count)
                 }
+                count += 1
             }
-            print("PredicateFuzz: ran \(count) inputs")
         }
+        print("PredicateFuzz: ran \(count) inputs")
     }
-#endif
+}
