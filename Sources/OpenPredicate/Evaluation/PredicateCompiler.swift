@@ -120,13 +120,14 @@ enum PredicateCompiler {
 
 extension PredicateCompiler {
     /// `MATCHES`, whose test reports an invalid pattern to the evaluation's context (see
-    /// `StringMatching.Matcher`). A constant pattern compiles on the first string tested and
-    /// stays compiled; other patterns usually repeat from object to object and the last one is
-    /// kept.
+    /// `StringMatching.Matcher`). A constant pattern compiles once, here (an invalid one is
+    /// reported when a string is tested against it); other patterns usually repeat from object
+    /// to object and the last one is kept.
     static func compileMatches(_ comparison: ComparisonNode) -> CompiledPredicate {
         let left = ExpressionCompiler.compile(comparison.left)
         let right = ExpressionCompiler.compile(comparison.right)
-        let matcher = StringMatching.Matcher(options: comparison.options)
+        let matcher = StringMatching.Matcher(
+            options: comparison.options, constantPattern: comparison.right.compileTimeValue?.value)
         switch comparison.modifier {
         case .direct:
             if let constant = comparison.right.compileTimeValue {

@@ -87,10 +87,20 @@ enum StringMatching {
         private let folds: Bool
         private let lock = NSLock()
         private var last: (pattern: String, regex: Result<NSRegularExpression, InvalidPattern>)?
+        /// A constant pattern, compiled once: read without the lock.
+        private let constant: (pattern: String, regex: Result<NSRegularExpression, InvalidPattern>)?
 
-        init(options: ComparisonOptions) {
+        /// `constantPattern`: the pattern when it is a compile-time constant (a string), compiled
+        /// here once.
+        init(options: ComparisonOptions, constantPattern: Any? = nil) {
             self.options = options
             self.folds = options.contains(.diacriticInsensitive)
+            if let pattern = ValueSemantics.string(constantPattern) {
+                let folded = folds ? StringFolding.fold(pattern, options: options) : pattern
+                constant = (folded, StringMatching.regex(folded, options: options))
+            } else {
+                constant = nil
+            }
         }
 
         /// Whether `lhs` matches `rhs`, both strings; otherwise false. An invalid pattern is
@@ -119,6 +129,7 @@ enum StringMatching {
         }
 
         private func regex(for pattern: String) -> Result<NSRegularExpression, InvalidPattern> {
+            if let constant, constant.pattern == pattern { return constant.regex }
             lock.lock()
             defer { lock.unlock() }
             if let last, last.pattern == pattern { return last.regex }
