@@ -143,7 +143,7 @@ package enum PredicatePrinter {
             out += "SELF"
         case .variable(let name):
             out += "$"
-            out += name
+            out += escapedIdentifier(Substring(name))
         case .keyPath(let path):
             out += formatKeyPath(path.components)
         case .function(let name, let arguments):
@@ -167,7 +167,7 @@ package enum PredicatePrinter {
             out += "SUBQUERY("
             write(collection, to: &out)
             out += ", $"
-            out += variable
+            out += escapedIdentifier(Substring(variable))
             out += ", "
             write(predicate, to: &out)
             out += ")"
@@ -348,7 +348,7 @@ package enum PredicatePrinter {
                 if case .variable(let variable) = arguments[1] {
                     writePostfixBase(arguments[0], to: &out)
                     out += ".$"
-                    out += variable
+                    out += escapedIdentifier(Substring(variable))
                     return
                 }
             case "castObject:toType:":

@@ -51,6 +51,8 @@ import Testing
         "a == 1e999", "a == -1e999", "a < 1e999 AND a > -1e999", "-1e999 == a", "1e400 + a == 1",
         "#@ == 1", "a.#@ == 1", "#@.a == '#@'", "#@count == 1", "a.@count == 1", "\\u0040 == 1",
         "a\\u0023b == 1", "a\\u0020b.\\u0031x == 1", "a == '#@'", "'@' == \"#\"",
+        // Variables with escaped characters (found by Fuzz/run.sh with FUZZ_STRICT=1).
+        "age == $a\\u001Ab", "$\\u0040x == 1", "SUBQUERY(a, $x\\u0020y, $x\\u0020y == 1).@count > 0", "a.$b\\u0023 == 1",
     ]
 
     @Test(arguments: roundTrips)
