@@ -15,7 +15,9 @@ import OpenPredicate
 /// | `ocd_matches(a, b, flags)` | `a MATCHES[flags] b` (ICU regular expression, whole string) |
 ///
 /// The tests answer 0 when an operand is NULL or not text (as predicates answer false for a
-/// non-string operand), so they never make a condition NULL.
+/// non-string operand), so they never make a condition NULL. `ocd_matches` with a pattern
+/// that is not a regular expression is an SQL error (`sqlite3_result_error`) carrying the
+/// message the in-memory engine throws, so the statement, and the fetch, fail as Apple's raise.
 enum SQLiteFunctions {
     /// The operator of each test function.
     static let tests: [(name: String, operatorType: NSComparisonPredicate.Operator)] = [
@@ -62,6 +64,16 @@ enum SQLiteFunctions {
     static func test(operatorRawValue: UInt, flags: Int64) -> ((String, String) -> Bool)? {
         cache.test(operatorRawValue: operatorRawValue, flags: UInt(truncatingIfNeeded: flags))
     }
+
+    /// `MATCHES` per options (`[c]`, `[d]`), shared by all connections; each keeps its last
+    /// pattern compiled.
+    private static let regexTests: [(String, String) -> Result<Bool, NSError>] = (0..<4).map {
+        PredicateStringRules.regexTest(options: NSComparisonPredicate.Options(rawValue: UInt($0)))
+    }
+
+    static func regexTest(flags: Int64) -> (String, String) -> Result<Bool, NSError> {
+        regexTests[Int(flags & 3)]
+    }
 }
 
 private final class TestCache: @unchecked Sendable {
@@ -95,6 +107,10 @@ private func foldFunction(context: OpaquePointer?, count: Int32, values: UnsafeM
 
 private func testFunction(context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {
     let operatorRawValue = UInt(bitPattern: sqlite3_user_data(context)) &- 1
+    if operatorRawValue == NSComparisonPredicate.Operator.matches.rawValue {
+        regexFunction(context: context, count: count, values: values)
+        return
+    }
     guard count == 3, let values, let left = SQLiteFunctions.text(values[0]), let right = SQLiteFunctions.text(values[1]),
         let test = SQLiteFunctions.test(operatorRawValue: operatorRawValue, flags: sqlite3_value_int64(values[2]))
     else {
@@ -102,4 +118,19 @@ private func testFunction(context: OpaquePointer?, count: Int32, values: UnsafeM
         return
     }
     sqlite3_result_int(context, test(left, right) ? 1 : 0)
+}
+
+/// `ocd_matches`: 0 or 1, or an SQL error for a pattern that is not a regular expression.
+private func regexFunction(context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard count == 3, let values, let left = SQLiteFunctions.text(values[0]), let right = SQLiteFunctions.text(values[1])
+    else {
+        sqlite3_result_int(context, 0)
+        return
+    }
+    switch SQLiteFunctions.regexTest(flags: sqlite3_value_int64(values[2]))(left, right) {
+    case .success(let matched):
+        sqlite3_result_int(context, matched ? 1 : 0)
+    case .failure(let error):
+        sqlite3_result_error(context, error.localizedDescription, -1)
+    }
 }

@@ -115,18 +115,29 @@ open class NSPredicate: Foundation.NSPredicate, NSSecureCoding {
     /// Same as `predicateFormat`.
     open override var description: String { predicateFormat }
 
-    /// Whether `object` matches, with `$VARIABLES` taken from `bindings`. Where Apple raises
-    /// (values that cannot be compared, an unbound variable), the answer is false; use
-    /// `evaluate(validating:substitutionVariables:)` to get the error.
+    /// Whether `object` matches, with `$VARIABLES` taken from `bindings`.
+    ///
+    /// `MATCHES` with a pattern that is not a regular expression stops the process with
+    /// Apple's exception (`NSInvalidArgumentException`, `Can't do regex matching, reason: Can't
+    /// open pattern …`), as Apple's raises; `evaluate(validating:substitutionVariables:)`
+    /// throws it instead.
+    ///
+    /// **Differences from Apple:** where Apple raises for other reasons (values that cannot be
+    /// compared, an unbound variable), the answer is false; `evaluate(validating:)` throws.
     open override func evaluate(with object: Any?, substitutionVariables bindings: [String: Any]?) -> Bool {
         var context = EvaluationContext(variables: bindings ?? [:])
-        return compiled(EvaluationSubject(object), &context)
+        let result = compiled(EvaluationSubject(object), &context)
+        if let error = context.error, error.raises { AppleException.invalidArgument(error.message) }
+        return result
     }
 
-    /// Whether `object` matches.
+    /// Whether `object` matches; see `evaluate(with:substitutionVariables:)` for what stops the
+    /// process.
     open override func evaluate(with object: Any?) -> Bool {
         var context = EvaluationContext()
-        return compiled(EvaluationSubject(object), &context)
+        let result = compiled(EvaluationSubject(object), &context)
+        if let error = context.error, error.raises { AppleException.invalidArgument(error.message) }
+        return result
     }
 
     /// Equal when both predicates have the same structure: operators, modifiers, options and

@@ -82,7 +82,7 @@ enum SelectorInvocation {
             return string + other
         case "stringByReplacingOccurrencesOfString:withString:":
             guard strings.count == 2, let target = strings[0], let replacement = strings[1] else { return nil }
-            return string.replacingOccurrences(of: target, with: replacement)
+            return StringSearch.replacingOccurrences(in: string, of: target, with: replacement)
         case "hasPrefix:":
             guard let other = strings.first ?? nil else { return nil }
             return string.hasPrefix(other)

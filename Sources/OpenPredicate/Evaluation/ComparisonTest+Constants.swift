@@ -105,20 +105,7 @@ extension ComparisonTest {
                 if let asciiNeedle, let found = asciiNeedle.isFound(in: s, caseInsensitive: caseInsensitive) {
                     return found
                 }
-                return folding ? StringFolding.fold(s, options: options).contains(needle) : s.contains(string)
-            }
-        case .matches:
-            let regexOptions = options
-            guard
-                let regex = StringMatching.regex(
-                    options.contains(.diacriticInsensitive) ? needle : string,
-                    options: regexOptions)
-            else { return { _ in false } }
-            return { value in
-                guard let s = ValueSemantics.string(value) else { return false }
-                return StringMatching.matches(
-                    options.contains(.diacriticInsensitive) ? StringFolding.fold(s, options: options) : s,
-                    regex: regex)
+                return StringSearch.contains(folding ? StringFolding.fold(s, options: options) : s, needle)
             }
         default:
             return nil
@@ -282,17 +269,16 @@ extension ComparisonTest {
     }
 }
 
-/// A folded `CONTAINS` needle that is all ASCII (and has no carriage return, which begins the
-/// one ASCII grapheme of two characters), searched for byte by byte in strings that are too:
-/// there a substring of bytes is a substring of characters, and `[c]` folding is lower-casing
-/// A–Z.
+/// A folded `CONTAINS` needle that is all ASCII, searched for byte by byte in strings that are
+/// too: there a substring of bytes is a match (`StringSearch`, which does not join CR LF), and
+/// `[c]` folding is lower-casing A–Z.
 struct ASCIISearch {
     private let needle: [UInt8]
 
     /// Nil when `needle` (already folded) is empty or not plain ASCII.
     init?(needle: String) {
         let bytes = Array(needle.utf8)
-        guard !bytes.isEmpty, bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         self.needle = bytes
     }
 
@@ -303,7 +289,7 @@ struct ASCIISearch {
         var text = text
         return text.withUTF8 { haystack -> Bool? in
             var isASCII = true
-            for byte in haystack where byte >= 0x80 || byte == 0x0D {
+            for byte in haystack where byte >= 0x80 {
                 isASCII = false
                 break
             }

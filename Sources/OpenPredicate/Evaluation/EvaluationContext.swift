@@ -24,10 +24,25 @@ struct EvaluationContext {
 /// A problem met while evaluating: Apple raises an exception for these.
 struct EvaluationError: Error, CustomStringConvertible {
     let message: String
+    /// Whether the non-throwing `evaluate(with:)` stops the process with Apple's exception
+    /// (`NSInvalidArgumentException`) instead of answering false: for problems that make
+    /// every answer meaningless (a pattern that is not a regular expression), not for those
+    /// that `evaluate(with:)` has always answered false to (an unbound variable).
+    var raises = false
     var description: String { message }
 
     static func unboundVariable(_ name: String) -> EvaluationError {
         EvaluationError(message: "Can't get value for '\(name)' in bindings")
+    }
+
+    /// `MATCHES` with a pattern that does not compile, in Apple's words (`Can't do regex
+    /// matching, reason: Can't open pattern …`), naming the pattern and the string tested;
+    /// `reason` is ICU's complaint as Foundation reports it.
+    static func invalidRegex(pattern: String, string: String, reason: String) -> EvaluationError {
+        EvaluationError(
+            message: "Can't do regex matching, reason: Can't open pattern \(PredicatePrinter.quote(pattern)): "
+                + "\(reason) (string \(PredicatePrinter.quote(string)), pattern \(PredicatePrinter.quote(pattern)))",
+            raises: true)
     }
 
     var nsError: NSError {
@@ -134,16 +149,25 @@ struct _PredicateMatcher {
         test = PredicateTree.compile(predicate)
     }
 
-    /// Whether `object` matches.
+    /// Whether `object` matches; stops where `evaluate(with:)` does.
     @usableFromInline
     mutating func matches(_ object: Any?) -> Bool {
-        test(EvaluationSubject(object), &context)
+        let result = test(EvaluationSubject(object), &context)
+        if context.error != nil { raiseIfNeeded() }
+        return result
     }
 
     /// Whether a `KeyValueCodable` object matches; no dynamic cast.
     @usableFromInline
     mutating func matches(codable: KeyValueCodable) -> Bool {
-        test(EvaluationSubject(codable: codable), &context)
+        let result = test(EvaluationSubject(codable: codable), &context)
+        if context.error != nil { raiseIfNeeded() }
+        return result
+    }
+
+    @inline(never)
+    private func raiseIfNeeded() {
+        if let error = context.error, error.raises { AppleException.invalidArgument(error.message) }
     }
 }
 

@@ -27,4 +27,15 @@ package enum PredicateStringRules {
         let test = ComparisonTest.make(node)
         return { test($0, $1) }
     }
+
+    /// `MATCHES` with options, applied to a string and a pattern: whether the string matches,
+    /// or, for a pattern that is not a regular expression, the message the throwing twins throw
+    /// (`Can't do regex matching, reason: Can't open pattern …`). The last pattern stays
+    /// compiled; the test may be called from several threads.
+    package static func regexTest(
+        options: NSComparisonPredicate.Options
+    ) -> (_ string: String, _ pattern: String) -> Result<Bool, NSError> {
+        let matcher = StringMatching.Matcher(options: ComparisonOptions(rawValue: options.rawValue))
+        return { string, pattern in matcher.matches(string, pattern: pattern).mapError(\.nsError) }
+    }
 }

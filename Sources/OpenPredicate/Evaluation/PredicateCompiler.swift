@@ -76,6 +76,7 @@ enum PredicateCompiler {
     }
 
     static func compile(_ comparison: ComparisonNode) -> CompiledPredicate {
+        if comparison.operatorType == .matches { return compileMatches(comparison) }
         let left = ExpressionCompiler.compile(comparison.left)
         let right = ExpressionCompiler.compile(comparison.right)
         let test = ComparisonTest.make(comparison)
@@ -112,6 +113,52 @@ enum PredicateCompiler {
                     return elements.allSatisfy { test($0, rhs) }
                 }
                 return elements.contains { test($0, rhs) }
+            }
+        }
+    }
+}
+
+extension PredicateCompiler {
+    /// `MATCHES`, whose test reports an invalid pattern to the evaluation's context (see
+    /// `StringMatching.Matcher`). A constant pattern compiles once, here (an invalid one is
+    /// reported when a string is tested against it); other patterns usually repeat from object
+    /// to object and the last one is kept.
+    static func compileMatches(_ comparison: ComparisonNode) -> CompiledPredicate {
+        let left = ExpressionCompiler.compile(comparison.left)
+        let right = ExpressionCompiler.compile(comparison.right)
+        let matcher = StringMatching.Matcher(
+            options: comparison.options, constantPattern: comparison.right.compileTimeValue?.value)
+        switch comparison.modifier {
+        case .direct:
+            if let constant = comparison.right.compileTimeValue {
+                let pattern = constant.value
+                if let key = comparison.left.singleKey {
+                    return { object, context in matcher.test(object.codable.value(forKey: key), pattern, &context) }
+                }
+                return { object, context in matcher.test(left(object, &context), pattern, &context) }
+            }
+            return { object, context in
+                let lhs = left(object, &context)
+                return matcher.test(lhs, right(object, &context), &context)
+            }
+        case .any, .all:
+            let requireAll = comparison.modifier == .all
+            return { object, context in
+                let collection = left(object, &context)
+                let rhs = right(object, &context)
+                let elements: [Any]
+                if let list = ExpressionCompiler.collectionElements(collection) {
+                    elements = list
+                } else if let single = ValueSemantics.unwrapOptional(collection) {
+                    elements = [single]
+                } else {
+                    elements = []
+                }
+                for element in elements {
+                    let matched = matcher.test(element, rhs, &context)
+                    if matched != requireAll { return matched }
+                }
+                return requireAll
             }
         }
     }
@@ -155,13 +202,12 @@ enum ComparisonTest {
                 return StringMatching.like(fold(s), pattern: fold(p))
             }
         case .matches:
-            // Patterns that are not constants (those have a fast path) usually repeat from object
-            // to object; the last one stays compiled.
-            let cache = StringMatching.RegexCache(options: options)
+            // Without a context to report to: an invalid pattern answers false. Predicates
+            // compile `MATCHES` with `compileMatches`, which reports it.
+            let matcher = StringMatching.Matcher(options: options)
             return { lhs, rhs in
-                guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
-                guard let regex = cache.regex(for: options.contains(.diacriticInsensitive) ? fold(p) : p) else { return false }
-                return StringMatching.matches(options.contains(.diacriticInsensitive) ? fold(s) : s, regex: regex)
+                var context = EvaluationContext()
+                return matcher.test(lhs, rhs, &context)
             }
         case .contains:
             return { lhs, rhs in contains(container: lhs, element: rhs, options: options) }
@@ -210,9 +256,10 @@ enum ComparisonTest {
         if let haystack = ValueSemantics.string(container) {
             guard let needle = ValueSemantics.string(element), !needle.isEmpty else { return false }
             if options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive) {
-                return StringFolding.fold(haystack, options: options).contains(StringFolding.fold(needle, options: options))
+                return StringSearch.contains(
+                    StringFolding.fold(haystack, options: options), StringFolding.fold(needle, options: options))
             }
-            return haystack.contains(needle)
+            return StringSearch.contains(haystack, needle)
         }
         guard let elements = (container as? PredicateCollection)?.predicateElements else { return false }
         return elements.contains { equal($0, element, options: options) }

@@ -56,25 +56,80 @@ enum StringMatching {
     }
 
     /// An ICU regular expression (Foundation's `NSRegularExpression`) that must match the whole
-    /// string, as `MATCHES` does. Nil when the pattern does not compile.
-    static func regex(_ pattern: String, options: ComparisonOptions) -> NSRegularExpression? {
+    /// string, as `MATCHES` does; when the pattern does not compile, ICU's complaint as
+    /// Foundation reports it.
+    static func regex(_ pattern: String, options: ComparisonOptions) -> Result<NSRegularExpression, InvalidPattern> {
         var regexOptions: NSRegularExpression.Options = []
         if options.contains(.caseInsensitive) { regexOptions.insert(.caseInsensitive) }
-        return try? NSRegularExpression(pattern: pattern, options: regexOptions)
+        do {
+            return .success(try NSRegularExpression(pattern: pattern, options: regexOptions))
+        } catch {
+            return .failure(InvalidPattern(reason: "\(error.localizedDescription)"))
+        }
     }
 
-    /// The last pattern a `MATCHES` compiled, kept for the next object. A compiled predicate may
-    /// be evaluated on several threads at once, hence the lock.
-    final class RegexCache: @unchecked Sendable {
-        private let options: ComparisonOptions
-        private let lock = NSLock()
-        private var last: (pattern: String, regex: NSRegularExpression?)?
+    /// Why a `MATCHES` pattern does not compile.
+    struct InvalidPattern: Error {
+        let reason: String
+    }
 
-        init(options: ComparisonOptions) {
+    /// `MATCHES` with its options: the last pattern compiled is kept for the next object (a
+    /// constant pattern compiles once). A compiled predicate may be evaluated on several
+    /// threads at once, hence the lock.
+    ///
+    /// A pattern that does not compile is an error, as Apple raises one: the evaluation's
+    /// context records it (the throwing twins and fetches throw it, `evaluate(with:)` stops
+    /// with Apple's exception), and the test answers false. Only a string tested against the
+    /// pattern meets the error: a `nil` or a number is not matched at all, as in SQL, where the
+    /// registered function is called for text only.
+    final class Matcher: @unchecked Sendable {
+        private let options: ComparisonOptions
+        private let folds: Bool
+        private let lock = NSLock()
+        private var last: (pattern: String, regex: Result<NSRegularExpression, InvalidPattern>)?
+        /// A constant pattern, compiled once: read without the lock.
+        private let constant: (pattern: String, regex: Result<NSRegularExpression, InvalidPattern>)?
+
+        /// `constantPattern`: the pattern when it is a compile-time constant (a string), compiled
+        /// here once.
+        init(options: ComparisonOptions, constantPattern: Any? = nil) {
             self.options = options
+            self.folds = options.contains(.diacriticInsensitive)
+            if let pattern = ValueSemantics.string(constantPattern) {
+                let folded = folds ? StringFolding.fold(pattern, options: options) : pattern
+                constant = (folded, StringMatching.regex(folded, options: options))
+            } else {
+                constant = nil
+            }
         }
 
-        func regex(for pattern: String) -> NSRegularExpression? {
+        /// Whether `lhs` matches `rhs`, both strings; otherwise false. An invalid pattern is
+        /// recorded in `context`.
+        @inline(__always)
+        func test(_ lhs: Any?, _ rhs: Any?, _ context: inout EvaluationContext) -> Bool {
+            guard let s = ValueSemantics.string(lhs), let p = ValueSemantics.string(rhs) else { return false }
+            switch matches(s, pattern: p) {
+            case .success(let result): return result
+            case .failure(let error):
+                context.fail(error)
+                return false
+            }
+        }
+
+        /// Whether `string` matches `pattern`, or the error an invalid pattern is.
+        func matches(_ string: String, pattern: String) -> Result<Bool, EvaluationError> {
+            let pattern = folds ? StringFolding.fold(pattern, options: options) : pattern
+            switch regex(for: pattern) {
+            case .success(let regex):
+                let subject = folds ? StringFolding.fold(string, options: options) : string
+                return .success(StringMatching.matches(subject, regex: regex))
+            case .failure(let invalid):
+                return .failure(.invalidRegex(pattern: pattern, string: string, reason: invalid.reason))
+            }
+        }
+
+        private func regex(for pattern: String) -> Result<NSRegularExpression, InvalidPattern> {
+            if let constant, constant.pattern == pattern { return constant.regex }
             lock.lock()
             defer { lock.unlock() }
             if let last, last.pattern == pattern { return last.regex }

@@ -143,7 +143,7 @@ package enum PredicatePrinter {
             out += "SELF"
         case .variable(let name):
             out += "$"
-            out += name
+            out += escapedIdentifier(Substring(name))
         case .keyPath(let path):
             out += formatKeyPath(path.components)
         case .function(let name, let arguments):
@@ -167,7 +167,7 @@ package enum PredicatePrinter {
             out += "SUBQUERY("
             write(collection, to: &out)
             out += ", $"
-            out += variable
+            out += escapedIdentifier(Substring(variable))
             out += ", "
             write(predicate, to: &out)
             out += ")"
@@ -207,10 +207,48 @@ package enum PredicatePrinter {
         }
     }
 
-    /// Components joined with `.`; a reserved word gets a `#`.
+    /// Components joined with `.`, each spelled so that it lexes back as itself: a reserved word
+    /// gets a `#`, a lone `@` is `#@`, and ASCII characters that cannot appear in an identifier
+    /// (`#`, `@` after the first character, spaces, `-`, a leading digit …) are `\uXXXX` escapes.
+    /// A leading `$` stays, as Apple prints it (`%K` with `"$single"` prints `$single`, which
+    /// reads back as a variable).
     @inline(never)
     static func formatKeyPath(_ components: [String]) -> String {
-        components.map { Keyword.isReserved($0) ? "#" + $0 : $0 }.joined(separator: ".")
+        components.map(formatKeyComponent).joined(separator: ".")
+    }
+
+    private static func formatKeyComponent(_ component: String) -> String {
+        if Keyword.isReserved(component) { return "#" + component }
+        if component.hasPrefix("@") {
+            let rest = component.dropFirst()
+            return rest.isEmpty ? "#@" : "@" + escapedIdentifier(rest)
+        }
+        return escapedIdentifier(Substring(component))
+    }
+
+    /// `text` with every ASCII character that `Lexer` does not read as part of an identifier
+    /// there written as a `\uXXXX` escape (which it decodes).
+    private static func escapedIdentifier(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        let isPlain =
+            utf8.allSatisfy { Lexer.isIdentifierByte($0) } && utf8.first.map { Lexer.isIdentifierStart($0) } ?? false
+        if isPlain { return String(text) }
+        var out = ""
+        for (position, scalar) in text.unicodeScalars.enumerated() {
+            let value = scalar.value
+            let escape =
+                value < 0x80
+                && (position == 0
+                    ? !Lexer.isIdentifierStart(UInt8(value)) && value != 0x24
+                    : !Lexer.isIdentifierByte(UInt8(value)))
+            if escape {
+                let hex = String(value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     private static func isInfix(_ expression: ExpressionNode) -> Bool {
@@ -250,6 +288,35 @@ package enum PredicatePrinter {
         if parenthesize { out += ")" }
     }
 
+    /// `x` when `expression` is `0 - x`, the tree the parser builds for a unary minus (`-x`,
+    /// `-(1)`).
+    private static func negatedOperand(_ expression: ExpressionNode) -> ExpressionNode? {
+        guard case .function("from:subtract:", let arguments) = expression, arguments.count == 2,
+            case .constant(let zero) = arguments[0], let value = zero.value, type(of: value) == Int.self,
+            value as? Int == 0
+        else { return nil }
+        return arguments[1]
+    }
+
+    /// A unary minus: `-x`, `--x`, `--1`, `-(1)` (a positive number needs the parentheses, or it
+    /// would read back as a negative constant). Used for the right operand of an infix
+    /// operator, where `0 - (0 - (0 - x))` would cost two levels of nesting per minus and stop
+    /// parsing back under `ParserLimits.maxNestingDepth` for trees the parser accepted; the
+    /// first minus of an expression still prints as Apple prints it (`0 - a`).
+    private static func writeNegation(_ operand: ExpressionNode, to out: inout String) {
+        out += "-"
+        if let inner = negatedOperand(operand) {
+            writeNegation(inner, to: &out)
+        } else if case .constant(let constant) = operand, let value = constant.value, ValueSemantics.number(value) != nil,
+            case let text = formatConstant(value), text.hasPrefix("-")
+        {
+            // A negative number: its minus reads back folded into the literal, as it was parsed.
+            out += text
+        } else {
+            writePostfixBase(operand, to: &out)
+        }
+    }
+
     private static func writeFunction(_ name: String, _ arguments: [ExpressionNode], to out: inout String) {
         if arguments.count == 2 {
             if let symbol = infixOperators[name] {
@@ -257,7 +324,11 @@ package enum PredicatePrinter {
                 out += " "
                 out += symbol
                 out += " "
-                writeInfixOperand(arguments[1], to: &out)
+                if let negated = negatedOperand(arguments[1]) {
+                    writeNegation(negated, to: &out)
+                } else {
+                    writeInfixOperand(arguments[1], to: &out)
+                }
                 return
             }
             switch name {
@@ -277,7 +348,7 @@ package enum PredicatePrinter {
                 if case .variable(let variable) = arguments[1] {
                     writePostfixBase(arguments[0], to: &out)
                     out += ".$"
-                    out += variable
+                    out += escapedIdentifier(Substring(variable))
                     return
                 }
             case "castObject:toType:":
@@ -312,7 +383,7 @@ package enum PredicatePrinter {
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             if number is NSDecimalNumber { return number.description }
             let type = String(cString: number.objCType)
-            if type == "f" || type == "d" { return number.doubleValue.description }
+            if type == "f" || type == "d" { return formatDouble(number.doubleValue) }
             if type == "Q" { return String(number.uint64Value) }
             return String(number.int64Value)
         }
@@ -322,8 +393,8 @@ package enum PredicatePrinter {
         case let character as Character: return quote(String(character))
         case let bool as Bool: return bool ? "1" : "0"
         case let integer as any BinaryInteger: return String(describing: integer)
-        case let double as Double: return double.description
-        case let float as Float: return float.description
+        case let double as Double: return formatDouble(double)
+        case let float as Float: return float.isFinite ? float.description : formatDouble(Double(float))
         case let decimal as Decimal: return decimal.description
         case is NSNull: return "<null>"
         case let date as Date:
@@ -348,6 +419,14 @@ package enum PredicatePrinter {
         default:
             return String(describing: value)
         }
+    }
+
+    /// A double as Swift spells it (the shortest text that reads back as the same value),
+    /// except infinities: `1e999` and `-1e999`, which parse back to them (Swift's `inf` would
+    /// parse as a key path).
+    private static func formatDouble(_ double: Double) -> String {
+        if double.isInfinite { return double < 0 ? "-1e999" : "1e999" }
+        return double.description
     }
 
     /// `"…"` with `"`, `\`, newline, tab and carriage return escaped.

@@ -124,6 +124,53 @@ import Testing
         .joined(separator: " ")
     }
 
+    /// `MATCHES` with a pattern that is not a regular expression: `fetch` and `count(for:)`
+    /// throw in both stores, over saved rows (SQL's `ocd_matches` reports an error) and over
+    /// pending inserts (the in-memory engine), naming the pattern, where they used to answer
+    /// "nothing matches" (issue 17).
+    @Test func invalidRegularExpressionThrowsFromEveryStore() throws {
+        let folder = try TemporaryFolder()
+        for (type, url) in [(NSSQLiteStoreType, folder.url.appendingPathComponent("Regex.sqlite")), (NSInMemoryStoreType, nil)] {
+            let stack = try Stack(type: type, url: url)
+            try stack.fill()
+            for pending in [false, true] {
+                if pending { stack.insert("Department", ["title": "Unsaved"]) }
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+                request.predicate = NSPredicate(format: "title MATCHES %@", "(")
+                request.includesPendingChanges = pending
+                #expect(throws: (any Error).self, "\(type) pending \(pending)") { try stack.context.fetch(request) }
+                #expect(throws: (any Error).self, "\(type) pending \(pending)") { try stack.context.count(for: request) }
+                do {
+                    _ = try stack.context.fetch(request)
+                } catch {
+                    #expect("\(error)".contains("Can't do regex matching"), "\(type): \(error)")
+                    #expect("\(error)".contains("\"(\""), "\(type): \(error)")
+                }
+                request.predicate = NSPredicate(format: "title MATCHES %@", "(S|L).*")
+                #expect(try stack.context.fetch(request).count == 2)
+            }
+        }
+    }
+
+    /// An unsaved object compared with a value that is not an object (`self == 0`) is unequal;
+    /// the comparison used to follow the object's ID as its identity without end and overflow
+    /// the stack (found by Fuzz/run.sh).
+    @Test func unsavedObjectComparedWithANumber() throws {
+        let folder = try TemporaryFolder()
+        for (type, url) in [(NSSQLiteStoreType, folder.url.appendingPathComponent("Self.sqlite")), (NSInMemoryStoreType, nil)] {
+            let stack = try Stack(type: type, url: url)
+            try stack.fill()
+            let unsaved = stack.insert("Department", ["title": "Unsaved"])
+            #expect(!NSPredicate(format: "self == 0").evaluate(with: unsaved))
+            #expect(NSPredicate(format: "self != 0").evaluate(with: unsaved))
+            #expect(NSPredicate(format: "self == %@", unsaved.objectID).evaluate(with: unsaved))
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.predicate = NSPredicate(format: "self == 0")
+            // SQL may refuse the comparison (an error), never crash; no object equals 0.
+            #expect(((try? stack.context.fetch(request)) ?? []).isEmpty, "\(type)")
+        }
+    }
+
     @Test func aSavedFileAnswersLikeTheInMemoryStore() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Company.sqlite")

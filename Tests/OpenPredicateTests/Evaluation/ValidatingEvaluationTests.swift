@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OpenPredicate
 
@@ -16,6 +17,46 @@ import Testing
         }
         #expect(try predicate.evaluate(validating: ["age": 40], substitutionVariables: ["MIN": 30]) == true)
         #expect(try predicate.evaluate(validating: ["age": 20], substitutionVariables: ["MIN": 30]) == false)
+    }
+
+    /// `MATCHES` with a pattern that is not a regular expression: Apple raises
+    /// (`Can't do regex matching, reason: Can't open pattern U_REGEX_MISSING_CLOSE_PAREN …`);
+    /// the twin throws an error naming the pattern, whether the pattern is a constant, a key
+    /// path's value or under `ANY`, with or without options. Before, every object answered
+    /// false, silently.
+    @Test(arguments: [
+        ("name MATCHES '('", ["name": "x"] as [String: Any]), ("name MATCHES[cd] '(' ", ["name": "x"]),
+        ("name MATCHES pattern", ["name": "x", "pattern": "("]), ("ANY names MATCHES '('", ["names": ["a", "b"]]),
+        ("ALL names MATCHES '[a-'", ["names": ["a"]]), ("NOT name MATCHES '*'", ["name": "x"]),
+    ])
+    func invalidRegularExpressionIsAnError(format: String, object: [String: Any]) throws {
+        let predicate = try NSPredicate(validatingFormat: format)
+        do {
+            _ = try predicate.evaluate(validating: object)
+            Issue.record("\(format): expected an error")
+        } catch {
+            #expect(error.localizedDescription.hasPrefix("Can't do regex matching, reason: Can't open pattern \""))
+            #expect((error as NSError).domain == NSCocoaErrorDomain)
+        }
+    }
+
+    /// Only a string tested against the pattern meets the error (as in SQL, where the function
+    /// is called for text only); valid patterns are unaffected.
+    @Test func invalidRegularExpressionNeedsAStringToTest() throws {
+        #expect(try NSPredicate(validatingFormat: "name MATCHES '('").evaluate(validating: ["name": 3]) == false)
+        #expect(try NSPredicate(validatingFormat: "name MATCHES '('").evaluate(validating: [String: Any]()) == false)
+        #expect(try NSPredicate(validatingFormat: "name MATCHES '\\('").evaluate(validating: ["name": "("]) == true)
+        #expect(NSPredicate(format: "name MATCHES '[a-z]+'").evaluate(with: ["name": "abc"]))
+    }
+
+    /// The non-throwing evaluation stops as Apple's raises (`NSInvalidArgumentException`).
+    @Test func invalidRegularExpressionStopsEvaluateWith() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSPredicate(format: "name MATCHES '('").evaluate(with: ["name": "x"])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = [["name": "x"]].filtered(using: NSPredicate(format: "name MATCHES '('"))
+        }
     }
 
     @Test func setOperationOnANonCollectionIsAnError() throws {

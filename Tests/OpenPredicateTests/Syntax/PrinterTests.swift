@@ -45,6 +45,14 @@ import Testing
         "a MINUS (b UNION c) == d", "(a UNION b) + 1 == c", "ANYKEY == 1", "a == nil", "a == TRUE",
         "$x.a[0].b == 1", "TERNARY(a == 1, 'y', 'n').length == 1", "a == 9223372036854775807",
         "a == -9223372036854775808", "a == 99999999999999999999",
+        // Deep unary minus, infinite doubles, and key paths that need escapes (issue 17).
+        "- - -a == 0", "-(-1) == 1", "-(-a) == 1", "- -(-(1)) == 1", "-(-(-1.5)) < 0", "---a.b == 1",
+        "-(-a)[0] == 1", "-(1 + 2) == -3", "-{1, 2} == a", "-(-9223372036854775808) == a", "-(-1e999) == a",
+        "a == 1e999", "a == -1e999", "a < 1e999 AND a > -1e999", "-1e999 == a", "1e400 + a == 1",
+        "#@ == 1", "a.#@ == 1", "#@.a == '#@'", "#@count == 1", "a.@count == 1", "\\u0040 == 1",
+        "a\\u0023b == 1", "a\\u0020b.\\u0031x == 1", "a == '#@'", "'@' == \"#\"",
+        // Variables with escaped characters (found by Fuzz/run.sh with FUZZ_STRICT=1).
+        "age == $a\\u001Ab", "$\\u0040x == 1", "SUBQUERY(a, $x\\u0020y, $x\\u0020y == 1).@count > 0", "a.$b\\u0023 == 1",
     ]
 
     @Test(arguments: roundTrips)
@@ -53,6 +61,54 @@ import Testing
         let printed = PredicatePrinter.format(tree)
         let reparsed = try PredicateParser.parsePredicate(printed, arguments: [])
         #expect(reparsed == tree, "\(format) printed as \(printed)")
+    }
+
+    /// Unary minus as deep as the parser accepts prints in a form that parses back to the same
+    /// tree (printed as `0 - (0 - (…))` it cost two levels per minus and failed past 250).
+    @Test func deepUnaryMinusParsesBack() throws {
+        for depth in [1, 2, 3, 251, 499] {
+            for operand in ["a", "1", "(1)", "-1", "1.5", "'s'", "(a + 1)", "a[0]"] {
+                let format = String(repeating: "-", count: depth) + operand + " == 0"
+                // 499 minuses and a parenthesized sum are over the limit already.
+                guard let tree = try? PredicateParser.parsePredicate(format, arguments: []) else {
+                    #expect(depth == 499 && operand.hasPrefix("("), "\(format)")
+                    continue
+                }
+                let printed = PredicatePrinter.format(tree)
+                let reparsed = try PredicateParser.parsePredicate(printed, arguments: [])
+                #expect(reparsed == tree, "\(depth) × - before \(operand)")
+                let predicate = NSPredicate(format: format)
+                #expect(NSPredicate(format: predicate.predicateFormat) == predicate)
+            }
+        }
+        #expect(PredicatePrinter.format(try PredicateParser.parsePredicate("- - -a == -(1)", arguments: [])) == "0 - --a == 0 - 1")
+    }
+
+    /// Infinite doubles print as `1e999` / `-1e999` (Swift's `inf` reads back as a key path).
+    @Test func infinitiesParseBack() throws {
+        for value in [Double.infinity, -Double.infinity] {
+            let predicate = NSPredicate(format: "a == %@", value as NSNumber)
+            let reparsed = NSPredicate(format: predicate.predicateFormat)
+            #expect(reparsed == predicate, "\(predicate.predicateFormat)")
+            #expect(reparsed.evaluate(with: ["a": value]))
+        }
+        #expect(PredicatePrinter.formatConstant(Double.infinity) == "1e999")
+        #expect(PredicatePrinter.formatConstant(-Double.infinity) == "-1e999")
+        #expect(PredicatePrinter.formatConstant(Float.infinity) == "1e999")
+    }
+
+    /// Key paths with characters an identifier cannot hold print with `\u` escapes or `#`.
+    @Test func keyPathsWithSymbolsParseBack() throws {
+        for components in [["@"], ["a", "#@"], ["a b", "1x"], ["@count"], ["we#ird", "@x y"], ["-"], ["ünï"]] {
+            let tree = PredicateNode.comparison(
+                ComparisonNode(
+                    left: .keyPath(KeyPathComponents(components: components)), right: .constant(ConstantValue(1)),
+                    operatorType: .equalTo, modifier: .direct, options: [], customSelector: nil))
+            let printed = PredicatePrinter.format(tree)
+            #expect(try PredicateParser.parsePredicate(printed, arguments: []) == tree, "\(components) printed as \(printed)")
+        }
+        #expect(PredicatePrinter.format(ExpressionNode.keyPath(KeyPathComponents(components: ["@"]))) == "#@")
+        #expect(PredicatePrinter.format(ExpressionNode.keyPath(KeyPathComponents(components: ["a#b"]))) == "a\\u0023b")
     }
 
     @Test func printedForms() throws {

@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A libFuzzer target for the predicate and expression parser, the printer, the in-memory
+// evaluator and the SQL compiler, as a package of its own so that the main package's products
+// and build are unaffected. `run.sh` builds it with coverage instrumentation and
+// AddressSanitizer and links libFuzzer; a plain `swift build` makes an executable that replays
+// the files it is given (for reproducing a finding in a debugger).
+let package = Package(
+    name: "OpenCoreDataFuzz",
+    dependencies: [.package(name: "OpenCoreData", path: "..")],
+    targets: [
+        // libFuzzer's driver entry point, declared for Swift.
+        .target(name: "FuzzerDriver"),
+        .executableTarget(
+            name: "PredicateFuzz",
+            dependencies: ["FuzzerDriver", .product(name: "CoreData", package: "OpenCoreData")]),
+    ],
+    swiftLanguageModes: [.v5]
+)
