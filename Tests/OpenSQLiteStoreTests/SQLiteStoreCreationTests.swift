@@ -7,12 +7,16 @@ import Testing
 @Suite struct SQLiteStoreCreationTests {
     static let hashes = ["Author": Data(repeating: 1, count: 32), "Book": Data(repeating: 2, count: 32)]
 
-    /// A schema SQLite refuses (a column name that is not an identifier) creates no file, and
-    /// the error names the file and the statement's problem.
+    /// A schema SQLite refuses (two entities whose tables differ only in case, which a model
+    /// built in code can have) creates no file, and the error names the file and the
+    /// statement's problem.
     @Test func aSchemaSQLiteRefusesLeavesNoFile() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("Refused.sqlite")
-        let schema = makeSchema([(name: "Thing", superID: nil, abstract: false, properties: [attribute("a-b", .string)])])
+        let schema = makeSchema([
+            (name: "Thing", superID: nil, abstract: false, properties: [attribute("name", .string)]),
+            (name: "THING", superID: nil, abstract: false, properties: [attribute("name", .string)]),
+        ])
         var thrown: NSError?
         do {
             _ = try SQLiteRowStore.open(at: url, schema: schema, readOnly: false, modelVersionHashes: [:])
