@@ -33,17 +33,7 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     /// A builder for rows of columns of these names (duplicates allowed), relationships given
     /// as `objectID` names their rows.
     package init(columns: [String], objectID: @escaping (ObjectKey) -> AnyObject) {
-        var names: [String] = []
-        var keyIndexes: [Int] = []
-        keyIndexes.reserveCapacity(columns.count)
-        for name in columns {
-            if let index = names.firstIndex(of: name) {
-                keyIndexes.append(index)
-            } else {
-                keyIndexes.append(names.count)
-                names.append(name)
-            }
-        }
+        let (names, keyIndexes) = DictionaryRows.keys(of: columns)
         self.names = names
         self.keyIndexes = keyIndexes
         keys = .allocate(capacity: names.count)

@@ -21,6 +21,12 @@ package struct DictionaryRows: Sendable, DictionaryRowSink {
 
     /// Empty results for columns of these names (duplicates allowed; see the type's comment).
     package init(columns: [String]) {
+        (names, keyIndexes) = Self.keys(of: columns)
+    }
+
+    /// The keys of columns of these names, each once in the order of its first column, and
+    /// the key index of each column (columns of the same name share one).
+    static func keys(of columns: [String]) -> (names: [String], keyIndexes: [Int]) {
         var names: [String] = []
         var keyIndexes: [Int] = []
         keyIndexes.reserveCapacity(columns.count)
@@ -32,8 +38,7 @@ package struct DictionaryRows: Sendable, DictionaryRowSink {
                 names.append(name)
             }
         }
-        self.names = names
-        self.keyIndexes = keyIndexes
+        return (names, keyIndexes)
     }
 
     /// Results holding these dictionaries, keyed by the columns' names: each dictionary's keys

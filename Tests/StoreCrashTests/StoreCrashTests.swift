@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import OpenSQLiteStore
+@testable import StoreCrashWriter
 import Testing
 
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ import Testing
 
     /// Adds the store in this process, as the next launch of an app would.
     static func opens(_ url: URL, journal: String) throws -> Int {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriterModel.make())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriter.model())
         _ = try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: url,
             options: [NSSQLitePragmasOption: ["journal_mode": journal.uppercased() as NSString]])
@@ -65,7 +66,7 @@ import Testing
             writer.kill()
             if !writer.opened { beforeOpened += 1 }
             // Read-only, an unfinished file is an error naming it (its journal can't be rolled back).
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriterModel.make())
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriter.model())
             do {
                 _ = try coordinator.addPersistentStore(
                     ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
@@ -185,26 +186,5 @@ import Testing
         let reader = try WriterProcess(["store=\(url.path)", "journal=delete", "saves=0", "user=nobody", "readonly=1"])
         reader.finish()
         #expect(reader.opened, "\(reader.lines)")
-    }
-}
-
-/// The model `StoreCrashWriter` writes with (the same definition, so the same version hashes).
-enum StoreCrashWriterModel {
-    static func make() -> NSManagedObjectModel {
-        let item = NSEntityDescription()
-        item.name = "Item"
-        var properties: [NSAttributeDescription] = []
-        for (name, type) in [
-            ("batch", NSAttributeType.integer64AttributeType), ("index", .integer64AttributeType), ("payload", .stringAttributeType),
-        ] {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            properties.append(attribute)
-        }
-        item.properties = properties
-        let model = NSManagedObjectModel()
-        model.entities = [item]
-        return model
     }
 }

@@ -99,16 +99,8 @@ enum PredicateCompiler {
         case .any, .all:
             let requireAll = comparison.modifier == .all
             return { object, context in
-                let collection = left(object, &context)
+                let elements = anyAllElements(left(object, &context))
                 let rhs = right(object, &context)
-                let elements: [Any]
-                if let list = ExpressionCompiler.collectionElements(collection) {
-                    elements = list
-                } else if let single = ValueSemantics.unwrapOptional(collection) {
-                    elements = [single]
-                } else {
-                    elements = []
-                }
                 if requireAll {
                     return elements.allSatisfy { test($0, rhs) }
                 }
@@ -119,6 +111,14 @@ enum PredicateCompiler {
 }
 
 extension PredicateCompiler {
+    /// The elements an `ANY`/`ALL` comparison tests: a collection's, a single value alone,
+    /// none for nil.
+    static func anyAllElements(_ collection: Any?) -> [Any] {
+        if let list = ExpressionCompiler.collectionElements(collection) { return list }
+        if let single = ValueSemantics.unwrapOptional(collection) { return [single] }
+        return []
+    }
+
     /// `MATCHES`, whose test reports an invalid pattern to the evaluation's context (see
     /// `StringMatching.Matcher`). A constant pattern compiles once, here (an invalid one is
     /// reported when a string is tested against it); other patterns usually repeat from object
@@ -144,16 +144,8 @@ extension PredicateCompiler {
         case .any, .all:
             let requireAll = comparison.modifier == .all
             return { object, context in
-                let collection = left(object, &context)
+                let elements = anyAllElements(left(object, &context))
                 let rhs = right(object, &context)
-                let elements: [Any]
-                if let list = ExpressionCompiler.collectionElements(collection) {
-                    elements = list
-                } else if let single = ValueSemantics.unwrapOptional(collection) {
-                    elements = [single]
-                } else {
-                    elements = []
-                }
                 for element in elements {
                     let matched = matcher.test(element, rhs, &context)
                     if matched != requireAll { return matched }
