@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// `object as? KeyValueCodable`, with the conformance found once per type instead of once per
@@ -74,7 +75,7 @@ enum KeyValueConformances {
         {
             return
         }
-        lock.withLock { tables in
+        withTables { tables in
             let current = tables.last?.readers ?? []
             guard current.count < capacity, !current.contains(where: { $0.type == reader.type }) else { return }
             let table = Table(readers: current + [reader])
@@ -86,7 +87,7 @@ enum KeyValueConformances {
 
     /// Forgets every remembered type (tests).
     static func forgetAll() {
-        lock.withLock { tables in
+        withTables { tables in
             published.store(nil, ordering: .releasing)
             tables.append(Table(readers: []))
         }
@@ -94,11 +95,21 @@ enum KeyValueConformances {
 
     /// The types remembered now (tests).
     static var rememberedCount: Int {
-        lock.withLock { tables in tables.last?.readers.count ?? 0 }
+        withTables { tables in tables.last?.readers.count ?? 0 }
     }
 
     private static let published = Atomic<UnsafeMutableRawPointer?>(nil)
-    private static let lock = Mutex<[Table]>([])
+    /// Every table made, guarded by `lock`. A pthread mutex (`NSLock`) rather than
+    /// `Synchronization.Mutex`, whose futex ThreadSanitizer cannot see: it reported the tables'
+    /// accesses under that lock as races. The lock is taken only for a type not remembered yet.
+    nonisolated(unsafe) private static var tables: [Table] = []
+    private static let lock = NSLock()
+
+    private static func withTables<Result>(_ body: (inout [Table]) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&tables)
+    }
 
     /// An immutable set of readers.
     final class Table: Sendable {
