@@ -3,17 +3,20 @@ import OpenStoreCore
 
 extension SQLiteRowStore {
     /// Runs a dictionary fetch straight into `NSDictionary` results when it compiles to SQL (no
-    /// `DictionaryRows` in between); otherwise as `execute(_:)` does.
+    /// `DictionaryRows` in between); otherwise as `execute(_:)` does, the plan compiled once.
     package func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary] {
-        guard case .dictionaries(let shape) = plan.output,
-            case .compiled(let query) = SQLCompiler(layout: file.layout).compile(plan, shape: shape)
-        else {
-            guard case .dictionaries(let rows) = try execute(plan) else { return [] }
+        guard case .dictionaries(let shape) = plan.output else { return [] }
+        switch SQLCompiler(layout: file.layout).compile(plan, shape: shape) {
+        case .compiled(let query):
+            var builder = DictionaryResultBuilder(columns: query.columns.map(\.name), objectID: objectID)
+            try withLock { try runDictionaries(query, into: &builder) }
+            return builder.results
+        case .unsupported(let reason):
+            throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+        case .notCompilable:
+            guard case .dictionaries(let rows) = try runInMemory(plan) else { return [] }
             return rows.foundationResults(objectID: objectID)
         }
-        var builder = DictionaryResultBuilder(columns: query.columns.map(\.name), objectID: objectID)
-        try withLock { try runDictionaries(query, into: &builder) }
-        return builder.results
     }
 
     /// Runs a compiled dictionary fetch (`SQLCompiler.compile(_:shape:)`) into `DictionaryRows`.

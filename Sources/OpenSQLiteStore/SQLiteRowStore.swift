@@ -116,6 +116,11 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
             case .notCompilable: break
             }
         }
+        return try runInMemory(plan)
+    }
+
+    /// Runs a plan that does not compile to SQL on the in-memory store, over every row.
+    func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
         let reference = try withLock { () -> InMemoryRowStore in
             let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
             let reference = InMemoryRowStore(schema: schema)

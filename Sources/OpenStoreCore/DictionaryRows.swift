@@ -5,8 +5,8 @@
 /// A store fills it row by row: `appendRow()`, then `set(_:column:)` for each column of the
 /// shape. Columns of the same name share one key; the last non-NULL value of that name wins,
 /// as assigning into a dictionary column by column would. As a collection, each element is the
-/// row's dictionary (for tests and the in-memory store's filters); the context reads `names`
-/// and `values` directly so that no dictionary is made per row.
+/// row's dictionary (for tests and the in-memory store's filters); `foundationResults(objectID:)`
+/// makes the `NSDictionary` results from `names` and `values` without a Swift dictionary per row.
 package struct DictionaryRows: Sendable, DictionaryRowSink {
     /// The keys, each once, in the order of their first column.
     package let names: [String]
