@@ -68,7 +68,7 @@ extension SQLCompiler {
     /// in the last bits (SQLite adds in its own order); a sum of integers past `Int64` is an
     /// SQLite error instead of a double.
     package func compile(_ plan: FetchPlan, shape: DictionaryShape) -> DictionaryResult {
-        var state = CompilerState(layout: layout, entityID: plan.entityID)
+        var state = CompilerState(layout: layout, entityID: plan.entityID, dialect: dialect)
         do {
             return .compiled(try state.dictionaryQuery(plan, shape))
         } catch {
@@ -116,11 +116,11 @@ struct ResultColumn {
     func named(_ name: String) -> ResultColumn { ResultColumn(name: name, value: value, resultKind: resultKind) }
 
     /// The column as a predicate operand, its SQL replaced by `aliases` (one per term) if given.
-    func operand(aliases: [String]? = nil) -> Operand {
+    func operand(aliases: [String]? = nil, dialect: SQLDialect) -> Operand {
         switch value {
         case .scalar(let sql, let kind, let cast):
             let base = aliases?.first ?? sql
-            return .column(cast ? "CAST(\(base) AS REAL)" : base, Self.comparedKind(kind, resultKind))
+            return .column(cast ? "CAST(\(base) AS \(dialect.double))" : base, Self.comparedKind(kind, resultKind))
         case .object(let primaryKey, let entityColumn, let family, _):
             return .object(
                 primaryKey: aliases?.first ?? primaryKey, entityColumn: entityColumn.map { aliases?.last ?? $0 }, family: family)
@@ -224,7 +224,7 @@ extension CompilerState {
         var having: (sql: String, arguments: SQLArguments)?
         if let predicate = shape.having {
             try Self.checkHaving(predicate)
-            resultColumns = Self.operands(columns, aliases: form == .oneGroup ? columnAliases : nil)
+            resultColumns = operands(columns, aliases: form == .oneGroup ? columnAliases : nil)
             defer { resultColumns = nil }
             let saved = arguments
             arguments = SQLArguments()
@@ -236,7 +236,7 @@ extension CompilerState {
         case .rows, .distinctRows:
             for descriptor in plan.sortDescriptors { orderTerms.append(try sortTerm(descriptor)) }
         case .groups, .distinctGroups:
-            let names = Self.operands(columns, aliases: form == .distinctGroups ? columnAliases : nil)
+            let names = operands(columns, aliases: form == .distinctGroups ? columnAliases : nil)
             resultColumns = names
             defer { resultColumns = nil }
             for descriptor in plan.sortDescriptors {
@@ -275,12 +275,12 @@ extension CompilerState {
                 ? "t0.Z_PK" : "ROW_NUMBER() OVER (ORDER BY " + (orderTerms + ["t0.Z_PK"]).joined(separator: ", ") + ")"
             sql =
                 "SELECT " + aliases + " FROM (SELECT " + aliased + ", " + position + " AS ocd_position" + from + whereClause
-                + ") GROUP BY " + aliases + " ORDER BY MIN(ocd_position)"
+                + ")" + dialect.subqueryName + " GROUP BY " + aliases + " ORDER BY MIN(ocd_position)"
         case .oneGroup:
             sql = "SELECT " + terms + from + whereClause
             if let having {
                 // One row even over no rows: filtered outside (HAVING would need a GROUP BY).
-                sql = "SELECT " + aliases + " FROM (SELECT " + aliased + from + whereClause + ") WHERE " + having.sql
+                sql = "SELECT " + aliases + " FROM (SELECT " + aliased + from + whereClause + ")" + dialect.subqueryName + " WHERE " + having.sql
                 _ = final.bind(having.arguments.values)
             }
         case .groups, .distinctGroups:
@@ -295,7 +295,7 @@ extension CompilerState {
             if distinct {
                 // Equal groups kept once, where the first of them comes; then sorted.
                 sql =
-                    "SELECT " + aliases + " FROM (" + sql + ") GROUP BY " + aliases + " ORDER BY "
+                    "SELECT " + aliases + " FROM (" + sql + ")" + dialect.subqueryName + " GROUP BY " + aliases + " ORDER BY "
                     + (orderTerms + ["MIN(ocd_position)"]).joined(separator: ", ")
             } else {
                 sql += " ORDER BY " + (orderTerms + ["MIN(t0.Z_PK)"]).joined(separator: ", ")
@@ -306,10 +306,10 @@ extension CompilerState {
 
     /// The result columns by name as operands of `having` and sorts (on their SQL, or on their
     /// `aliases` in a sub-select); only those whose result kind keeps comparisons.
-    private static func operands(_ columns: [ResultColumn], aliases: [[String]]?) -> [String: Operand] {
+    private func operands(_ columns: [ResultColumn], aliases: [[String]]?) -> [String: Operand] {
         var names: [String: Operand] = [:]
         for (index, column) in columns.enumerated() where column.keepsOrder && names[column.name] == nil {
-            names[column.name] = column.operand(aliases: aliases?[index])
+            names[column.name] = column.operand(aliases: aliases?[index], dialect: dialect)
         }
         return names
     }
@@ -323,7 +323,7 @@ extension CompilerState {
         let offset = max(plan.offset, 0)
         if limit > 0 || offset > 0 {
             sql +=
-                " LIMIT \(final.bind(.integer(Int64(limit > 0 ? limit : -1))))"
+                " LIMIT \(final.bind(limit > 0 ? .integer(Int64(limit)) : dialect.noLimit))"
                 + " OFFSET \(final.bind(.integer(Int64(offset))))"
         }
         var readers: [SQLDictionaryColumn] = []
@@ -397,10 +397,15 @@ extension CompilerState {
         else { throw refused }
         let isNumber = ResultColumn.numericWidth(kind) != nil
         switch function {
+        case "sum:" where kind == .decimal && dialect == .postgreSQL:
+            // `numeric` sums exactly, as `Decimal` does.
+            return result("SUM(\(sql))", .decimal)
         case "sum:" where kind == .decimal: return result("ocd_decimal_sum(\(sql))", .decimal, cast: true)
         case "sum:" where isNumber && width == Int.max: return result("SUM(\(sql))", .double)
         case "sum:" where isNumber: return result("SUM(\(sql))", .integer64)
-        case "average:" where kind == .decimal: return result("ocd_decimal_average(\(sql))", .decimal, cast: true)
+        case "average:" where kind == .decimal:
+            try dialect.requireRegisteredFunctions("the column \(column.name): the average of decimals")
+            return result("ocd_decimal_average(\(sql))", .decimal, cast: true)
         case "average:" where isNumber: return result("AVG(\(sql))", .double)
         case "min:": return result("MIN(\(sql))", kind)
         case "max:": return result("MAX(\(sql))", kind)

@@ -24,19 +24,21 @@ extension CompilerState {
                 throw NotCompilable("\(predicate): \(aKind) and \(bKind) values are compared in memory only")
             }
             let folds = aDomain == .string && bDomain == .string && flags != 0
+            if folds { try dialect.requireRegisteredFunctions("\(predicate)") }
             let l = folds ? "ocd_fold(\(a), \(flags))" : a
             let r = folds ? "ocd_fold(\(b), \(flags))" : b
             switch operatorType {
             case .equalTo, .notEqualTo:
                 guard aDomain == bDomain else { return bothNil(a, b, pending: pending, equal: equal) }
                 _ = arguments.bind(pending)
-                return "\(l) \(equal ? "IS" : "IS NOT") \(r)"
+                return equal ? dialect.same(l, r) : dialect.different(l, r)
             case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-                guard aDomain == bDomain, let symbol = Self.symbols[operatorType] else { return "0" }
+                guard aDomain == bDomain, let symbol = Self.symbols[operatorType] else { return dialect.never }
                 _ = arguments.bind(pending)
                 return twoValued("\(l) \(symbol) \(r)", exact: exact)
             case .contains, .in:
-                guard aDomain == .string, bDomain == .string, pending.isEmpty else { return "0" }
+                guard aDomain == .string, bDomain == .string, pending.isEmpty else { return dialect.never }
+                try dialect.requireRegisteredFunctions("\(predicate)")
                 let (container, element) = operatorType == .contains ? (a, b) : (b, a)
                 return "ocd_contains(\(container), \(element), \(flags))"
             default:
@@ -46,19 +48,20 @@ extension CompilerState {
             switch operatorType {
             case .equalTo, .notEqualTo:
                 guard !aFamily.isDisjoint(with: bFamily) else { return bothNil(a, b, pending: [], equal: equal) }
-                let sameEntity =
-                    "\(try entity(aEntity, aFamily, in: predicate)) IS \(try entity(bEntity, bFamily, in: predicate))"
-                let test = "(\(a) IS \(b) AND (\(a) IS NULL OR \(sameEntity)))"
+                let sameEntity = dialect.same(
+                    try entity(aEntity, aFamily, in: predicate), try entity(bEntity, bFamily, in: predicate))
+                let test = "(\(dialect.same(a, b)) AND (\(a) IS NULL OR \(sameEntity)))"
                 return equal ? test : "NOT " + test
             case .in, .contains, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .between:
-                return "0"
+                return dialect.never
             default:
                 throw NotCompilable("\(predicate): objects are compared with == and != only")
             }
         case (.column(let a, _), .object(let b, _, _)), (.object(let a, _, _), .column(let b, _)):
             switch operatorType {
             case .equalTo, .notEqualTo: return bothNil(a, b, pending: pending, equal: equal)
-            case .in, .contains, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .between: return "0"
+            case .in, .contains, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .between:
+                return dialect.never
             default: throw NotCompilable("\(predicate): this operator between two key paths is compared in memory only")
             }
         default:
@@ -114,6 +117,7 @@ extension CompilerState {
             throw NotCompilable("\(predicate): the function \(name) is computed in memory only")
         }
         let kind: AttributeKind = name == "length:" ? .integer64 : .string
+        try dialect.requireRegisteredFunctions("\(predicate): \(name)")
         switch try side(arguments[0], in: predicate) {
         case .operand(.column(let column, let argumentKind)) where domain(argumentKind) == .string:
             return .column("\(function)(\(column))", kind)
@@ -158,12 +162,17 @@ extension CompilerState {
             guard parts[1].sql == "?" else {
                 throw NotCompilable("\(predicate): a division by a key path is computed in memory only")
             }
-            return .column("(CAST(\(parts[0].sql) AS REAL) / \(parts[1].sql))", .double)
+            return .column("(CAST(\(parts[0].sql) AS \(dialect.double)) / \(parts[1].sql))", .double)
         case "modulus:by:":
             guard integers else {
                 throw NotCompilable("\(predicate): the modulus of numbers that are not integers is computed in memory only")
             }
-            return .column("(\(parts[0].sql) % \(parts[1].sql))", .integer64)
+            // PostgreSQL stops on a divisor of 0; SQLite (and memory) give NULL.
+            let divisor = dialect == .sqlite ? parts[1].sql : "NULLIF(\(parts[1].sql), 0)"
+            return .column("(\(parts[0].sql) % \(divisor))", .integer64)
+        case _ where integers && dialect == .postgreSQL:
+            // PostgreSQL stops on an integer overflow; exact `numeric` arithmetic instead.
+            return .column("(CAST(\(parts[0].sql) AS numeric) \(symbol) \(parts[1].sql))", .decimal)
         default:
             let kind: AttributeKind =
                 integers ? .integer64 : parts.contains { $0.kind == .decimal } ? .decimal : .double

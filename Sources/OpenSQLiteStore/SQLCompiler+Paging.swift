@@ -22,7 +22,7 @@ extension SQLCompiler {
     /// that an index on that key starts at the position; without such an index SQLite scans the
     /// matching rows once per page (a sorted stream then costs rows × pages).
     package func compilePage(_ plan: FetchPlan, after position: FetchPosition?) -> Result {
-        var state = CompilerState(layout: layout, entityID: plan.entityID)
+        var state = CompilerState(layout: layout, entityID: plan.entityID, dialect: dialect)
         do {
             return .compiled(try state.pageQuery(plan, after: position))
         } catch {
@@ -50,7 +50,7 @@ extension CompilerState {
                     ? "\(first.sql) >= \(arguments.bind(value)) AND "
                     : "(\(first.sql) <= \(arguments.bind(value)) OR \(first.sql) IS NULL) AND "
             }
-            sql += Self.after(0, keys: keys, position: position, arguments: &arguments)
+            sql += after(0, keys: keys, position: position, arguments: &arguments)
             conditions.append((sql, arguments))
         }
         let table = layout.table(of: plan.entityID)
@@ -62,7 +62,7 @@ extension CompilerState {
             sql += " WHERE " + conditions.map(\.sql).joined(separator: " AND ")
             for condition in conditions { _ = final.bind(condition.arguments.values) }
         }
-        let order = keys.map { $0.ascending ? $0.sql : $0.sql + " DESC" } + ["t0.Z_PK"]
+        let order = keys.map { dialect.order($0.sql, ascending: $0.ascending) } + ["t0.Z_PK"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         sql += " LIMIT " + final.bind(.integer(Int64(max(plan.limit, 1))))
         sql += " OFFSET " + final.bind(.integer(Int64(max(plan.offset, 0))))
@@ -71,7 +71,7 @@ extension CompilerState {
 
     /// Rows after the position from sort key `index` on: later by that key, or equal by it and
     /// after by the following keys (`Z_PK` last). Arguments are bound in text order.
-    private static func after(
+    private func after(
         _ index: Int, keys: [(sql: String, ascending: Bool)], position: FetchPosition, arguments: inout SQLArguments
     ) -> String {
         guard index < keys.count else { return "t0.Z_PK > " + arguments.bind(.integer(position.primaryKey)) }
@@ -81,7 +81,7 @@ extension CompilerState {
         let equal: String
         if case .null = value {
             // NULL sorts first ascending (every value is later), last descending (none is).
-            later = keys[index].ascending ? "\(key) IS NOT NULL" : "0"
+            later = keys[index].ascending ? "\(key) IS NOT NULL" : dialect.never
             equal = "\(key) IS NULL"
         } else {
             later =

@@ -336,8 +336,8 @@ extension CompilerState {
                 member, value, operatorType: .equalTo, options: predicate.options, pending: [], in: predicate, exact: false)
             return "EXISTS " + subselect(members, select: "1", condition: test)
         case (.toMany(let toMany), .operand(.constant(let constant))), (.operand(.constant(let constant)), .toMany(let toMany)):
-            let isNil = toMany.ownerMayBeNull ? "\(toMany.owner) IS NULL" : "0"
-            let isNotNil = toMany.ownerMayBeNull ? "\(toMany.owner) IS NOT NULL" : "1"
+            let isNil = toMany.ownerMayBeNull ? "\(toMany.owner) IS NULL" : dialect.never
+            let isNotNil = toMany.ownerMayBeNull ? "\(toMany.owner) IS NOT NULL" : dialect.always
             let collectionOnLeft: Bool
             if case .toMany = left { collectionOnLeft = true } else { collectionOnLeft = false }
             switch operatorType {
@@ -347,11 +347,11 @@ extension CompilerState {
                 }
                 let null: Bool
                 if case .null = constant { null = true } else { null = false }
-                if operatorType == .equalTo { return null ? isNil : "0" }
-                return null ? isNotNil : "1"
+                if operatorType == .equalTo { return null ? isNil : dialect.never }
+                return null ? isNotNil : dialect.always
             case .in where collectionOnLeft, .contains where !collectionOnLeft:
                 // The collection (nil or not) as an element of a constant container.
-                guard case .collection(let elements) = constant else { return "0" }
+                guard case .collection(let elements) = constant else { return dialect.never }
                 var hasNil = false
                 for element in elements {
                     switch try classify(element, in: predicate) {
@@ -361,10 +361,10 @@ extension CompilerState {
                     default: break
                     }
                 }
-                return hasNil ? isNil : "0"
+                return hasNil ? isNil : dialect.never
             default:
                 // Ordering, BETWEEN and string operators are false for a collection.
-                return "0"
+                return dialect.never
             }
         default:
             throw NotCompilable("\(predicate): this comparison of to-many collections is computed in memory only")

@@ -52,13 +52,16 @@ package struct SQLCompiler {
     }
 
     package let layout: SQLiteLayout
+    /// The SQL written: SQLite's, or PostgreSQL's. **Default:** `.sqlite`.
+    package let dialect: SQLDialect
 
-    package init(layout: SQLiteLayout) {
+    package init(layout: SQLiteLayout, dialect: SQLDialect = .sqlite) {
         self.layout = layout
+        self.dialect = dialect
     }
 
     package func compile(_ plan: FetchPlan) -> Result {
-        var state = CompilerState(layout: layout, entityID: plan.entityID)
+        var state = CompilerState(layout: layout, entityID: plan.entityID, dialect: dialect)
         do {
             return .compiled(try state.query(plan))
         } catch {
@@ -111,6 +114,7 @@ enum Domain: Equatable {
 struct CompilerState {
     let layout: SQLiteLayout
     let entityID: Int
+    let dialect: SQLDialect
     var arguments = SQLArguments()
     /// `LEFT JOIN`s by key path prefix (`department`, `department.manager`); those of a
     /// sub-select's member rows are keyed `<member alias>/<prefix>`.
@@ -126,9 +130,10 @@ struct CompilerState {
     /// The rows `SUBQUERY` variables stand for, by name.
     var variables: [String: Scope] = [:]
 
-    init(layout: SQLiteLayout, entityID: Int) {
+    init(layout: SQLiteLayout, entityID: Int, dialect: SQLDialect) {
         self.layout = layout
         self.entityID = entityID
+        self.dialect = dialect
     }
 
     var schema: StoreSchema { layout.schema }
@@ -159,14 +164,14 @@ struct CompilerState {
         var windowArguments = SQLArguments()
         if limit > 0 || offset > 0 {
             window =
-                " LIMIT \(windowArguments.bind(.integer(Int64(limit > 0 ? limit : -1))))"
+                " LIMIT \(windowArguments.bind(limit > 0 ? .integer(Int64(limit)) : dialect.noLimit))"
                 + " OFFSET \(windowArguments.bind(.integer(Int64(offset))))"
         }
         switch plan.output {
         case .count where window.isEmpty:
             sql = "SELECT COUNT(*)" + from + whereClause
         case .count:
-            sql = "SELECT COUNT(*) FROM (SELECT 1" + from + whereClause + window + ")"
+            sql = "SELECT COUNT(*) FROM (SELECT 1" + from + whereClause + window + ")" + dialect.subqueryName
         default:
             sql =
                 "SELECT " + selectList(for: plan.output, table: table) + from + whereClause + " ORDER BY "
@@ -191,7 +196,7 @@ struct CompilerState {
         if Set(table.entityIDs) != Set(wanted) {
             var restriction = SQLArguments()
             let numbers = wanted.sorted().map { StoreValue.integer(Int64(layout.entityNumber(of: $0))) }
-            conditions.append((numbers.isEmpty ? "0" : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
+            conditions.append((numbers.isEmpty ? dialect.never : "t0.Z_ENT IN (\(restriction.bind(numbers)))", restriction))
         }
         if let predicate = plan.predicate {
             let sql = try condition(predicate, exact: false)
@@ -205,7 +210,7 @@ struct CompilerState {
 
     mutating func sortTerm(_ descriptor: NSSortDescriptor) throws(NotCompilable) -> String {
         let sortKey = try sortKey(descriptor)
-        return sortKey.ascending ? sortKey.sql : sortKey.sql + " DESC"
+        return dialect.order(sortKey.sql, ascending: sortKey.ascending)
     }
 
     /// The expression a sort descriptor orders by (with its collation, if any), and its
@@ -225,9 +230,11 @@ struct CompilerState {
         case "compare:":
             return (column, ascending)
         case "caseInsensitiveCompare:" where domain(kind) == .string:
+            try dialect.requireRegisteredFunctions("the sort on \(key) with caseInsensitiveCompare:")
             return ("ocd_fold(\(column), 1)", ascending)
         case _ where domain(kind) == .string:
             guard let collation = SQLiteCollations.name(for: selector) else { break }
+            try dialect.requireRegisteredFunctions("the sort on \(key) with \(selector)")
             return ("\(column) COLLATE \(collation)", ascending)
         case "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:", "localizedStandardCompare:":
             // Values that are not strings sort with compare: (as in memory).
@@ -255,14 +262,14 @@ struct CompilerState {
                 parts.append(try condition(subpredicate, exact: exact || compound.compoundPredicateType == .not))
             }
             switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
-            case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
-            case .not: return parts.first.map { "NOT (" + $0 + ")" } ?? "1"
+            case .and: return parts.isEmpty ? dialect.always : "(" + parts.joined(separator: " AND ") + ")"
+            case .or: return parts.isEmpty ? dialect.never : "(" + parts.joined(separator: " OR ") + ")"
+            case .not: return parts.first.map { "NOT (" + $0 + ")" } ?? dialect.always
             @unknown default: throw NotCompilable("the compound predicate \(predicate)")
             }
         }
-        if predicate.isEqual(Self.truePredicate) { return "1" }
-        if predicate.isEqual(Self.falsePredicate) { return "0" }
+        if predicate.isEqual(Self.truePredicate) { return dialect.always }
+        if predicate.isEqual(Self.falsePredicate) { return dialect.never }
         throw NotCompilable(
             unsupported: "the predicate \(predicate) is a block or custom predicate; a SQL store can't evaluate it")
     }
@@ -325,7 +332,7 @@ struct CompilerState {
             guard operatorType == predicate.predicateOperatorType, predicate.comparisonPredicateModifier == .direct else {
                 throw NotCompilable("\(predicate): constants compared under a modifier are compared in memory")
             }
-            return predicate.evaluate(with: nil) ? "1" : "0"
+            return predicate.evaluate(with: nil) ? dialect.always : dialect.never
         case (.column, .column), (.object, .object), (.column, .object), (.object, .column):
             if Self.stringOperators.contains(operatorType) {
                 return try stringTest(
@@ -377,6 +384,7 @@ struct CompilerState {
         let columnDomain = domain(kind)
         let folds = columnDomain == .string && !options.intersection([.caseInsensitive, .diacriticInsensitive]).isEmpty
         let flags = options.intersection([.caseInsensitive, .diacriticInsensitive]).rawValue
+        if folds { try dialect.requireRegisteredFunctions("\(predicate)") }
         let subject = folds ? "ocd_fold(\(column), \(flags))" : column
         func value(_ constant: Constant) -> StoreValue? {
             guard constantDomain(constant) == columnDomain, var value = storeValue(constant) else { return nil }
@@ -387,17 +395,20 @@ struct CompilerState {
         case .equalTo, .notEqualTo:
             let equal = operatorType == .equalTo
             if case .null = constant { return "\(column) \(equal ? "IS NULL" : "IS NOT NULL")" }
-            guard let bound = value(constant) else { return equal ? "0" : "1" }
-            if equal { return "\(subject) \(exact ? "IS" : "=") \(arguments.bind(bound))" }
-            return "\(subject) IS NOT \(arguments.bind(bound))"
+            guard let bound = value(constant) else { return equal ? dialect.never : dialect.always }
+            if equal {
+                let placeholder = arguments.bind(bound)
+                return exact ? dialect.same(subject, placeholder) : "\(subject) = \(placeholder)"
+            }
+            return dialect.different(subject, arguments.bind(bound))
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            guard let bound = value(constant), let symbol = Self.symbols[operatorType] else { return "0" }
+            guard let bound = value(constant), let symbol = Self.symbols[operatorType] else { return dialect.never }
             return twoValued("\(subject) \(symbol) \(arguments.bind(bound))", exact: exact)
         case .between:
-            guard case .collection(let bounds) = constant, bounds.count == 2 else { return "0" }
+            guard case .collection(let bounds) = constant, bounds.count == 2 else { return dialect.never }
             guard let low = try value(classify(bounds[0], in: predicate)),
                 let high = try value(classify(bounds[1], in: predicate))
-            else { return "0" }
+            else { return dialect.never }
             return twoValued("\(subject) BETWEEN \(arguments.bind(low)) AND \(arguments.bind(high))", exact: exact)
         case .in:
             guard case .collection(let elements) = constant else {
@@ -415,11 +426,13 @@ struct CompilerState {
             var parts: [String] = []
             if !members.isEmpty {
                 let list = try json(members, in: predicate)
+                let placeholder = arguments.bind(.string(list))
                 parts.append(
-                    twoValued("\(subject) IN (SELECT value FROM json_each(\(arguments.bind(.string(list)))))", exact: exact))
+                    twoValued(
+                        dialect.inJSONList(subject, placeholder, numbers: columnDomain != .string), exact: exact))
             }
             if hasNil { parts.append("\(column) IS NULL") }
-            return parts.isEmpty ? "0" : parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
+            return parts.isEmpty ? dialect.never : parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
         default:
             throw NotCompilable("\(predicate): the operator is not compiled (custom selector)")
         }
@@ -454,13 +467,13 @@ struct CompilerState {
             let equal = operatorType == .equalTo
             if case .null = constant { return "\(primaryKey) \(equal ? "IS NULL" : "IS NOT NULL")" }
             // An object is never equal to a collection (`isEqual:`).
-            if case .collection = constant { return equal ? "0" : "1" }
+            if case .collection = constant { return equal ? dialect.never : dialect.always }
             let candidates = try keys(constant).filter(matching)
-            guard let key = candidates.first else { return equal ? "0" : "1" }
-            var test = "\(primaryKey) IS \(arguments.bind(.integer(key.primaryKey)))"
+            guard let key = candidates.first else { return equal ? dialect.never : dialect.always }
+            var test = dialect.same(primaryKey, arguments.bind(.integer(key.primaryKey)))
             if let entityColumn {
-                test =
-                    "(\(test) AND \(entityColumn) IS \(arguments.bind(.integer(Int64(layout.entityNumber(of: key.entityID))))))"
+                let number = arguments.bind(.integer(Int64(layout.entityNumber(of: key.entityID))))
+                test = "(\(test) AND \(dialect.same(entityColumn, number)))"
             }
             return equal ? test : "NOT (" + test + ")"
         case .in:
@@ -468,15 +481,14 @@ struct CompilerState {
                 throw NotCompilable("\(predicate): IN compiles with a collection constant only")
             }
             let candidates = try keys(constant).filter(matching)
-            guard !candidates.isEmpty else { return "0" }
+            guard !candidates.isEmpty else { return dialect.never }
             if let entityColumn {
                 let pairs = candidates.map { "[\($0.primaryKey),\(layout.entityNumber(of: $0.entityID))]" }
                 let list = arguments.bind(.string("[" + pairs.joined(separator: ",") + "]"))
-                return "COALESCE((\(primaryKey), \(entityColumn)) IN "
-                    + "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(\(list))), 0)"
+                return dialect.orFalse(dialect.inJSONPairs(primaryKey, entityColumn, list))
             }
             let list = arguments.bind(.string("[" + candidates.map { String($0.primaryKey) }.joined(separator: ",") + "]"))
-            return "COALESCE(\(primaryKey) IN (SELECT value FROM json_each(\(list))), 0)"
+            return dialect.orFalse(dialect.inJSONList(primaryKey, list, numbers: true))
         default:
             throw NotCompilable("\(predicate): objects are compared with ==, != and IN only")
         }
@@ -492,8 +504,8 @@ struct CompilerState {
         if case .column(let column, let kind) = left, domain(kind) == .string, case .constant(.string(let constant)) = right,
             pending.isEmpty
         {
-            if constant.isEmpty && operatorType != .like && operatorType != .matches { return "0" }
-            if let native = nativeStringTest(operatorType, column: column, constant: constant, flags: flags, exact: exact) {
+            if constant.isEmpty && operatorType != .like && operatorType != .matches { return dialect.never }
+            if dialect == .sqlite, let native = nativeStringTest(operatorType, column: column, constant: constant, flags: flags, exact: exact) {
                 return native
             }
         }
@@ -510,15 +522,16 @@ struct CompilerState {
                 return nil
             }
         }
-        guard let leftSQL = try sql(of: left) else { return "0" }
+        guard let leftSQL = try sql(of: left) else { return dialect.never }
         _ = arguments.bind(pending)
-        guard let rightSQL = try sql(of: right) else { return "0" }
+        guard let rightSQL = try sql(of: right) else { return dialect.never }
+        try dialect.requireRegisteredFunctions("\(predicate)")
         return "\(function)(\(leftSQL), \(rightSQL), \(flags))"
     }
 
     /// Makes a condition that may be NULL two-valued when asked.
     func twoValued(_ sql: String, exact: Bool) -> String {
-        exact ? "COALESCE(\(sql), 0)" : sql
+        exact ? dialect.orFalse(sql) : sql
     }
 
     func fold(_ string: String, _ flags: UInt) -> String {
@@ -644,6 +657,7 @@ struct CompilerState {
                 current = destination
             case .attribute(let column, .string) where index == components.count - 2 && components[index + 1] == "length":
                 // NSString's length: UTF-16 code units.
+                try dialect.requireRegisteredFunctions("the key path \(path)")
                 return .operand(.column("ocd_length(\(alias).\(column))", .integer64))
             case .attribute:
                 throw NotCompilable("the key path \(path): \(name) is an attribute, not a to-one relationship")
