@@ -280,7 +280,9 @@ extension CompilerState {
             sql = "SELECT " + terms + from + whereClause
             if let having {
                 // One row even over no rows: filtered outside (HAVING would need a GROUP BY).
-                sql = "SELECT " + aliases + " FROM (SELECT " + aliased + from + whereClause + ")" + dialect.subqueryName + " WHERE " + having.sql
+                sql =
+                    "SELECT " + aliases + " FROM (SELECT " + aliased + from + whereClause + ")" + dialect.subqueryName + " WHERE "
+                    + having.sql
                 _ = final.bind(having.arguments.values)
             }
         case .groups, .distinctGroups:

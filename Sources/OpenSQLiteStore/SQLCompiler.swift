@@ -505,7 +505,9 @@ struct CompilerState {
             pending.isEmpty
         {
             if constant.isEmpty && operatorType != .like && operatorType != .matches { return dialect.never }
-            if dialect == .sqlite, let native = nativeStringTest(operatorType, column: column, constant: constant, flags: flags, exact: exact) {
+            if dialect == .sqlite,
+                let native = nativeStringTest(operatorType, column: column, constant: constant, flags: flags, exact: exact)
+            {
                 return native
             }
         }
