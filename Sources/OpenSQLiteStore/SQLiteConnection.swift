@@ -187,11 +187,14 @@ package final class SQLiteConnection {
         }
     }
 
-    /// Runs a cached statement with `arguments` to its end (an `INSERT`, `UPDATE`, `DELETE`).
-    package func run(_ sql: String, _ arguments: [StoreValue] = []) throws {
+    /// Runs a cached statement with `arguments` to its end (an `INSERT`, `UPDATE`, `DELETE`);
+    /// the number of rows it changed.
+    @discardableResult
+    package func run(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
         let statement = try statement(sql)
         try statement.bind(arguments)
         try statement.run()
+        return changes
     }
 
     /// SQLite's `EXPLAIN QUERY PLAN` for `sql` with `arguments` bound: the `detail` column of

@@ -88,8 +88,8 @@ package enum SQLitePrimaryKeys {
     }
 
     /// Raises the root's `Z_MAX` to at least `primaryKey` (after inserting rows with given keys).
-    package static func noteUsed(_ primaryKey: Int64, forRoot rootNumber: Int, in connection: SQLiteConnection) throws {
-        try connection.run(
+    package static func noteUsed(_ primaryKey: Int64, forRoot rootNumber: Int, in session: some SQLSession) throws {
+        try session.run(
             "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?",
             [.integer(primaryKey), .integer(Int64(rootNumber)), .integer(primaryKey)])
     }

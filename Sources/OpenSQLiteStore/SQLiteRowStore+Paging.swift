@@ -32,7 +32,7 @@ extension SQLiteRowStore: PagingRowStore {
         defer { statement.reset() }
         try statement.bind(query.arguments)
         let tableIndex = file.layout.entities[plan.entityID - 1].table
-        var decoder = SQLiteRowDecoder(
+        var decoder = SQLRowDecoder(
             layout: file.layout, table: tableIndex, entities: file.layout.tables[tableIndex].entityIDs)
         decoder.readsToMany = false
         let limit = max(plan.limit, 1)

@@ -7,7 +7,7 @@ extension SQLiteRowStore {
     ///
     /// 1. Uniqueness constraints (`UniquenessCheck`, each value looked up through the unique
     ///    index): a violation refuses the save before anything is written.
-    /// 2. Deletes, inserts, updates (`SQLiteRowWriter`); a row with an expected version is
+    /// 2. Deletes, inserts, updates (`SQLRowWriter`); a row with an expected version is
     ///    written only if its `Z_OPT` still has it. Rows that had another version (or were gone)
     ///    roll the transaction back and are reported, as the file has them after the rollback,
     ///    in a `SaveConflictError`.
@@ -24,7 +24,7 @@ extension SQLiteRowStore {
     /// rolling back and throwing when it is refused; the caller holds the lock.
     func write(_ changes: SaveChanges) throws {
         let connection = file.connection
-        let writer = SQLiteRowWriter(connection: connection, layout: file.layout, triggerKeptColumns: file.triggerKeptColumns)
+        let writer = SQLRowWriter(session: connection, layout: file.layout, triggerKeptColumns: file.triggerKeptColumns)
         guard connection.isAutocommit else {
             throw SQLiteStoreError.operation("A transaction is already open on \(connection.url.path)", path: connection.url.path)
         }
@@ -33,7 +33,7 @@ extension SQLiteRowStore {
         do {
             let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
                 let keys = try writer.keys(of: entityID, slots: slots, values: values)
-                return keys.isEmpty ? [] : try SQLiteRowReader(connection: connection, layout: file.layout).rows(for: keys)
+                return keys.isEmpty ? [] : try SQLRowReader(session: connection, layout: file.layout).rows(for: keys)
             }
             guard violations.isEmpty else { throw SaveConflictError(constraintConflicts: violations) }
             stale += try writer.delete(changes.deleted, expectedVersions: changes.expectedVersions)
@@ -45,7 +45,7 @@ extension SQLiteRowStore {
         }
         guard stale.isEmpty else {
             rollBack(connection)
-            let current = try SQLiteRowReader(connection: connection, layout: file.layout).rows(for: stale)
+            let current = try SQLRowReader(session: connection, layout: file.layout).rows(for: stale)
             let byKey = Dictionary(current.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             throw SaveConflictError(
                 versionConflicts: stale.map { key in

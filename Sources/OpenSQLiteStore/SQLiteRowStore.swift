@@ -23,7 +23,7 @@ import OpenStoreCore
 ///   `NSPersistentStoreUnsupportedRequestTypeError` naming the part and why.
 /// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
 /// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction (see `SQLiteRowStore+Save`):
-///   uniqueness constraints checked, then deletes, inserts and updates (`SQLiteRowWriter`),
+///   uniqueness constraints checked, then deletes, inserts and updates (`SQLRowWriter`),
 ///   guarded by `Z_OPT` (optimistic locking), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key
 ///   used. Any failure rolls the transaction back, leaving the file as it was.
 /// - **Primary keys** are reserved as Apple does: `Z_MAX` of the hierarchy root is raised in its
@@ -138,7 +138,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
         guard !keys.isEmpty else { return [] }
         return try withLock {
-            try SQLiteRowReader(connection: file.connection, layout: file.layout).rows(for: keys, readingToMany: false)
+            try SQLRowReader(session: file.connection, layout: file.layout).rows(for: keys, readingToMany: false)
         }
     }
 
@@ -161,7 +161,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // MARK: - Compiled plans
 
     /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
-    /// column index through `SQLiteRowDecoder`; to-many slots not loaded, `.null`).
+    /// column index through `SQLRowDecoder`; to-many slots not loaded, `.null`).
     private func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let statement = try file.connection.statement(query.sql)
         defer { statement.reset() }
@@ -171,7 +171,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
             return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
         case .rows:
             let tableIndex = file.layout.entities[plan.entityID - 1].table
-            var decoder = SQLiteRowDecoder(
+            var decoder = SQLRowDecoder(
                 layout: file.layout, table: tableIndex, entities: file.layout.tables[tableIndex].entityIDs)
             decoder.readsToMany = false
             var rows: [RowSnapshot] = []

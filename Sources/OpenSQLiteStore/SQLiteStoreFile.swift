@@ -109,12 +109,12 @@ package final class SQLiteStoreFile {
 
     /// Every row of the entities (schema numbers).
     package func rows(entityIDs: Set<Int>) throws -> [RowSnapshot] {
-        try SQLiteRowReader(connection: connection, layout: layout).rows(entityIDs: entityIDs)
+        try SQLRowReader(session: connection, layout: layout).rows(entityIDs: entityIDs)
     }
 
     /// Inserts rows in one transaction.
     package func insert(_ rows: [RowSnapshot]) throws {
-        try connection.transaction { try SQLiteRowWriter(connection: connection, layout: layout).insert(rows) }
+        try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
     }
 
     /// Reserves primary keys for new rows of an entity's hierarchy (raises the root's `Z_MAX`).

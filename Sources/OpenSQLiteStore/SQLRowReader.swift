@@ -6,19 +6,19 @@ import OpenStoreCore
 /// select keys with SQL and read their rows here (`rows(for:)`).
 ///
 /// ```swift
-/// let reader = SQLiteRowReader(connection: connection, layout: layout)
+/// let reader = SQLRowReader(session: connection, layout: layout)
 /// let cars = try reader.rows(entityIDs: schema.entity(carID).familyIDs)  // Car, SportCar, …
 /// ```
 ///
-/// Values decode through `SQLiteRowDecoder`: by column index, to-many relationships with one
+/// Values decode through `SQLRowDecoder`: by column index, to-many relationships with one
 /// query per relationship for the rows read (not per row). Rows whose `Z_ENT` is not in the
-/// schema are left out.
-package struct SQLiteRowReader {
-    package let connection: SQLiteConnection
+/// schema are left out. The same reader serves SQLite and PostgreSQL (`SQLSession`).
+package struct SQLRowReader<Session: SQLSession> {
+    package let session: Session
     package let layout: SQLiteLayout
 
-    package init(connection: SQLiteConnection, layout: SQLiteLayout) {
-        self.connection = connection
+    package init(session: Session, layout: SQLiteLayout) {
+        self.session = session
         self.layout = layout
     }
 
@@ -35,7 +35,7 @@ package struct SQLiteRowReader {
     }
 
     /// The rows of `keys` that exist, in the order of `keys` (one query per table, the primary
-    /// keys bound as one JSON array read through `json_each`). A key whose row has another entity
+    /// keys bound as one JSON array). A key whose row has another entity
     /// than the key says is left out. Without `readingToMany`, to-many slots are `.null` (not
     /// loaded).
     package func rows(for keys: [ObjectKey], readingToMany: Bool = true) throws -> [RowSnapshot] {
@@ -75,7 +75,7 @@ package struct SQLiteRowReader {
         into result: inout [RowSnapshot]
     ) throws {
         let table = layout.tables[tableIndex]
-        var decoder = SQLiteRowDecoder(layout: layout, table: tableIndex, entities: entities)
+        var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: entities)
         decoder.readsToMany = readingToMany
         let numbers = entities.map { layout.entityNumber(of: $0) }
         var conditions: [String] = []
@@ -85,20 +85,37 @@ package struct SQLiteRowReader {
             arguments += numbers.map { .integer(Int64($0)) }
         }
         if let primaryKeys {
-            conditions.append("Z_PK IN (SELECT value FROM json_each(?))")
+            conditions.append(session.dialect.inJSONList("Z_PK", "?", numbers: true))
             arguments.append(.string("[" + primaryKeys.map(String.init).joined(separator: ",") + "]"))
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let columns = SQLiteRowDecoder.columns(of: table, alias: nil)
-        let statement = try connection.statement("SELECT \(columns) FROM \(table.name)\(filter) ORDER BY Z_PK")
-        defer { statement.reset() }
-        if !arguments.isEmpty { try statement.bind(arguments) }
+        let columns = SQLRowDecoder.columns(of: table, alias: nil)
         let offset = result.count
-        while try statement.step() {
-            if let row = decoder.decode(statement) { result.append(row) }
+        try session.query("SELECT \(columns) FROM \(table.name)\(filter) ORDER BY Z_PK", arguments) { row in
+            if let snapshot = decoder.decode(row) { result.append(snapshot) }
         }
-        statement.reset()
-        let owners: SQLiteRowDecoder.Owners = primaryKeys == nil && conditions.isEmpty ? .wholeTable : .selected
-        try decoder.fillToMany(&result, from: offset, connection: connection, owners: owners)
+        let owners: SQLRowDecoder.Owners = primaryKeys == nil && conditions.isEmpty ? .wholeTable : .selected
+        try decoder.fillToMany(&result, from: offset, session: session, owners: owners)
+    }
+
+    /// The members of the to-many relationship at `slot` of each owner's entity, by owner
+    /// (`RowStore.members(of:slot:)`): one query per owner entity (the owners' primary keys
+    /// bound as one JSON array), through the inverse column or the join table, in order for an
+    /// ordered relationship and by `Z_PK` otherwise.
+    package func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]] {
+        var ownersByEntity: [Int: [Int64]] = [:]
+        for owner in owners where layout.entities.indices.contains(owner.entityID - 1) {
+            ownersByEntity[owner.entityID, default: []].append(owner.primaryKey)
+        }
+        var result: [ObjectKey: [ObjectKey]] = [:]
+        for (entityID, primaryKeys) in ownersByEntity.sorted(by: { $0.key < $1.key }) {
+            let entity = layout.entities[entityID - 1]
+            guard entity.slots.indices.contains(slot) else { continue }
+            let decoder = SQLRowDecoder(layout: layout, table: entity.table, entities: [entityID])
+            let list = "[" + primaryKeys.map(String.init).joined(separator: ",") + "]"
+            let members = try decoder.members(of: entity.slots[slot], owners: list, session: session)
+            for (owner, keys) in members { result[ObjectKey(entityID: entityID, primaryKey: owner)] = keys }
+        }
+        return result
     }
 }

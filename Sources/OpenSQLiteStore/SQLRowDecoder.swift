@@ -1,15 +1,16 @@
 import OpenPredicate
 import OpenStoreCore
 
-/// Turns the rows of one table, as a statement returns them, into `RowSnapshot`s in the schema's
-/// slot order, reading every value by column index (no dictionary and no `Any` per row).
+/// Turns the rows of one table, as a statement returns them (SQLite's or PostgreSQL's: any
+/// `SQLRow`), into `RowSnapshot`s in the schema's slot order, reading every value by column
+/// index (no dictionary and no `Any` per row).
 ///
 /// ```swift
-/// var decoder = SQLiteRowDecoder(layout: layout, table: tableIndex, entities: [carID, sportCarID])
+/// var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: [carID, sportCarID])
 /// let statement = try connection.statement("SELECT " + decoder.columns(alias: nil) + " FROM ZCAR")
 /// var rows: [RowSnapshot] = []
 /// while try statement.step() { if let row = decoder.decode(statement) { rows.append(row) } }
-/// try decoder.fillToMany(&rows, connection: connection, owners: .selected)
+/// try decoder.fillToMany(&rows, session: connection, owners: .selected)
 /// ```
 ///
 /// The statement's columns are `Z_PK, Z_ENT, Z_OPT` and then every column of the table in table
@@ -20,7 +21,7 @@ import OpenStoreCore
 /// for all the rows read (restricted to their primary keys, bound as one JSON array), in order for
 /// an ordered relationship and by `Z_PK` otherwise. Rows whose `Z_ENT` is not one of `entities`
 /// are skipped.
-package struct SQLiteRowDecoder {
+package struct SQLRowDecoder {
     /// How one slot is read from the current row.
     private enum SlotReader {
         case null
@@ -95,7 +96,7 @@ package struct SQLiteRowDecoder {
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
     /// entity is not one of the decoder's.
-    package mutating func decode(_ statement: SQLiteStatement) -> RowSnapshot? {
+    package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
         let number = Int(statement.int64(at: 1))
         guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,
             let slotReaders = readers[entityIDsByNumber[number]]
@@ -136,7 +137,7 @@ package struct SQLiteRowDecoder {
     /// Fills the to-many slots of the rows decoded so far, which must be `rows[offset...]` in
     /// decoding order: one query per relationship.
     package mutating func fillToMany(
-        _ rows: inout [RowSnapshot], from offset: Int = 0, connection: SQLiteConnection, owners: Owners
+        _ rows: inout [RowSnapshot], from offset: Int = 0, session: some SQLSession, owners: Owners
     ) throws {
         guard !pending.isEmpty else { return }
         var ownerList: String?
@@ -147,7 +148,7 @@ package struct SQLiteRowDecoder {
             ownerList = "[" + keys.joined(separator: ",") + "]"
         }
         var members: [[Int64: [ObjectKey]]] = []
-        for slot in toManySlots { members.append(try self.members(of: slot, owners: ownerList, connection: connection)) }
+        for slot in toManySlots { members.append(try self.members(of: slot, owners: ownerList, session: session)) }
         for entry in pending {
             for (slot, relationship) in entry.slots {
                 rows[offset + entry.row].values[slot] = .objects(members[relationship][entry.primaryKey] ?? [])
@@ -158,19 +159,20 @@ package struct SQLiteRowDecoder {
 
     /// The members of a to-many relationship by owner primary key, with one query; only for
     /// `owners` (a JSON array of primary keys) when given.
-    package func members(of slot: SQLiteSlot, owners: String?, connection: SQLiteConnection) throws -> [Int64: [ObjectKey]] {
+    package func members(of slot: SQLiteSlot, owners: String?, session: some SQLSession) throws -> [Int64: [ObjectKey]] {
         let sql: String
+        let dialect = session.dialect
         switch slot {
         case .toManyByInverse(let tableIndex, let column, let orderColumn, _):
             let table = layout.tables[tableIndex].name
             let order = orderColumn.map { "\($0), " } ?? ""
-            let filter = owners == nil ? "IS NOT NULL" : "IN (SELECT value FROM json_each(?))"
-            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(column) \(filter) ORDER BY \(column), \(order)Z_PK"
+            let filter = owners == nil ? "\(column) IS NOT NULL" : dialect.inJSONList(column, "?", numbers: true)
+            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(filter) ORDER BY \(column), \(order)Z_PK"
         case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, let orderColumn, let destination):
             let join = layout.joinTables[joinIndex].name
             let table = layout.table(of: destination).name
             let order = orderColumn.map { "j.\($0), " } ?? ""
-            let filter = owners == nil ? "" : " WHERE j.\(ownColumn) IN (SELECT value FROM json_each(?))"
+            let filter = owners == nil ? "" : " WHERE " + dialect.inJSONList("j.\(ownColumn)", "?", numbers: true)
             sql = """
                 SELECT j.\(ownColumn), d.Z_PK, d.Z_ENT FROM \(join) j JOIN \(table) d ON d.Z_PK = j.\(memberColumn)\(filter) \
                 ORDER BY j.\(ownColumn), \(order)d.Z_PK
@@ -178,13 +180,10 @@ package struct SQLiteRowDecoder {
         default:
             return [:]
         }
-        let statement = try connection.statement(sql)
-        defer { statement.reset() }
-        if let owners { try statement.bind([.string(owners)]) }
         var members: [Int64: [ObjectKey]] = [:]
-        while try statement.step() {
-            guard let entity = layout.entityID(forNumber: Int(statement.int64(at: 2))) else { continue }
-            members[statement.int64(at: 0), default: []].append(ObjectKey(entityID: entity, primaryKey: statement.int64(at: 1)))
+        try session.query(sql, owners.map { [.string($0)] } ?? []) { row in
+            guard let entity = layout.entityID(forNumber: Int(row.int64(at: 2))) else { return }
+            members[row.int64(at: 0), default: []].append(ObjectKey(entityID: entity, primaryKey: row.int64(at: 1)))
         }
         return members
     }

@@ -3,10 +3,11 @@ import OpenStoreCore
 
 /// Writes new rows in Apple's layout: the table row, the `Z<n>_` entity columns of to-ones into
 /// hierarchies, `Z_FOK_` positions of ordered to-manys, join-table rows of many-to-manys, and
-/// `Z_PRIMARYKEY.Z_MAX`. Run it inside `SQLiteConnection.transaction`.
+/// `Z_PRIMARYKEY.Z_MAX`. Run it inside a transaction (`SQLiteConnection.transaction`, or the
+/// PostgreSQL store's); the same writer serves both databases (`SQLSession`).
 ///
 /// ```swift
-/// try connection.transaction { try SQLiteRowWriter(connection: connection, layout: layout).insert(rows) }
+/// try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
 /// ```
 ///
 /// Both sides of a relationship are expected to agree (the coordinator keeps them so): a
@@ -17,43 +18,43 @@ import OpenStoreCore
 /// positions of its ordered one-to-manys and its join-table rows (deleted and written again from
 /// the row's members); deletes remove the row and its join-table rows. Rows that pointed at a
 /// deleted row are expected among the updates (the context nullifies or cascades first).
-package struct SQLiteRowWriter {
-    package let connection: SQLiteConnection
+package struct SQLRowWriter<Session: SQLSession> {
+    package let session: Session
     package let layout: SQLiteLayout
     /// Columns the file's triggers keep (`TABLE.COLUMN`), left out of updates.
     package let triggerKeptColumns: Set<String>
 
-    package init(connection: SQLiteConnection, layout: SQLiteLayout, triggerKeptColumns: Set<String> = []) {
-        self.connection = connection
+    package init(session: Session, layout: SQLiteLayout, triggerKeptColumns: Set<String> = []) {
+        self.session = session
         self.layout = layout
         self.triggerKeptColumns = triggerKeptColumns
     }
 
     /// The gap between the `Z_FOK_` keys of neighbouring members.
-    static let orderStep: Int64 = 1024
+    static var orderStep: Int64 { 1024 }
 
     /// Inserts `rows` (each with a primary key already reserved or chosen).
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
-    ///   wrong number of values; `NSSQLiteError` when SQLite refuses (a duplicate `Z_PK`).
+    ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
     package func insert(_ rows: [RowSnapshot]) throws {
         var maxKeys: [Int: Int64] = [:]
         var statements: [Int: ColumnStatement] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
-            let statement = try statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
+            let statement = statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
             statements[row.key.entityID] = statement
             var values: [StoreValue] = [
                 .integer(row.key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(row.version),
             ]
             values.reserveCapacity(3 + statement.bindings.count)
             append(statement.bindings, of: row, to: &values)
-            try statement.run(values)
+            try session.run(statement.sql, values)
             let root = layout.entityNumber(of: table.rootID)
             maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
         }
         for row in rows { try writeToManys(of: row) }
-        for (root, key) in maxKeys { try SQLitePrimaryKeys.noteUsed(key, forRoot: root, in: connection) }
+        for (root, key) in maxKeys { try SQLitePrimaryKeys.noteUsed(key, forRoot: root, in: session) }
     }
 
     /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
@@ -76,22 +77,21 @@ package struct SQLiteRowWriter {
             // One statement per entity, and per whether the row's version is checked.
             let variant = row.key.entityID * 2 + (expected == nil ? 0 : 1)
             let statement =
-                try statements[variant] ?? updateStatement(for: entity, table: table, checksVersion: expected != nil)
+                statements[variant] ?? updateStatement(for: entity, table: table, checksVersion: expected != nil)
             statements[variant] = statement
             var values: [StoreValue] = [.integer(row.version)]
             values.reserveCapacity(4 + statement.bindings.count)
             append(statement.bindings, of: row, to: &values)
             values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
             if let expected { values.append(.integer(expected)) }
-            try statement.run(values)
-            if connection.changes == 0, expected != nil {
+            let changes = try session.run(statement.sql, values)
+            if changes == 0, expected != nil {
                 conflicts.append(row.key)
                 continue
             }
-            guard connection.changes > 0 else {
-                throw SQLiteStoreError.operation(
-                    "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)",
-                    path: connection.url.path)
+            guard changes > 0 else {
+                throw session.operationError(
+                    "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)")
             }
         }
         for row in rows { try writeToManys(of: row, replacing: true) }
@@ -110,28 +110,27 @@ package struct SQLiteRowWriter {
         var conflicts: [ObjectKey] = []
         for key in keys {
             guard layout.entities.indices.contains(key.entityID - 1) else {
-                throw SQLiteStoreError.operation(
-                    "No entity numbered \(key.entityID) in the store's schema", path: connection.url.path)
+                throw session.operationError("No entity numbered \(key.entityID) in the store's schema")
             }
             let entity = layout.entities[key.entityID - 1]
             let table = layout.tables[entity.table]
+            let changes: Int
             if let expected = expectedVersions[key] {
-                try connection.run(
+                changes = try session.run(
                     "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
                     [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)])
-                if connection.changes == 0 {
+                if changes == 0 {
                     conflicts.append(key)
                     continue
                 }
             } else {
-                try connection.run(
+                changes = try session.run(
                     "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
                     [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
             }
-            guard connection.changes > 0 else {
-                throw SQLiteStoreError.operation(
-                    "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)",
-                    path: connection.url.path)
+            guard changes > 0 else {
+                throw session.operationError(
+                    "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)")
             }
             try deleteJoinRows(of: key)
         }
@@ -149,19 +148,15 @@ package struct SQLiteRowWriter {
             case .attribute(let column, _), .toOne(let column, _, _):
                 conditions.append("\(column) = ?")
             default:
-                throw SQLiteStoreError.operation(
-                    "A uniqueness constraint of \(layout.schema.entity(entityID).name) names a property without a column",
-                    path: connection.url.path)
+                throw session.operationError(
+                    "A uniqueness constraint of \(layout.schema.entity(entityID).name) names a property without a column")
             }
         }
         let sql = "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
-        let statement = try connection.statement(sql)
-        defer { statement.reset() }
-        try statement.bind(values)
         var keys: [ObjectKey] = []
-        while try statement.step() {
-            guard let id = layout.entityID(forNumber: Int(statement.int64(at: 1))) else { continue }
-            keys.append(ObjectKey(entityID: id, primaryKey: statement.int64(at: 0)))
+        try session.query(sql, values) { row in
+            guard let id = layout.entityID(forNumber: Int(row.int64(at: 1))) else { return }
+            keys.append(ObjectKey(entityID: id, primaryKey: row.int64(at: 0)))
         }
         return keys
     }
@@ -170,7 +165,7 @@ package struct SQLiteRowWriter {
     private func deleteJoinRows(of key: ObjectKey) throws {
         for storage in layout.entities[key.entityID - 1].slots {
             guard case .toManyByJoin(let joinIndex, let ownColumn, _, _, _) = storage else { continue }
-            try connection.run(
+            try session.run(
                 "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ?", [.integer(key.primaryKey)])
         }
     }
@@ -187,19 +182,12 @@ package struct SQLiteRowWriter {
         case destinationEntity(slot: Int)
     }
 
-    /// The prepared statement that writes an entity's rows and what its placeholders bind, made
-    /// once per entity per call: the columns depend on the entity alone.
+    /// The statement that writes an entity's rows and what its placeholders bind, made once per
+    /// entity per call: the columns depend on the entity alone.
     private struct ColumnStatement {
-        let statement: SQLiteStatement
+        let sql: String
         /// What each column placeholder binds, in order (after the leading fixed placeholders).
         let bindings: [Binding]
-
-        /// Runs the statement for one row (reset first: it may have run for the row before).
-        func run(_ values: [StoreValue]) throws {
-            statement.reset()
-            try statement.bind(values)
-            try statement.run()
-        }
     }
 
     /// The stored columns of an entity's rows and what each binds; in updates, without the
@@ -222,24 +210,24 @@ package struct SQLiteRowWriter {
     }
 
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`.
-    private func insertStatement(for entity: SQLiteEntityLayout, table: SQLiteTable) throws -> ColumnStatement {
+    private func insertStatement(for entity: SQLiteEntityLayout, table: SQLiteTable) -> ColumnStatement {
         let columns = columns(of: entity, table: table, update: false)
         let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 3).joined(separator: ", ")
         let sql = "INSERT INTO \(table.name) (\(names)) VALUES (\(placeholders))"
-        return ColumnStatement(statement: try connection.statement(sql), bindings: columns.map(\.1))
+        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
     }
 
     /// `UPDATE <table> SET Z_OPT = ?, <column> = ?, … WHERE Z_PK = ? AND Z_ENT = ?`, and
     /// `AND Z_OPT = ?` when it `checksVersion`.
-    private func updateStatement(for entity: SQLiteEntityLayout, table: SQLiteTable, checksVersion: Bool) throws
+    private func updateStatement(for entity: SQLiteEntityLayout, table: SQLiteTable, checksVersion: Bool)
         -> ColumnStatement
     {
         let columns = columns(of: entity, table: table, update: true)
         let assignments = (["Z_OPT"] + columns.map(\.0)).map { "\($0) = ?" }.joined(separator: ", ")
         let sql =
             "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_ENT = ?" + (checksVersion ? " AND Z_OPT = ?" : "")
-        return ColumnStatement(statement: try connection.statement(sql), bindings: columns.map(\.1))
+        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
     }
 
     /// Appends the values a row binds to `values`.
@@ -266,22 +254,20 @@ package struct SQLiteRowWriter {
 
     private func entityLayout(of row: RowSnapshot) throws -> SQLiteEntityLayout {
         guard layout.entities.indices.contains(row.key.entityID - 1) else {
-            throw SQLiteStoreError.operation(
-                "No entity numbered \(row.key.entityID) in the store's schema", path: connection.url.path)
+            throw session.operationError("No entity numbered \(row.key.entityID) in the store's schema")
         }
         let entity = layout.entities[row.key.entityID - 1]
         guard row.values.count == entity.slots.count else {
             let name = layout.schema.entity(row.key.entityID).name
-            throw SQLiteStoreError.operation(
-                "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))",
-                path: connection.url.path)
+            throw session.operationError(
+                "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
         }
         // A value this store has no place for is refused rather than dropped: nothing is lost.
         for (slot, storage) in entity.slots.enumerated() {
             guard case .unsupported(let reason) = storage else { continue }
             switch row.values[slot] {
             case .null, .objects([]): continue
-            default: throw SQLiteStoreError.operation("Cannot save \(row.key): \(reason)", path: connection.url.path)
+            default: throw session.operationError("Cannot save \(row.key): \(reason)")
             }
         }
         return entity
@@ -297,38 +283,38 @@ package struct SQLiteRowWriter {
             guard case .objects(let members) = row.values[slot] else { continue }
             if replacing, case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, _, _) = storage {
                 let kept = "[" + members.map { String($0.primaryKey) }.joined(separator: ",") + "]"
-                try connection.run(
-                    """
-                    DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ? \
-                    AND \(memberColumn) NOT IN (SELECT value FROM json_each(?))
-                    """,
+                let keptMember = session.dialect.inJSONList(memberColumn, "?", numbers: true)
+                try session.run(
+                    "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ? AND NOT (\(keptMember))",
                     [.integer(row.key.primaryKey), .string(kept)])
             }
             switch storage {
             case .toManyByInverse(let tableIndex, _, let orderColumn?, _):
                 let table = layout.tables[tableIndex].name
                 for (position, member) in members.enumerated() {
-                    try connection.run(
+                    try session.run(
                         "UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ?",
-                        [.integer(Int64(position + 1) * SQLiteRowWriter.orderStep), .integer(member.primaryKey)])
+                        [.integer(Int64(position + 1) * SQLRowWriter.orderStep), .integer(member.primaryKey)])
                 }
             case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, let orderColumn, _):
                 let join = layout.joinTables[joinIndex].name
                 for (position, member) in members.enumerated() {
                     if let orderColumn {
-                        try connection.run(
+                        try session.run(
                             """
                             INSERT INTO \(join) (\(ownColumn), \(memberColumn), \(orderColumn)) VALUES (?, ?, ?) \
                             ON CONFLICT (\(ownColumn), \(memberColumn)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)
                             """,
                             [
                                 .integer(row.key.primaryKey), .integer(member.primaryKey),
-                                .integer(Int64(position + 1) * SQLiteRowWriter.orderStep),
+                                .integer(Int64(position + 1) * SQLRowWriter.orderStep),
                             ])
                     } else {
-                        try connection.run(
-                            "INSERT OR IGNORE INTO \(join) (\(ownColumn), \(memberColumn)) VALUES (?, ?)",
-                            [.integer(row.key.primaryKey), .integer(member.primaryKey)])
+                        let insert =
+                            session.dialect == .sqlite
+                            ? "INSERT OR IGNORE INTO \(join) (\(ownColumn), \(memberColumn)) VALUES (?, ?)"
+                            : "INSERT INTO \(join) (\(ownColumn), \(memberColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING"
+                        try session.run(insert, [.integer(row.key.primaryKey), .integer(member.primaryKey)])
                     }
                 }
             default:

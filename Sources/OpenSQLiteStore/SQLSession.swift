@@ -1,0 +1,46 @@
+import OpenStoreCore
+
+/// A database connection the layout's readers and writers (`SQLRowReader`, `SQLRowWriter`,
+/// `SQLRowDecoder`, `SQLitePrimaryKeys`) run their SQL on: SQLite's `SQLiteConnection`, or a
+/// PostgreSQL store's session. Statements are written once, with `?` placeholders and the
+/// layout's names; the session turns them into its dialect (`SQLDialect.finish`).
+package protocol SQLSession {
+    associatedtype Row: SQLRow
+    /// The SQL the database speaks.
+    var dialect: SQLDialect { get }
+    /// Runs one statement with `arguments` bound; the number of rows it inserted, changed or
+    /// deleted.
+    @discardableResult func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+    /// Runs a query with `arguments` bound, calling `row` for each result row, in order; a row
+    /// is valid only during its call.
+    func query(_ sql: String, _ arguments: [StoreValue], row: (Row) throws -> Void) throws
+    /// An `NSPersistentStoreOperationError` naming the store, with `reason`.
+    func operationError(_ reason: String) -> Error
+}
+
+/// One result row of a `SQLSession` query, read by column index (from 0).
+package protocol SQLRow {
+    func isNull(at index: Int32) -> Bool
+    /// The column as an integer (0 for NULL).
+    func int64(at index: Int32) -> Int64
+    func string(at index: Int32) -> String?
+    /// The column as a value of an attribute of `kind` (`.null` for NULL).
+    func value(at index: Int32, kind: AttributeKind) -> StoreValue
+}
+
+extension SQLiteStatement: SQLRow {}
+
+extension SQLiteConnection: SQLSession {
+    package var dialect: SQLDialect { .sqlite }
+
+    package func query(_ sql: String, _ arguments: [StoreValue], row: (SQLiteStatement) throws -> Void) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        if !arguments.isEmpty { try statement.bind(arguments) }
+        while try statement.step() { try row(statement) }
+    }
+
+    package func operationError(_ reason: String) -> Error {
+        SQLiteStoreError.operation(reason, path: url.path)
+    }
+}
