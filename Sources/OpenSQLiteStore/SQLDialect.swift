@@ -103,7 +103,7 @@ package enum SQLDialect: Sendable {
             word = ""
         }
         for character in sql {
-            if character.isASCII && (character.isLetter || character.isNumber || character == "_") {
+            if character.isLetter || character.isNumber || character == "_" {
                 word.append(character)
                 continue
             }

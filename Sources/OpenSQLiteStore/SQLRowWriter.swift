@@ -23,6 +23,10 @@ package struct SQLRowWriter<Session: SQLSession> {
     package let layout: SQLiteLayout
     /// Columns the file's triggers keep (`TABLE.COLUMN`), left out of updates.
     package let triggerKeptColumns: Set<String>
+    /// Whether inserts raise `Z_PRIMARYKEY.Z_MAX` to the highest key written. **Default:** true.
+    /// A store that hands out every key through `Z_MAX` first (the PostgreSQL store) turns it
+    /// off, so that saves do not all lock the same `Z_PRIMARYKEY` row until they commit.
+    package var notesUsedKeys = true
 
     package init(session: Session, layout: SQLiteLayout, triggerKeptColumns: Set<String> = []) {
         self.session = session
@@ -54,6 +58,7 @@ package struct SQLRowWriter<Session: SQLSession> {
             maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
         }
         for row in rows { try writeToManys(of: row) }
+        guard notesUsedKeys else { return }
         for (root, key) in maxKeys { try SQLitePrimaryKeys.noteUsed(key, forRoot: root, in: session) }
     }
 

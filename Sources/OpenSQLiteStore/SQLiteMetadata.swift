@@ -123,15 +123,20 @@ package struct SQLiteMetadata {
         guard try statement.step() else {
             throw SQLiteStoreError.invalidType("The store \(path) has no metadata (Z_METADATA is empty)", path: path)
         }
-        let version = statement.int64(at: 0)
-        let uuid = statement.string(at: 1)
+        return try decode(
+            version: statement.int64(at: 0), uuid: statement.string(at: 1), plist: statement.data(at: 2), path: path)
+    }
+
+    /// The metadata of a `Z_METADATA` row, checked as `read(from:)` says; `path` names the store
+    /// in errors.
+    package static func decode(version: Int64, uuid: String?, plist: Data?, path: String) throws -> SQLiteMetadata {
         let damaged = { (what: String) in
             SQLiteStoreError.invalidType(
                 "The metadata of the store \(path) is damaged: Z_METADATA.Z_PLIST \(what). The file's metadata can't be "
                     + "trusted, so it is not opened (this is not a model mismatch)",
                 path: path, damagedMetadata: true)
         }
-        guard let data = statement.data(at: 2), !data.isEmpty else { throw damaged("is empty") }
+        guard let data = plist, !data.isEmpty else { throw damaged("is empty") }
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -151,17 +156,20 @@ package struct SQLiteMetadata {
 
     /// Writes (replaces) the metadata row, as a binary property list.
     package func write(to connection: SQLiteConnection) throws {
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
-        } catch {
-            throw SQLiteStoreError.operation(
-                "Can't encode the store metadata: \(error.localizedDescription)", path: connection.url.path)
-        }
+        let data = try encodedPlist(path: connection.url.path)
         if !(try connection.tableExists("Z_METADATA")) { try connection.execute(SQLiteMetadata.tableDDL) }
         try connection.run("DELETE FROM Z_METADATA")
         try connection.run(
             "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (?, ?, ?)",
             [.integer(version), storeUUID.map(StoreValue.string) ?? .null, .data(data)])
+    }
+
+    /// `Z_PLIST`: the dictionary as a binary property list; `path` names the store in errors.
+    package func encodedPlist(path: String) throws -> Data {
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+        } catch {
+            throw SQLiteStoreError.operation("Can't encode the store metadata: \(error.localizedDescription)", path: path)
+        }
     }
 }

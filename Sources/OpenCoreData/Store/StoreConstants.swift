@@ -4,6 +4,12 @@ import OpenPredicate
 public let NSInMemoryStoreType = "InMemory"
 /// The type of the SQLite store (`"SQLite"`).
 public let NSSQLiteStoreType = "SQLite"
+/// The type of the PostgreSQL store (`"PostgreSQL"`): Apple's layout in a schema of a PostgreSQL
+/// database that many app servers share; its URL is `postgres://user:password@host:port/database?schema=…`.
+///
+/// **Differences from Apple:** Apple's Core Data has no PostgreSQL store; this constant is this
+/// package's addition.
+public let NSPostgreSQLStoreType = "PostgreSQL"
 /// The type of Apple's binary atomic store (`"Binary"`); not available on Linux yet.
 public let NSBinaryStoreType = "Binary"
 

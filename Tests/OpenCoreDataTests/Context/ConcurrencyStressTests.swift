@@ -19,7 +19,7 @@ import Testing
         let folder = try TemporaryFolder()
         let model = CompanyModel.make()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Stress.sqlite") : nil
+        let url = try folder.storeURL(for: storeType, name: "Stress.sqlite")
         try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let contexts = (0..<Self.workers).map { _ in
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)

@@ -6,29 +6,25 @@ import Testing
 /// with a few saved objects: departments Sales and Labs; employees Ann (Sales, 50k), Bob (Sales,
 /// 70k), Cy (Labs, 90k) and a manager Dee (Labs, 120k, reports: Cy).
 ///
-/// Context tests run once per store type (`storeTypes`): both stores must give the same answers.
+/// Context tests run once per store type (`storeTypes`): every store must give the same answers.
 struct ContextFixture {
-    /// The store types every context test runs against.
-    static let storeTypes = [NSInMemoryStoreType, NSSQLiteStoreType]
+    /// The store types every context test runs against: PostgreSQL's too when a test server is
+    /// named (always under CI; see `PostgresTestServer`).
+    static let storeTypes =
+        [NSInMemoryStoreType, NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
 
     let model = CompanyModel.make()
     let coordinator: NSPersistentStoreCoordinator
     let context: NSManagedObjectContext
     let store: NSPersistentStore
-    /// The SQLite store's folder, removed with the fixture.
-    let folder: TemporaryFolder?
+    /// The store's folder (or PostgreSQL schema), removed with the fixture.
+    let folder: TemporaryFolder
 
     init(saved: Bool = true, storeType: String = NSInMemoryStoreType) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        if storeType == NSSQLiteStoreType {
-            let folder = try TemporaryFolder()
-            self.folder = folder
-            store = try coordinator.addPersistentStore(
-                ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("Company.sqlite"))
-        } else {
-            folder = nil
-            store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: nil)
-        }
+        folder = try TemporaryFolder()
+        store = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: nil, at: try folder.storeURL(for: storeType, name: "Company.sqlite"))
         context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let sales = insert("Department", ["title": "Sales"])

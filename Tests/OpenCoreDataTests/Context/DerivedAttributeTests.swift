@@ -53,7 +53,7 @@ import Testing
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         _ = try coordinator.addPersistentStore(
             ofType: storeType, configurationName: nil,
-            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
+            at: try folder.storeURL(for: storeType, name: "Books.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let book = NSManagedObject(entity: try #require(model.entitiesByName["Book"]), insertInto: context)
@@ -143,7 +143,7 @@ import Testing
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             _ = try coordinator.addPersistentStore(
                 ofType: storeType, configurationName: nil,
-                at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Books.sqlite") : nil)
+                at: try folder.storeURL(for: storeType, name: "Books.sqlite"))
             let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             let object = NSManagedObject(entity: book, insertInto: context)

@@ -45,7 +45,7 @@ import Testing
         -> NSManagedObjectContext
     {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Example.sqlite") : nil
+        let url = try folder.storeURL(for: storeType, name: "Example.sqlite")
         try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let moc = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         moc.persistentStoreCoordinator = coordinator

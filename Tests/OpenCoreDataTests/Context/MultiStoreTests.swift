@@ -64,7 +64,7 @@ import Testing
 
     /// Unsaved changes count only in their own store: an object changed or inserted for the
     /// first store is not among the results of a fetch limited to the second.
-    @Test(arguments: [NSInMemoryStoreType, NSSQLiteStoreType])
+    @Test(arguments: ContextFixture.storeTypes)
     func pendingChangesStayInTheirStore(_ storeType: String) throws {
         let folder = try TemporaryFolder()
         let (context, first, second) = try setUp(storeType, in: folder)
@@ -168,7 +168,7 @@ import Testing
 /// limits, offsets and `affectedStores`. Each must give what the test works out from the objects
 /// themselves: the results of both stores merged in sort order before the window applies.
 @Suite struct RandomMultiStoreTests {
-    @Test(arguments: [NSInMemoryStoreType, NSSQLiteStoreType])
+    @Test(arguments: ContextFixture.storeTypes)
     func randomFetchesAcrossStores(_ storeType: String) throws {
         let model = CompanyModel.make()
         let folder = try TemporaryFolder()
@@ -176,7 +176,7 @@ import Testing
         let stores = try ["Work", "All"].map { name in
             try coordinator.addPersistentStore(
                 ofType: storeType, configurationName: name == "Work" ? "Work" : nil,
-                at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("\(name).sqlite") : nil)
+                at: try folder.storeURL(for: storeType, name: "\(name).sqlite"))
         }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator

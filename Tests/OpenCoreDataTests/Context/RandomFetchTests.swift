@@ -53,15 +53,10 @@ import Testing
         init(storeType: String, seed: UInt64) throws {
             let model = CompanyModel.make()
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            if storeType == NSSQLiteStoreType {
-                let folder = try TemporaryFolder()
-                self.folder = folder
-                try coordinator.addPersistentStore(
-                    ofType: storeType, configurationName: nil, at: folder.url.appendingPathComponent("Random.sqlite"))
-            } else {
-                folder = nil
-                try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: nil)
-            }
+            let folder = try TemporaryFolder()
+            self.folder = folder
+            try coordinator.addPersistentStore(
+                ofType: storeType, configurationName: nil, at: try folder.storeURL(for: storeType, name: "Random.sqlite"))
             context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             random = Seeded(state: seed)
@@ -229,7 +224,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [NSInMemoryStoreType, NSSQLiteStoreType], [UInt64(1), 2, 3])
+    @Test(arguments: ContextFixture.storeTypes, [UInt64(1), 2, 3])
     func randomFetchesSeeTheChanges(_ storeType: String, _ seed: UInt64) throws {
         var world = try World(storeType: storeType, seed: seed)
         var requests = Seeded(state: seed &* 7_919)

@@ -100,10 +100,9 @@ import Testing
     func randomOrderedChangesSaveAndReadBack(_ storeType: String, _ seed: UInt64) throws {
         let model = Self.model()
         let folder = try TemporaryFolder()
-        let url = folder.url.appendingPathComponent("Ordered.sqlite")
+        let url = try folder.storeURL(for: storeType, name: "Ordered.sqlite")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(
-            ofType: storeType, configurationName: nil, at: storeType == NSSQLiteStoreType ? url : nil)
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         let root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         root.persistentStoreCoordinator = coordinator
         // Where the round's changes are made: the root, or (every other round) a child of it.
@@ -226,7 +225,7 @@ import Testing
             try root.save()
             #expect(try Self.read(root) == record, "\(label) in the saving context")
             let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            if storeType == NSSQLiteStoreType {
+            if storeType != NSInMemoryStoreType {
                 let fresh = NSPersistentStoreCoordinator(managedObjectModel: model)
                 try fresh.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
                 reader.persistentStoreCoordinator = fresh

@@ -56,14 +56,9 @@ import Testing
         init(storeType: String) throws {
             self.storeType = storeType
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            if storeType == NSSQLiteStoreType {
-                let folder = try TemporaryFolder()
-                self.folder = folder
-                url = folder.url.appendingPathComponent("Saves.sqlite")
-            } else {
-                folder = nil
-                url = nil
-            }
+            let folder = try TemporaryFolder()
+            self.folder = folder
+            url = try folder.storeURL(for: storeType, name: "Saves.sqlite")
             try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
             root = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             root.persistentStoreCoordinator = coordinator
@@ -233,7 +228,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func randomChangesSaveAndReadBack(_ seed: UInt64) throws {
-        var worlds = [try World(storeType: NSInMemoryStoreType), try World(storeType: NSSQLiteStoreType)]
+        var worlds = try ContextFixture.storeTypes.map { try World(storeType: $0) }
         var random = Seeded(state: seed)
         var record = Record()
         var serial = 0

@@ -210,7 +210,7 @@ import Testing
         let folder = try TemporaryFolder()
         _ = try coordinator.addPersistentStore(
             ofType: storeType, configurationName: nil,
-            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Probe.sqlite") : nil)
+            at: try folder.storeURL(for: storeType, name: "Probe.sqlite"))
         let setup = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         setup.persistentStoreCoordinator = coordinator
         NSManagedObject(entity: model[entity: "Department"], insertInto: setup).setValue("Sales", forKey: "title")

@@ -402,7 +402,7 @@ struct HostileModelFileTests {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         _ = try coordinator.addPersistentStore(
             ofType: storeType, configurationName: nil,
-            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Hostile.sqlite") : nil)
+            at: try folder.storeURL(for: storeType, name: "Hostile.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let concrete = model.entities.filter { !$0.isAbstract }

@@ -23,6 +23,8 @@ enum RealWorld {
 /// A fresh temporary folder for one test, removed when the value is released.
 final class TemporaryFolder {
     let url: URL
+    /// What else goes with the folder (stores on the PostgreSQL test server).
+    private var cleanUps: [() -> Void] = []
 
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("modelfile-\(UUID().uuidString)")
@@ -31,7 +33,11 @@ final class TemporaryFolder {
 
     deinit {
         try? FileManager.default.removeItem(at: url)
+        for cleanUp in cleanUps { cleanUp() }
     }
+
+    /// Runs `cleanUp` when the folder is removed.
+    func onRemove(_ cleanUp: @escaping () -> Void) { cleanUps.append(cleanUp) }
 
     /// Writes `text` at `path` (sub-folders created) and returns its URL.
     @discardableResult

@@ -26,7 +26,7 @@ final class UnclaimedObject: NSManagedObject {}
         let model = CompanyModel.make()
         model.entitiesByName["Employee"]?.managedObjectClassName = NSStringFromClass(HookedEmployee.self)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let url = storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Hooks.sqlite") : nil
+        let url = try folder.storeURL(for: storeType, name: "Hooks.sqlite")
         try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
         return coordinator
     }

@@ -55,7 +55,7 @@ final class ClassLookupPlain: NSObject {}
         let folder = try TemporaryFolder()
         _ = try coordinator.addPersistentStore(
             ofType: storeType, configurationName: nil,
-            at: storeType == NSSQLiteStoreType ? folder.url.appendingPathComponent("Widgets.sqlite") : nil)
+            at: try folder.storeURL(for: storeType, name: "Widgets.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         // Saved as plain objects: nothing has made a ClassLookupWidget yet.
