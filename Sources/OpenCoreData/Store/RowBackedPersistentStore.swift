@@ -6,6 +6,9 @@ import OpenStoreCore
 class RowBackedPersistentStore: NSPersistentStore {
     /// The back end that keeps the rows and runs fetch plans.
     let rows: RowStore
+    /// Posts `NSPersistentStoreRemoteChange` when the store's history grows (see
+    /// `RemoteChangeWatcher`); nil unless the options ask for it.
+    var remoteChangeWatcher: RemoteChangeWatcher?
 
     init(
         rows: RowStore, coordinator: NSPersistentStoreCoordinator, configurationName: String?, url: URL,
@@ -14,4 +17,6 @@ class RowBackedPersistentStore: NSPersistentStore {
         self.rows = rows
         super.init(persistentStoreCoordinator: coordinator, configurationName: configurationName, at: url, options: options)
     }
+
+    deinit { remoteChangeWatcher?.stop() }
 }
