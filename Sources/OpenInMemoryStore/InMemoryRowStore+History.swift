@@ -28,6 +28,6 @@ extension InMemoryRowStore {
     }
 
     package func lastHistoryTransactionNumber() throws -> Int64? {
-        withLock { historyLog.last?.number }
+        withLock { lastHistoryNumbers.transaction > 0 ? lastHistoryNumbers.transaction : nil }
     }
 }

@@ -132,9 +132,9 @@ package protocol RowStore: AnyObject {
     /// Deletes the transactions numbered below `transactionNumber`, with their changes. The
     /// default throws `HistoryUnavailableError`.
     func deleteHistory(before transactionNumber: Int64) throws
-    /// The number of the newest transaction; nil when there is none (never, or all deleted —
-    /// numbers are never reused, so a later save still gets a higher one). The default throws
-    /// `HistoryUnavailableError`.
+    /// The number of the newest transaction ever recorded, even when it has been deleted since
+    /// (numbers are never reused: the next save gets a higher one); nil when none was. Tokens
+    /// and remote-change checks compare it. The default throws `HistoryUnavailableError`.
     func lastHistoryTransactionNumber() throws -> Int64?
 }
 
