@@ -104,6 +104,31 @@ import Testing
         let page = try #require(changes.first { $0.changedObjectID.entity.name == "Page" })
         #expect(try context.existingObject(with: page.changedObjectID).value(forKey: "number") != nil)
         #expect(coordinator.currentPersistentHistoryToken(fromStores: nil) == transaction.token)
+
+        // Saving into the same file (read-write, tracking) continues Apple's numbering.
+        let writable = NSPersistentStoreCoordinator(managedObjectModel: RealWorldModels.sampleModel2V1())
+        let writableURL = folder.url.appendingPathComponent("Writable.sqlite")
+        try FileManager.default.copyItem(at: url, to: writableURL)
+        try writable.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: writableURL, options: [NSPersistentHistoryTrackingKey: true])
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = writable
+        writer.transactionAuthor = "linux"
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        request.fetchLimit = 1
+        let book = try #require(try writer.fetch(request).first)
+        book.setValue("Retitled", forKey: "title")
+        try writer.save()
+        let later = try writer.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: transaction.token))
+        let added = try #require((later as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(added.map(\.transactionNumber) == [2])
+        #expect(added.first?.author == "linux")
+        let change = try #require(added.first?.changes?.first)
+        #expect(added.first?.changes?.count == 1)
+        #expect(change.changeID == 5469)
+        #expect(change.changedObjectID == book.objectID)
+        #expect(change.updatedProperties?.map(\.name) == ["title"])
     }
 
     @Test func anotherCoordinatorsSavePostsRemoteChange() throws {
