@@ -59,6 +59,8 @@ extension SQLiteRowStore {
             ])
         let changeIDs = try SQLitePrimaryKeys.reserve(
             draft.changes.count, forRoot: SQLiteHistoryTables.changeEntity, in: connection)
+        var orders: [Int: HistoryColumnBitmap.Order] = [:]
+        var tombstoneSlots: [Int: [Int]] = [:]
         for (change, id) in zip(draft.changes, changeIDs) {
             guard layout.entities.indices.contains(change.key.entityID - 1) else { continue }
             let entity = schema.entity(change.key.entityID)
@@ -68,13 +70,16 @@ extension SQLiteRowStore {
                 .integer(number),
             ]
             if change.kind == .update, let slots = change.updatedSlots {
-                values.append(HistoryColumnBitmap.encode(slots, entity: entity).map(StoreValue.data) ?? .null)
+                let order = orders[entity.id] ?? HistoryColumnBitmap.Order(entity: entity)
+                orders[entity.id] = order
+                values.append(HistoryColumnBitmap.encode(slots, order: order).map(StoreValue.data) ?? .null)
             } else {
                 values.append(.null)
             }
             var sql = HistorySQL.insertChange(tombstones: 0)
             if change.kind == .delete, !change.tombstone.isEmpty {
-                let slots = entity.tombstoneSlots
+                let slots = tombstoneSlots[entity.id] ?? entity.tombstoneSlots
+                tombstoneSlots[entity.id] = slots
                 guard slots.count <= tables.tombstoneColumns else {
                     throw SQLiteStoreError.operation(
                         "Can't record the tombstone of \(change.key) in \(connection.url.path): ACHANGE has "

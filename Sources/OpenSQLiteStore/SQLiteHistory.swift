@@ -131,15 +131,32 @@ package enum HistorySQL {
 /// `ACHANGE.ZCOLUMNS`: which properties an update wrote, one bit per entry of
 /// `EntitySchema.historySlots`, most significant bit of the first byte first.
 package enum HistoryColumnBitmap {
+    /// An entity's history order, looked up once per save and entity.
+    package struct Order {
+        /// Position in the bitmap by slot.
+        let positions: [Int: Int]
+        let count: Int
+
+        package init(entity: EntitySchema) {
+            let order = entity.historySlots
+            var positions: [Int: Int] = [:]
+            for (position, slot) in order.enumerated() { positions[slot] = position }
+            self.positions = positions
+            count = order.count
+        }
+    }
+
     /// The bitmap of `slots` (slots of `entity`); nil when none is in the entity's history order.
     package static func encode(_ slots: [Int], entity: EntitySchema) -> Data? {
-        let order = entity.historySlots
-        var positions: [Int: Int] = [:]
-        for (position, slot) in order.enumerated() { positions[slot] = position }
+        encode(slots, order: Order(entity: entity))
+    }
+
+    /// The bitmap of `slots` in `order`; nil when none is in it.
+    package static func encode(_ slots: [Int], order: Order) -> Data? {
         var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
         var any = false
         for slot in slots {
-            guard let position = positions[slot] else { continue }
+            guard let position = order.positions[slot] else { continue }
             bytes[position / 8] |= 0x80 >> UInt8(position % 8)
             any = true
         }

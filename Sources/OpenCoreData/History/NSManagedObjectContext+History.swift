@@ -15,14 +15,16 @@ extension NSManagedObjectContext {
         for row in batch.changes.inserted { changes.append(HistoryChange(key: row.key, kind: .insert)) }
         for row in batch.changes.updated {
             let entity = schema.entity(row.key.entityID)
-            let keys = batch.objects[row.key]?.changedValues().keys.map { $0 } ?? []
+            let keys = batch.objects[row.key]?.changedKeys ?? []
             let slots = keys.compactMap { entity.slotsByName[$0] }.filter { !entity.properties[$0].isTransient }.sorted()
             changes.append(HistoryChange(key: row.key, kind: .update, updatedSlots: slots))
         }
+        var tombstoneSlots: [Int: [Int]] = [:]
         for key in batch.changes.deleted {
             let entity = schema.entity(key.entityID)
             var tombstone: [Int: StoreValue] = [:]
-            let slots = entity.tombstoneSlots
+            let slots = tombstoneSlots[key.entityID] ?? entity.tombstoneSlots
+            tombstoneSlots[key.entityID] = slots
             if !slots.isEmpty, let object = batch.objects[key] {
                 let names = slots.map { entity.properties[$0].name }
                 let values = object.committedValues(forKeys: names)

@@ -89,9 +89,6 @@ final class RemoteChangeWatcher: @unchecked Sendable {
 }
 
 extension RowBackedPersistentStore {
-    /// Whether the store was added with `NSPersistentHistoryTrackingKey` set.
-    var tracksHistory: Bool { Self.optionFlag(options?[NSPersistentHistoryTrackingKey]) }
-
     /// Whether the store was added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
     /// set.
     var postsRemoteChanges: Bool { Self.optionFlag(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) }
