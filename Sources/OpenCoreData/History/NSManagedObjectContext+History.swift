@@ -48,10 +48,11 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        guard request.fetchRequest == nil else {
+        let filter = try HistoryFilter(request.fetchRequest)
+        if filter != nil, request.deletes {
             throw CoreDataError.make(
                 code: NSPersistentStoreUnsupportedRequestTypeError,
-                reason: "NSPersistentHistoryChangeRequest.fetchRequest (filtering history with a predicate) is not supported")
+                reason: "A delete-history request cannot have a fetchRequest: history is deleted by token, date or transaction")
         }
         let stores = try historyStores(for: request, coordinator: coordinator)
         if request.deletes { return try deleteHistory(request, stores: stores) }
@@ -76,6 +77,7 @@ extension NSManagedObjectContext {
                             ? record.changes.map { change(change: $0, store: store, coordinator: coordinator) } : nil))
             }
         }
+        if let filter { transactions = filter.apply(to: transactions) }
         let changes = transactions.flatMap { $0.changes ?? [] }
         switch request.resultType {
         case .transactionsAndChanges, .transactionsOnly:
@@ -96,6 +98,41 @@ extension NSManagedObjectContext {
             return NSPersistentHistoryResult(resultType: .objectIDs, result: ids)
         case .statusOnly:
             return NSPersistentHistoryResult(resultType: .statusOnly, result: NSNumber(value: true))
+        }
+    }
+
+    /// The predicate of `NSPersistentHistoryChangeRequest.fetchRequest`, on transactions or on
+    /// changes.
+    private enum HistoryFilter {
+        case transactions(NSPredicate)
+        case changes(NSPredicate)
+
+        init?(_ request: NSFetchRequest<NSFetchRequestResult>?) throws {
+            guard let request, let predicate = request.predicate else { return nil }
+            switch request.entityName {
+            case historyTransactionEntityName: self = .transactions(predicate)
+            case historyChangeEntityName: self = .changes(predicate)
+            default:
+                throw CoreDataError.make(
+                    code: NSPersistentStoreUnsupportedRequestTypeError,
+                    reason: "NSPersistentHistoryChangeRequest.fetchRequest must come from "
+                        + "NSPersistentHistoryTransaction.fetchRequest or NSPersistentHistoryChange.fetchRequest, not an "
+                        + "entity named \(request.entityName ?? "nil")")
+            }
+        }
+
+        func apply(to transactions: [NSPersistentHistoryTransaction]) -> [NSPersistentHistoryTransaction] {
+            switch self {
+            case .transactions(let predicate):
+                return transactions.filter { predicate.evaluate(with: $0) }
+            case .changes(let predicate):
+                return transactions.compactMap { transaction in
+                    guard let changes = transaction.changes else { return transaction }
+                    let kept = changes.filter { predicate.evaluate(with: $0) }
+                    guard !kept.isEmpty else { return nil }
+                    return kept.count == changes.count ? transaction : transaction.keeping(kept)
+                }
+            }
         }
     }
 

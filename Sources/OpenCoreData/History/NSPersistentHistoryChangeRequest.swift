@@ -34,10 +34,10 @@ public enum NSPersistentHistoryResultType: Int, Sendable {
 /// `NSPersistentStoreUnsupportedRequestTypeError` when a store it names keeps no history.
 /// Transactions come oldest first, store by store.
 ///
-/// **Differences from Apple:** `fetchRequest` (filtering history with a predicate on the
-/// transaction or change entity) is not supported: a request that sets one fails with
-/// `NSPersistentStoreUnsupportedRequestTypeError`. Requests by date read the stores' history and
-/// filter it by timestamp.
+/// **Differences from Apple:** `fetchRequest` filters with its predicate only, in memory after
+/// the history is read (see `NSPersistentHistoryTransaction.fetchRequest` and
+/// `NSPersistentHistoryChange.fetchRequest`); a delete request refuses one. Requests by date
+/// read the stores' history and filter it by timestamp.
 /// See [NSPersistentHistoryChangeRequest](https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest).
 open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     /// Where the request starts or ends.
@@ -54,9 +54,11 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     /// What the request returns. **Default:** `.transactionsAndChanges`.
     open var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
 
-    /// A fetch request filtering the history. **Default:** nil.
+    /// A fetch request filtering the history: `NSPersistentHistoryTransaction.fetchRequest` or
+    /// `NSPersistentHistoryChange.fetchRequest` with a predicate. **Default:** nil.
     ///
-    /// **Differences from Apple:** not supported yet: `execute(_:)` refuses a request that sets it.
+    /// **Differences from Apple:** only its predicate is used; `execute(_:)` refuses a request
+    /// for another entity, and a delete request with one.
     open var fetchRequest: NSFetchRequest<NSFetchRequestResult>?
 
     /// The token a request by token was made with; nil for other requests.

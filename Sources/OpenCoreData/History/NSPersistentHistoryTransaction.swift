@@ -25,6 +25,29 @@ open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Senda
     /// The transaction's number in its store (increasing, never reused).
     public let transactionNumber: Int64
 
+    /// A copy holding only `changes` (rebuilt, so that each points to the copy).
+    func keeping(_ changes: [NSPersistentHistoryChange]) -> NSPersistentHistoryTransaction {
+        NSPersistentHistoryTransaction(copying: self, changes: changes)
+    }
+
+    private init(copying other: NSPersistentHistoryTransaction, changes: [NSPersistentHistoryChange]) {
+        timestamp = other.timestamp
+        self.changes = changes.map {
+            NSPersistentHistoryChange(
+                changeID: $0.changeID, changedObjectID: $0.changedObjectID, changeType: $0.changeType,
+                tombstone: $0.tombstone, updatedProperties: $0.updatedProperties)
+        }
+        storeID = other.storeID
+        bundleID = other.bundleID
+        processID = other.processID
+        contextName = other.contextName
+        author = other.author
+        token = other.token
+        transactionNumber = other.transactionNumber
+        super.init()
+        for change in self.changes ?? [] { change.attach(to: self) }
+    }
+
     init(
         record: HistoryTransactionRecord, storeID: String, changes: [NSPersistentHistoryChange]?
     ) {

@@ -250,6 +250,45 @@ import Testing
         #expect(readersAnn.value(forKey: "salary") as? Decimal == 55_000)
     }
 
+    @Test(arguments: ContextFixture.storeTypes)
+    func fetchRequestsFilterTransactionsAndChanges(storeType: String) throws {
+        let tracked = try Tracked(storeType: storeType)
+        let ann = tracked.insertEmployee("Ann", salary: 50_000, in: tracked.context)
+        tracked.insertEmployee("Bob", salary: 70_000, in: tracked.context)
+        try tracked.context.save()
+        let importer = tracked.context(author: "importer")
+        tracked.insertEmployee("Cy", salary: 90_000, in: importer)
+        try importer.save()
+
+        // Skip this app's own transactions, as Apple's samples do.
+        let others = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        let byAuthor = try #require(NSPersistentHistoryTransaction.fetchRequest)
+        byAuthor.predicate = NSPredicate(format: "author != %@", "app")
+        others.fetchRequest = byAuthor
+        let foreign = (try tracked.context.execute(others) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
+        #expect(foreign?.map(\.author) == ["importer"])
+
+        // One object's changes: its transactions hold only its change.
+        let ofAnn = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        let byObject = try #require(NSPersistentHistoryChange.fetchRequest)
+        byObject.predicate = NSPredicate(format: "changedObjectID == %@", ann.objectID)
+        ofAnn.fetchRequest = byObject
+        let annsTransactions =
+            (try tracked.context.execute(ofAnn) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction]
+        #expect(annsTransactions?.count == 1)
+        #expect(annsTransactions?.first?.author == "app")
+        #expect(annsTransactions?.first?.changes?.map(\.changedObjectID) == [ann.objectID])
+        #expect(annsTransactions?.first?.changes?.first?.transaction === annsTransactions?.first)
+
+        // A fetch request for a model entity is refused.
+        let wrong = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+        let employees = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        employees.predicate = NSPredicate(format: "name == 'Ann'")
+        wrong.fetchRequest = employees
+        let error = try #require(throws: NSError.self) { try tracked.context.execute(wrong) }
+        #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+    }
+
     @Test func tokensArchiveWithSecureCodingAndCompareByValue() throws {
         let tracked = try Tracked(storeType: NSInMemoryStoreType)
         tracked.insertEmployee("Ann", salary: 50_000, in: tracked.context)
