@@ -54,6 +54,10 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     private var usesNativeSort = true
     /// Test hook: how many times each entry point ran (see `+Testing`).
     private var calls = CallCounts()
+    /// Persistent history, oldest first (see `InMemoryRowStore+History`).
+    var historyLog: [HistoryTransactionRecord] = []
+    /// The numbers last given to a history transaction and change (never reused).
+    var lastHistoryNumbers: (transaction: Int64, change: Int64) = (0, 0)
 
     package init(schema: StoreSchema) {
         self.schema = schema
@@ -182,6 +186,7 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
             tables[layouts[row.key.entityID - 1].table].insert(row)
         }
         for index in tables.indices { tables[index].compactIfSparse() }
+        if let draft = changes.history { appendHistory(draft) }
     }
 
     /// Reserves `count` primary keys for rows of the hierarchy `entityID` belongs to: the next
@@ -214,7 +219,7 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
 
     // MARK: - Locking
 
-    private func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()

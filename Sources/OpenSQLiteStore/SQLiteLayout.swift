@@ -64,8 +64,10 @@ import OpenStoreCore
 ///   or `DESC`), with a `WHERE` clause for a partial index; an R-tree index is a virtual table
 ///   of that name kept by three triggers (`SQLiteLayout+DDL`).
 ///
-/// **Not covered yet:** `objectID` and `undefined` attributes have no column; persistent history
-/// (`ACHANGE`, `ATRANSACTION`, entity numbers from 16001) is ignored; `Z_MODELCACHE` (Apple's
+/// Persistent history (`ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`, entity numbers from
+/// 16001) is not part of the model's layout: `SQLiteHistoryTables` keeps it.
+///
+/// **Not covered yet:** `objectID` and `undefined` attributes have no column; `Z_MODELCACHE` (Apple's
 /// compiled copy of the model, which stores written before 2013 lack too) is not written.
 package struct SQLiteLayout: Sendable {
     package let schema: StoreSchema

@@ -39,6 +39,7 @@ extension SQLiteRowStore {
             stale += try writer.delete(changes.deleted, expectedVersions: changes.expectedVersions)
             try writer.insert(changes.inserted)
             stale += try writer.update(changes.updated, expectedVersions: changes.expectedVersions)
+            if let history = changes.history, stale.isEmpty { try writeHistory(history) }
         } catch {
             rollBack(connection)
             throw error

@@ -44,6 +44,8 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     /// Test hook: the result code a save's `COMMIT` reports (after it really ran); see
     /// `SQLiteRowStore+Testing`.
     var injectedCommitResult: Int32?
+    /// The file's persistent-history tables; nil when it has none (see `SQLiteHistory+Store`).
+    var historyTables: SQLiteHistoryTables?
 
     package var schema: StoreSchema { file.layout.schema }
 
@@ -72,9 +74,26 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     ///   for a file that cannot be written unless `readOnly`), `NSPersistentStoreInvalidTypeError`,
     ///   `NSPersistentStoreIncompatibleVersionHashError` or
     ///   `NSPersistentStoreIncompatibleSchemaError`, naming the file (see `SQLiteStoreFile`).
+    ///   - tracksHistory: records persistent history (`NSPersistentHistoryTrackingKey`): the
+    ///     history tables are created when the file lacks them (unless `readOnly`).
+    ///     **Default:** false.
     package static func open(
         at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
-        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = []
+        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = [], tracksHistory: Bool = false
+    ) throws -> SQLiteRowStore {
+        let store = try openFile(
+            at: url, schema: schema, readOnly: readOnly, modelVersionHashes: modelVersionHashes,
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas)
+        let connection = store.file.connection
+        store.historyTables =
+            tracksHistory && !readOnly
+            ? try SQLiteHistoryTables.create(in: connection, schema: schema) : try SQLiteHistoryTables.read(from: connection)
+        return store
+    }
+
+    private static func openFile(
+        at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
+        versionIdentifiers: [String], pragmas: [(name: String, value: String)]
     ) throws -> SQLiteRowStore {
         let path = url.path
         if SQLiteConnection.isInMemory(url) {

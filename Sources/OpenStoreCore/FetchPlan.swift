@@ -122,6 +122,20 @@ package protocol RowStore: AnyObject {
     /// The members of the to-many relationship at `slot` of each owner's entity, by owner, in
     /// the relationship's order (owners without a row or without members are left out).
     func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]]
+
+    // MARK: Persistent history (see `History.swift`)
+
+    /// The persistent-history transactions after `transactionNumber` (all when nil), oldest
+    /// first, at most `limit` of them (nil for no limit), each with its changes. The default
+    /// throws `HistoryUnavailableError`.
+    func history(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord]
+    /// Deletes the transactions numbered below `transactionNumber`, with their changes. The
+    /// default throws `HistoryUnavailableError`.
+    func deleteHistory(before transactionNumber: Int64) throws
+    /// The number of the newest transaction ever recorded, even when it has been deleted since
+    /// (numbers are never reused: the next save gets a higher one); nil when none was. Tokens
+    /// and remote-change checks compare it. The default throws `HistoryUnavailableError`.
+    func lastHistoryTransactionNumber() throws -> Int64?
 }
 
 /// A save a store checked and wrote but has not made visible yet (`RowStore.prepare(_:)`):
@@ -146,6 +160,21 @@ extension RowStore {
             if case .objects(let keys) = row.values[slot], !keys.isEmpty { members[row.key] = keys }
         }
         return members
+    }
+
+    /// A store that keeps no history: refuses.
+    package func history(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord] {
+        throw HistoryUnavailableError()
+    }
+
+    /// A store that keeps no history: refuses.
+    package func deleteHistory(before transactionNumber: Int64) throws {
+        throw HistoryUnavailableError()
+    }
+
+    /// A store that keeps no history: refuses.
+    package func lastHistoryTransactionNumber() throws -> Int64? {
+        throw HistoryUnavailableError()
     }
 
     /// One `row(for:)` per key: a back end that can load many rows at once overrides this.

@@ -22,15 +22,21 @@ package struct SaveChanges: Sendable {
     /// The version the saver last saw of updated and deleted rows (optimistic locking); a key
     /// without an entry is written whatever its version.
     package var expectedVersions: [ObjectKey: Int64]
+    /// The persistent-history transaction to record with the save; nil when the store was added
+    /// without `NSPersistentHistoryTrackingKey` (then no history is written). A store writes it
+    /// in the save's own transaction, all or nothing with the rows, as the next transaction
+    /// number. **Default:** nil.
+    package var history: HistoryTransactionDraft?
 
     package init(
         inserted: [RowSnapshot] = [], updated: [RowSnapshot] = [], deleted: [ObjectKey] = [],
-        expectedVersions: [ObjectKey: Int64] = [:]
+        expectedVersions: [ObjectKey: Int64] = [:], history: HistoryTransactionDraft? = nil
     ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
         self.expectedVersions = expectedVersions
+        self.history = history
     }
 
     /// Whether there is nothing to write.

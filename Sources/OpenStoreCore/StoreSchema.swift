@@ -139,13 +139,20 @@ package struct PropertySchema: Sendable {
     /// A derived attribute (`NSDerivedAttributeDescription`): the store computes its value (Apple's
     /// SQLite files keep it with triggers), so saves never write it over.
     package let isDerived: Bool
+    /// An attribute whose value persistent history keeps when its row is deleted (the change's
+    /// tombstone; `NSAttributeDescription.preservesValueInHistoryOnDeletion`). **Default:** false.
+    package let preservesValueInHistoryOnDeletion: Bool
 
-    package init(name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false) {
+    package init(
+        name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false,
+        preservesValueInHistoryOnDeletion: Bool = false
+    ) {
         self.name = name
         self.kind = kind
         self.isOptional = isOptional
         self.isTransient = isTransient
         self.isDerived = isDerived
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
     }
 }
 

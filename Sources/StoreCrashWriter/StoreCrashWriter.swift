@@ -14,7 +14,8 @@ import Foundation
 /// save), `fsize=BYTES` (runs under `RLIMIT_FSIZE` with `SIGXFSZ` ignored, so writes past it
 /// fail with `EFBIG` as on a full disk), `user=nobody` (drops to uid/gid 65534 first, so a file
 /// the test made read-only really is), `readonly=1` (adds the store with
-/// `NSReadOnlyPersistentStoreOption`).
+/// `NSReadOnlyPersistentStoreOption`), `history=1` (adds it with `NSPersistentHistoryTrackingKey`
+/// and saves as transaction author `writer`).
 ///
 /// Output, one line each: `start` (before adding the store), `opened NEXT` (added; NEXT is the
 /// first batch it will save), `ack B` (the save of batch B returned), `error CODE MESSAGE` and
@@ -55,6 +56,10 @@ enum StoreCrashWriter {
             NSSQLitePragmasOption: ["journal_mode": (options["journal"] ?? "wal").uppercased() as NSString]
         ]
         if options["readonly"] == "1" { storeOptions[NSReadOnlyPersistentStoreOption] = true }
+        if options["history"] == "1" {
+            storeOptions[NSPersistentHistoryTrackingKey] = true
+            context.transactionAuthor = "writer"
+        }
         do {
             _ = try coordinator.addPersistentStore(
                 ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: storeOptions)

@@ -143,6 +143,9 @@ extension NSManagedObjectContext {
             batch.objects[key] = object
             if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
         }
+        for batch in order where batch.store.tracksHistory {
+            batch.changes.history = try historyDraft(for: batch, coordinator: coordinator)
+        }
         if order.count == 1, let batch = order.first {
             do {
                 try batch.store.rows.apply(batch.changes)

@@ -42,8 +42,15 @@ open class NSManagedObjectContext: NSObject {
         set { ownCoordinator = newValue }
     }
 
-    /// A name for the context, shown in logs. **Default:** `nil`.
+    /// A name for the context, shown in logs and recorded as the `contextName` of the
+    /// persistent-history transactions its saves write. **Default:** `nil`.
     open var name: String?
+
+    /// The author recorded in the persistent-history transactions this context's saves write
+    /// (`NSPersistentHistoryTransaction.author`), so that a reader can skip its own changes.
+    /// **Default:** `nil`.
+    /// See [transactionAuthor](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/transactionauthor).
+    open var transactionAuthor: String?
 
     // The context's own storage below is touched only on its queue (Core Data's confinement),
     // for every fetched row: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).

@@ -126,7 +126,8 @@ enum SchemaLowering {
         }
         return PropertySchema(
             name: property.name, kind: kind, isOptional: property.isOptional, isTransient: property.isTransient,
-            isDerived: property is NSDerivedAttributeDescription)
+            isDerived: property is NSDerivedAttributeDescription,
+            preservesValueInHistoryOnDeletion: (property as? NSAttributeDescription)?.preservesValueInHistoryOnDeletion ?? false)
     }
 
     static func attributeKind(_ type: NSAttributeType) -> AttributeKind {

@@ -129,12 +129,14 @@ extension NSPersistentStoreAsynchronousResult {
 extension NSManagedObjectContext {
     /// Executes a request against the stores: an `NSAsynchronousFetchRequest` runs on the
     /// context's queue after this returns, and its result (returned at once) fills in when it
-    /// finishes.
+    /// finishes. An `NSPersistentHistoryChangeRequest` fetches or deletes persistent history
+    /// (see `NSManagedObjectContext+History`).
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` for other requests (batch
     ///   insert, update and delete requests are not supported yet).
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? AsynchronousFetchRunning { return asynchronous.start(in: self) }
+        if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistory(history) }
         throw CoreDataError.make(
             code: NSPersistentStoreUnsupportedRequestTypeError,
             reason: "\(type(of: request)) cannot be executed by execute(_:) yet; fetch requests run with fetch(_:)")

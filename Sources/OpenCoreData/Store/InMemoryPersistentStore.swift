@@ -13,6 +13,7 @@ final class InMemoryPersistentStore: RowBackedPersistentStore {
             rows: InMemoryRowStore(schema: schema), coordinator: coordinator, configurationName: configurationName,
             url: url ?? URL(fileURLWithPath: "/dev/null"), options: options)
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        startWatchingRemoteChanges()
     }
 
     override class var storeTypeName: String { NSInMemoryStoreType }

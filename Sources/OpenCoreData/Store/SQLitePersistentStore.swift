@@ -42,10 +42,12 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
         let rows = try SQLiteRowStore.open(
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
             versionIdentifiers: identifiers.isEmpty ? [""] : identifiers,
-            pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]))
+            pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]),
+            tracksHistory: RowBackedPersistentStore.optionFlag(options?[NSPersistentHistoryTrackingKey]))
         super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         isReadOnly = readOnly
         if let uuid = rows.storeUUID { identifier = uuid }
+        startWatchingRemoteChanges()
     }
 
     override class var storeTypeName: String { NSSQLiteStoreType }

@@ -12,15 +12,30 @@ public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInse
 ///
 /// **Differences from Apple:** accepted and ignored: the binary store is not available here.
 public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClasses"
-/// Option: record persistent history (an `NSNumber`/`Bool`).
+/// Option: record persistent history (an `NSNumber`/`Bool`): every save writes a transaction
+/// with its changes, in the save's own transaction, that `NSPersistentHistoryChangeRequest`
+/// reads. The SQLite store writes Apple's tables (`ATRANSACTION`, `ACHANGE`,
+/// `ATRANSACTIONSTRING`), creating them when a store is opened with this option for the first
+/// time; the in-memory store keeps history in memory. **Default:** off.
 ///
-/// **Differences from Apple:** accepted and ignored: persistent history is not recorded here.
+/// Keep it on for every coordinator that writes the store: saves made through a coordinator
+/// that added the store without it record no history (Apple warns the same way), so readers
+/// of the history miss them.
+///
+/// **Differences from Apple:** a store added without this option refuses history requests with
+/// `NSPersistentStoreUnsupportedRequestTypeError`; it neither reads nor deletes the history
+/// tables a file may have.
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 /// Option: post `NSPersistentStoreRemoteChange` when another coordinator or process changes the
 /// store (an `NSNumber`/`Bool`). Its value is Apple's
 /// (`"NSPersistentStoreRemoteChangeNotificationOptionKey"`).
 ///
-/// **Differences from Apple:** accepted and ignored: no remote change notification is posted.
+/// The coordinator then posts `NSPersistentStoreRemoteChange` when the store gains
+/// persistent-history transactions; the store must also track history
+/// (`NSPersistentHistoryTrackingKey`). **Default:** off.
+///
+/// **Differences from Apple:** the store polls its newest transaction number every 0.1 s (see
+/// `Notification.Name.NSPersistentStoreRemoteChange`) instead of being told by the system.
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 /// Option: rebuild the SQLite file with `VACUUM` when saving (an `NSNumber`/`Bool`).
 ///

@@ -1,0 +1,182 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Persistent history of the SQLite store (`SQLiteHistoryTables` describes the layout).
+///
+/// A save that carries a `HistoryTransactionDraft` writes it inside the save's `BEGIN
+/// IMMEDIATE` transaction (`write(_:changes:)`, called by `SQLiteRowStore.write(_:)`), so the
+/// rows and their history are committed or rolled back together. The store must have been
+/// opened with `tracksHistory` (which creates the tables); a file opened without it keeps no
+/// history of the saves made through it, and a later reader of its history will miss them
+/// (Apple warns the same way: tracking must stay on once it was turned on).
+extension SQLiteRowStore {
+    /// Writes `draft` as the next transaction; the caller holds the lock, inside the save's
+    /// transaction.
+    func writeHistory(_ draft: HistoryTransactionDraft) throws {
+        let connection = file.connection
+        guard let tables = historyTables else {
+            throw SQLiteStoreError.operation(
+                "Can't record persistent history in \(connection.url.path): the store was opened without history tracking",
+                path: connection.url.path)
+        }
+        let layout = file.layout
+        var stringIDs: [String: Int64] = [:]
+        func stringID(_ text: String?) throws -> StoreValue {
+            guard let text else { return .null }
+            if let id = stringIDs[text] { return .integer(id) }
+            let find = try connection.statement(HistorySQL.findString)
+            try find.bind([.string(text)])
+            let id: Int64
+            if try find.step() {
+                id = find.int64(at: 0)
+                find.reset()
+            } else {
+                find.reset()
+                guard
+                    let reserved = try SQLitePrimaryKeys.reserve(
+                        1, forRoot: SQLiteHistoryTables.stringEntity, in: connection
+                    ).first
+                else { return .null }
+                id = reserved
+                try connection.run(
+                    HistorySQL.insertString,
+                    [.integer(id), .integer(Int64(SQLiteHistoryTables.stringEntity)), .null, .string(text)])
+            }
+            stringIDs[text] = id
+            return .integer(id)
+        }
+        guard
+            let number = try SQLitePrimaryKeys.reserve(1, forRoot: SQLiteHistoryTables.transactionEntity, in: connection)
+                .first
+        else { return }
+        try connection.run(
+            HistorySQL.insertTransaction,
+            [
+                .integer(number), .integer(Int64(SQLiteHistoryTables.transactionEntity)), .null,
+                try stringID(draft.author), try stringID(draft.bundleID), try stringID(draft.contextName),
+                try stringID(draft.processID), .double(draft.timestamp.timeIntervalSinceReferenceDate),
+                .null, .null, .null, .null, .null,
+            ])
+        let changeIDs = try SQLitePrimaryKeys.reserve(
+            draft.changes.count, forRoot: SQLiteHistoryTables.changeEntity, in: connection)
+        var orders: [Int: HistoryColumnBitmap.Order] = [:]
+        var tombstoneSlots: [Int: [Int]] = [:]
+        for (change, id) in zip(draft.changes, changeIDs) {
+            guard layout.entities.indices.contains(change.key.entityID - 1) else { continue }
+            let entity = schema.entity(change.key.entityID)
+            var values: [StoreValue] = [
+                .integer(id), .integer(Int64(SQLiteHistoryTables.changeEntity)), .null, .integer(Int64(change.kind.rawValue)),
+                .integer(Int64(layout.entityNumber(of: change.key.entityID))), .integer(change.key.primaryKey),
+                .integer(number),
+            ]
+            if change.kind == .update, let slots = change.updatedSlots {
+                let order = orders[entity.id] ?? HistoryColumnBitmap.Order(entity: entity)
+                orders[entity.id] = order
+                values.append(HistoryColumnBitmap.encode(slots, order: order).map(StoreValue.data) ?? .null)
+            } else {
+                values.append(.null)
+            }
+            var sql = HistorySQL.insertChange(tombstones: 0)
+            if change.kind == .delete, !change.tombstone.isEmpty {
+                let slots = tombstoneSlots[entity.id] ?? entity.tombstoneSlots
+                tombstoneSlots[entity.id] = slots
+                guard slots.count <= tables.tombstoneColumns else {
+                    throw SQLiteStoreError.operation(
+                        "Can't record the tombstone of \(change.key) in \(connection.url.path): ACHANGE has "
+                            + "\(tables.tombstoneColumns) ZTOMBSTONE columns, \(slots.count) are needed",
+                        path: connection.url.path)
+                }
+                sql = HistorySQL.insertChange(tombstones: slots.count)
+                values += slots.map { change.tombstone[$0] ?? .null }
+            }
+            try connection.run(sql, values)
+        }
+    }
+
+    /// The file's history tables; the caller holds the lock.
+    /// - Throws: `HistoryUnavailableError` when the file has none.
+    private func requireHistoryTables() throws -> SQLiteHistoryTables {
+        if let historyTables { return historyTables }
+        if let tables = try SQLiteHistoryTables.read(from: file.connection) { return tables }
+        throw HistoryUnavailableError("The store \(file.connection.url.path) has no persistent history tables")
+    }
+
+    package func history(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord] {
+        try withLock {
+            let connection = file.connection
+            let tables = try requireHistoryTables()
+            if let limit, limit <= 0 { return [] }
+            var strings: [Int64: String] = [:]
+            let allStrings = try connection.statement(HistorySQL.allStrings)
+            while try allStrings.step() { strings[allStrings.int64(at: 0)] = allStrings.string(at: 1) }
+            let after = transactionNumber ?? Int64.min
+            let select = try connection.statement(limit == nil ? HistorySQL.transactions : HistorySQL.transactionsLimited)
+            try select.bind(limit.map { [.integer(after), .integer(Int64($0))] } ?? [.integer(after)])
+            func text(_ idColumn: Int32, _ textColumn: Int32) -> String? {
+                select.isNull(at: idColumn) ? select.string(at: textColumn) : strings[select.int64(at: idColumn)]
+            }
+            var records: [HistoryTransactionRecord] = []
+            while try select.step() {
+                records.append(
+                    HistoryTransactionRecord(
+                        number: select.int64(at: 0), author: text(2, 6), contextName: text(4, 8), bundleID: text(3, 7),
+                        processID: text(5, 9), timestamp: Date(timeIntervalSinceReferenceDate: select.double(at: 1)),
+                        changes: []))
+            }
+            guard let first = records.first, let last = records.last else { return [] }
+            var indexByNumber: [Int64: Int] = [:]
+            for (index, record) in records.enumerated() { indexByNumber[record.number] = index }
+            let changes = try connection.statement(HistorySQL.changes(tombstones: tables.tombstoneColumns))
+            try changes.bind([.integer(first.number - 1), .integer(last.number)])
+            while try changes.step() {
+                guard let index = indexByNumber[changes.int64(at: 4)],
+                    let kind = HistoryChange.Kind(rawValue: Int(changes.int64(at: 1))),
+                    let entityID = file.layout.entityID(forNumber: Int(changes.int64(at: 2)))
+                else { continue }
+                let entity = schema.entity(entityID)
+                var change = HistoryChange(
+                    changeID: changes.int64(at: 0), key: ObjectKey(entityID: entityID, primaryKey: changes.int64(at: 3)),
+                    kind: kind)
+                if kind == .update {
+                    change.updatedSlots = changes.data(at: 5).flatMap { HistoryColumnBitmap.decode($0, entity: entity) }
+                }
+                if kind == .delete {
+                    for (column, slot) in entity.tombstoneSlots.prefix(tables.tombstoneColumns).enumerated() {
+                        guard case .attribute(let kind) = entity.properties[slot].kind else { continue }
+                        let value = changes.value(at: Int32(6 + column), kind: kind)
+                        if value != .null { change.tombstone[slot] = value }
+                    }
+                }
+                records[index].changes.append(change)
+            }
+            return records
+        }
+    }
+
+    package func deleteHistory(before transactionNumber: Int64) throws {
+        try refuseIfReadOnly("delete persistent history")
+        try withLock {
+            let connection = file.connection
+            _ = try requireHistoryTables()
+            try connection.transaction {
+                try connection.run(HistorySQL.deleteChanges, [.integer(transactionNumber)])
+                try connection.run(HistorySQL.deleteTransactions, [.integer(transactionNumber)])
+            }
+        }
+    }
+
+    /// The highest transaction number handed out (`Z_PRIMARYKEY.Z_MAX` of `TRANSACTION`), which
+    /// stays when the transactions are deleted; nil when none was.
+    package func lastHistoryTransactionNumber() throws -> Int64? {
+        try withLock {
+            let connection = file.connection
+            _ = try requireHistoryTables()
+            let statement = try connection.statement(HistorySQL.lastTransaction)
+            defer { statement.reset() }
+            try statement.bind([.integer(Int64(SQLiteHistoryTables.transactionEntity))])
+            guard try statement.step() else { return nil }
+            let number = statement.int64(at: 0)
+            return number > 0 ? number : nil
+        }
+    }
+}
