@@ -1,3 +1,4 @@
+import Foundation
 import OpenStoreCore
 
 /// A database connection the layout's readers and writers (`SQLRowReader`, `SQLRowWriter`,
@@ -16,6 +17,9 @@ package protocol SQLSession {
     func query(_ sql: String, _ arguments: [StoreValue], row: (Row) throws -> Void) throws
     /// An `NSPersistentStoreOperationError` naming the store, with `reason`.
     func operationError(_ reason: String) -> Error
+    /// An `NSPersistentStoreSaveError` naming the store: the primary keys a save needs would
+    /// pass `Int64.max`.
+    func keysExhaustedError(_ reason: String) -> Error
 }
 
 /// One result row of a `SQLSession` query, read by column index (from 0).
@@ -24,6 +28,9 @@ package protocol SQLRow {
     /// The column as an integer (0 for NULL).
     func int64(at index: Int32) -> Int64
     func string(at index: Int32) -> String?
+    /// The column as a floating-point number (0 for NULL).
+    func double(at index: Int32) -> Double
+    func data(at index: Int32) -> Data?
     /// The column as a value of an attribute of `kind` (`.null` for NULL).
     func value(at index: Int32, kind: AttributeKind) -> StoreValue
 }
@@ -42,5 +49,9 @@ extension SQLiteConnection: SQLSession {
 
     package func operationError(_ reason: String) -> Error {
         SQLiteStoreError.operation(reason, path: url.path)
+    }
+
+    package func keysExhaustedError(_ reason: String) -> Error {
+        SQLiteStoreError.keysExhausted("Can't save to \(url.path): " + reason, path: url.path)
     }
 }

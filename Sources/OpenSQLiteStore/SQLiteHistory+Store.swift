@@ -19,26 +19,79 @@ extension SQLiteRowStore {
                 "Can't record persistent history in \(connection.url.path): the store was opened without history tracking",
                 path: connection.url.path)
         }
-        let layout = file.layout
+        try SQLHistory(session: connection, layout: file.layout, tables: tables).write(draft)
+    }
+
+    /// The file's history tables; the caller holds the lock.
+    /// - Throws: `HistoryUnavailableError` when the file has none.
+    private func requireHistoryTables() throws -> SQLiteHistoryTables {
+        if let historyTables { return historyTables }
+        if let tables = try SQLiteHistoryTables.read(from: file.connection) { return tables }
+        throw HistoryUnavailableError("The store \(file.connection.url.path) has no persistent history tables")
+    }
+
+    package func history(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord] {
+        try withLock {
+            try SQLHistory(session: file.connection, layout: file.layout, tables: try requireHistoryTables())
+                .records(after: transactionNumber, limit: limit)
+        }
+    }
+
+    package func deleteHistory(before transactionNumber: Int64) throws {
+        try refuseIfReadOnly("delete persistent history")
+        try withLock {
+            let connection = file.connection
+            let tables = try requireHistoryTables()
+            try connection.transaction {
+                try SQLHistory(session: connection, layout: file.layout, tables: tables).delete(before: transactionNumber)
+            }
+        }
+    }
+
+    /// The highest transaction number handed out (`Z_PRIMARYKEY.Z_MAX` of `TRANSACTION`), which
+    /// stays when the transactions are deleted; nil when none was.
+    package func lastHistoryTransactionNumber() throws -> Int64? {
+        try withLock {
+            let connection = file.connection
+            return try SQLHistory(session: connection, layout: file.layout, tables: try requireHistoryTables())
+                .lastTransactionNumber()
+        }
+    }
+}
+
+/// Persistent history's statements on any SQL store (`SQLSession`): the SQLite store's, and
+/// the PostgreSQL store's, in the same layout (`SQLiteHistoryTables`).
+package struct SQLHistory<Session: SQLSession> {
+    package let session: Session
+    package let layout: SQLiteLayout
+    package let tables: SQLiteHistoryTables
+
+    package init(session: Session, layout: SQLiteLayout, tables: SQLiteHistoryTables) {
+        self.session = session
+        self.layout = layout
+        self.tables = tables
+    }
+
+    /// Writes `draft` as the next transaction, inside the save's transaction. The transaction
+    /// number's `Z_PRIMARYKEY` row stays locked until the save ends, so numbers are committed in
+    /// the order they are handed out.
+    package func write(_ draft: HistoryTransactionDraft) throws {
+        let schema = layout.schema
         var stringIDs: [String: Int64] = [:]
         func stringID(_ text: String?) throws -> StoreValue {
             guard let text else { return .null }
             if let id = stringIDs[text] { return .integer(id) }
-            let find = try connection.statement(HistorySQL.findString)
-            try find.bind([.string(text)])
+            var found: Int64?
+            try session.query(HistorySQL.findString, [.string(text)]) { found = found ?? $0.int64(at: 0) }
             let id: Int64
-            if try find.step() {
-                id = find.int64(at: 0)
-                find.reset()
+            if let found {
+                id = found
             } else {
-                find.reset()
                 guard
-                    let reserved = try SQLitePrimaryKeys.reserve(
-                        1, forRoot: SQLiteHistoryTables.stringEntity, in: connection
-                    ).first
+                    let reserved = try SQLitePrimaryKeys.reserve(1, forRoot: SQLiteHistoryTables.stringEntity, in: session).first
                 else { return .null }
                 id = reserved
-                try connection.run(
+                try session.run(
                     HistorySQL.insertString,
                     [.integer(id), .integer(Int64(SQLiteHistoryTables.stringEntity)), .null, .string(text)])
             }
@@ -46,10 +99,9 @@ extension SQLiteRowStore {
             return .integer(id)
         }
         guard
-            let number = try SQLitePrimaryKeys.reserve(1, forRoot: SQLiteHistoryTables.transactionEntity, in: connection)
-                .first
+            let number = try SQLitePrimaryKeys.reserve(1, forRoot: SQLiteHistoryTables.transactionEntity, in: session).first
         else { return }
-        try connection.run(
+        try session.run(
             HistorySQL.insertTransaction,
             [
                 .integer(number), .integer(Int64(SQLiteHistoryTables.transactionEntity)), .null,
@@ -57,8 +109,7 @@ extension SQLiteRowStore {
                 try stringID(draft.processID), .double(draft.timestamp.timeIntervalSinceReferenceDate),
                 .null, .null, .null, .null, .null,
             ])
-        let changeIDs = try SQLitePrimaryKeys.reserve(
-            draft.changes.count, forRoot: SQLiteHistoryTables.changeEntity, in: connection)
+        let changeIDs = try SQLitePrimaryKeys.reserve(draft.changes.count, forRoot: SQLiteHistoryTables.changeEntity, in: session)
         var orders: [Int: HistoryColumnBitmap.Order] = [:]
         var tombstoneSlots: [Int: [Int]] = [:]
         for (change, id) in zip(draft.changes, changeIDs) {
@@ -81,102 +132,81 @@ extension SQLiteRowStore {
                 let slots = tombstoneSlots[entity.id] ?? entity.tombstoneSlots
                 tombstoneSlots[entity.id] = slots
                 guard slots.count <= tables.tombstoneColumns else {
-                    throw SQLiteStoreError.operation(
-                        "Can't record the tombstone of \(change.key) in \(connection.url.path): ACHANGE has "
-                            + "\(tables.tombstoneColumns) ZTOMBSTONE columns, \(slots.count) are needed",
-                        path: connection.url.path)
+                    throw session.operationError(
+                        "Can't record the tombstone of \(change.key): ACHANGE has \(tables.tombstoneColumns) ZTOMBSTONE "
+                            + "columns, \(slots.count) are needed")
                 }
                 sql = HistorySQL.insertChange(tombstones: slots.count)
                 values += slots.map { change.tombstone[$0] ?? .null }
             }
-            try connection.run(sql, values)
+            try session.run(sql, values)
         }
     }
 
-    /// The file's history tables; the caller holds the lock.
-    /// - Throws: `HistoryUnavailableError` when the file has none.
-    private func requireHistoryTables() throws -> SQLiteHistoryTables {
-        if let historyTables { return historyTables }
-        if let tables = try SQLiteHistoryTables.read(from: file.connection) { return tables }
-        throw HistoryUnavailableError("The store \(file.connection.url.path) has no persistent history tables")
-    }
-
-    package func history(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord] {
-        try withLock {
-            let connection = file.connection
-            let tables = try requireHistoryTables()
-            if let limit, limit <= 0 { return [] }
-            var strings: [Int64: String] = [:]
-            let allStrings = try connection.statement(HistorySQL.allStrings)
-            while try allStrings.step() { strings[allStrings.int64(at: 0)] = allStrings.string(at: 1) }
-            let after = transactionNumber ?? Int64.min
-            let select = try connection.statement(limit == nil ? HistorySQL.transactions : HistorySQL.transactionsLimited)
-            try select.bind(limit.map { [.integer(after), .integer(Int64($0))] } ?? [.integer(after)])
+    /// The transactions after `transactionNumber` (all when nil), oldest first, at most `limit`,
+    /// with their changes.
+    package func records(after transactionNumber: Int64?, limit: Int?) throws -> [HistoryTransactionRecord] {
+        if let limit, limit <= 0 { return [] }
+        let schema = layout.schema
+        var strings: [Int64: String] = [:]
+        try session.query(HistorySQL.allStrings, []) { strings[$0.int64(at: 0)] = $0.string(at: 1) }
+        let after = transactionNumber ?? Int64.min
+        var records: [HistoryTransactionRecord] = []
+        try session.query(
+            limit == nil ? HistorySQL.transactions : HistorySQL.transactionsLimited,
+            limit.map { [.integer(after), .integer(Int64($0))] } ?? [.integer(after)]
+        ) { row in
             func text(_ idColumn: Int32, _ textColumn: Int32) -> String? {
-                select.isNull(at: idColumn) ? select.string(at: textColumn) : strings[select.int64(at: idColumn)]
+                row.isNull(at: idColumn) ? row.string(at: textColumn) : strings[row.int64(at: idColumn)]
             }
-            var records: [HistoryTransactionRecord] = []
-            while try select.step() {
-                records.append(
-                    HistoryTransactionRecord(
-                        number: select.int64(at: 0), author: text(2, 6), contextName: text(4, 8), bundleID: text(3, 7),
-                        processID: text(5, 9), timestamp: Date(timeIntervalSinceReferenceDate: select.double(at: 1)),
-                        changes: []))
-            }
-            guard let first = records.first, let last = records.last else { return [] }
-            var indexByNumber: [Int64: Int] = [:]
-            for (index, record) in records.enumerated() { indexByNumber[record.number] = index }
-            let changes = try connection.statement(HistorySQL.changes(tombstones: tables.tombstoneColumns))
-            try changes.bind([.integer(first.number - 1), .integer(last.number)])
-            while try changes.step() {
-                guard let index = indexByNumber[changes.int64(at: 4)],
-                    let kind = HistoryChange.Kind(rawValue: Int(changes.int64(at: 1))),
-                    let entityID = file.layout.entityID(forNumber: Int(changes.int64(at: 2)))
-                else { continue }
-                let entity = schema.entity(entityID)
-                var change = HistoryChange(
-                    changeID: changes.int64(at: 0), key: ObjectKey(entityID: entityID, primaryKey: changes.int64(at: 3)),
-                    kind: kind)
-                if kind == .update {
-                    change.updatedSlots = changes.data(at: 5).flatMap { HistoryColumnBitmap.decode($0, entity: entity) }
-                }
-                if kind == .delete {
-                    for (column, slot) in entity.tombstoneSlots.prefix(tables.tombstoneColumns).enumerated() {
-                        guard case .attribute(let kind) = entity.properties[slot].kind else { continue }
-                        let value = changes.value(at: Int32(6 + column), kind: kind)
-                        if value != .null { change.tombstone[slot] = value }
-                    }
-                }
-                records[index].changes.append(change)
-            }
-            return records
+            records.append(
+                HistoryTransactionRecord(
+                    number: row.int64(at: 0), author: text(2, 6), contextName: text(4, 8), bundleID: text(3, 7),
+                    processID: text(5, 9), timestamp: Date(timeIntervalSinceReferenceDate: row.double(at: 1)),
+                    changes: []))
         }
+        guard let first = records.first, let last = records.last else { return [] }
+        var indexByNumber: [Int64: Int] = [:]
+        for (index, record) in records.enumerated() { indexByNumber[record.number] = index }
+        try session.query(
+            HistorySQL.changes(tombstones: tables.tombstoneColumns), [.integer(first.number - 1), .integer(last.number)]
+        ) { row in
+            guard let index = indexByNumber[row.int64(at: 4)],
+                let kind = HistoryChange.Kind(rawValue: Int(row.int64(at: 1))),
+                let entityID = layout.entityID(forNumber: Int(row.int64(at: 2)))
+            else { return }
+            let entity = schema.entity(entityID)
+            var change = HistoryChange(
+                changeID: row.int64(at: 0), key: ObjectKey(entityID: entityID, primaryKey: row.int64(at: 3)), kind: kind)
+            if kind == .update {
+                change.updatedSlots = row.data(at: 5).flatMap { HistoryColumnBitmap.decode($0, entity: entity) }
+            }
+            if kind == .delete {
+                for (column, slot) in entity.tombstoneSlots.prefix(tables.tombstoneColumns).enumerated() {
+                    guard case .attribute(let kind) = entity.properties[slot].kind else { continue }
+                    let value = row.value(at: Int32(6 + column), kind: kind)
+                    if value != .null { change.tombstone[slot] = value }
+                }
+            }
+            records[index].changes.append(change)
+        }
+        return records
     }
 
-    package func deleteHistory(before transactionNumber: Int64) throws {
-        try refuseIfReadOnly("delete persistent history")
-        try withLock {
-            let connection = file.connection
-            _ = try requireHistoryTables()
-            try connection.transaction {
-                try connection.run(HistorySQL.deleteChanges, [.integer(transactionNumber)])
-                try connection.run(HistorySQL.deleteTransactions, [.integer(transactionNumber)])
-            }
-        }
+    /// Deletes the transactions numbered below `transactionNumber` and their changes; run it in
+    /// a transaction.
+    package func delete(before transactionNumber: Int64) throws {
+        try session.run(HistorySQL.deleteChanges, [.integer(transactionNumber)])
+        try session.run(HistorySQL.deleteTransactions, [.integer(transactionNumber)])
     }
 
     /// The highest transaction number handed out (`Z_PRIMARYKEY.Z_MAX` of `TRANSACTION`), which
     /// stays when the transactions are deleted; nil when none was.
-    package func lastHistoryTransactionNumber() throws -> Int64? {
-        try withLock {
-            let connection = file.connection
-            _ = try requireHistoryTables()
-            let statement = try connection.statement(HistorySQL.lastTransaction)
-            defer { statement.reset() }
-            try statement.bind([.integer(Int64(SQLiteHistoryTables.transactionEntity))])
-            guard try statement.step() else { return nil }
-            let number = statement.int64(at: 0)
-            return number > 0 ? number : nil
+    package func lastTransactionNumber() throws -> Int64? {
+        var number: Int64 = 0
+        try session.query(HistorySQL.lastTransaction, [.integer(Int64(SQLiteHistoryTables.transactionEntity))]) {
+            number = $0.int64(at: 0)
         }
+        return number > 0 ? number : nil
     }
 }

@@ -62,28 +62,26 @@ package enum SQLitePrimaryKeys {
     }
 
     /// Reserves `count` keys of the hierarchy whose root has `rootNumber`: raises its `Z_MAX` and
-    /// returns the keys after the old one. Run it inside the save's transaction.
-    /// - Throws: `NSPersistentStoreSaveError` naming the file when the
+    /// returns the keys after the old one. Run it inside the save's transaction (which then
+    /// holds the row until it ends: in PostgreSQL the read locks it, `FOR UPDATE`).
+    /// - Throws: `NSPersistentStoreSaveError` naming the store when the
     ///   keys would pass `Int64.max` (a damaged or exhausted `Z_PRIMARYKEY`), instead of trapping.
-    package static func reserve(_ count: Int, forRoot rootNumber: Int, in connection: SQLiteConnection) throws -> [Int64] {
+    package static func reserve(_ count: Int, forRoot rootNumber: Int, in session: some SQLSession) throws -> [Int64] {
         guard count > 0 else { return [] }
-        let statement = try connection.statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
-        try statement.bind([.integer(Int64(rootNumber))])
-        guard try statement.step() else {
-            throw SQLiteStoreError.operation("No entity numbered \(rootNumber) in Z_PRIMARYKEY", path: connection.url.path)
+        var old: Int64?
+        let lock = session.dialect == .postgreSQL ? " FOR UPDATE" : ""
+        try session.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?" + lock, [.integer(Int64(rootNumber))]) {
+            old = old ?? $0.int64(at: 0)
         }
-        let old = statement.int64(at: 0)
-        statement.reset()
+        guard let old else { throw session.operationError("No entity numbered \(rootNumber) in Z_PRIMARYKEY") }
         let (new, overflow) = old.addingReportingOverflow(Int64(count))
         guard !overflow else {
-            let path = connection.url.path
-            throw SQLiteStoreError.keysExhausted(
-                "Can't save to \(path): \(count) new primary key(s) are needed for entity number \(rootNumber), but its "
-                    + "Z_PRIMARYKEY.Z_MAX is \(old), so they would pass \(Int64.max) (the largest key SQLite holds); the "
-                    + "file's Z_PRIMARYKEY is damaged or its keys are used up. Nothing was saved",
-                path: path)
+            throw session.keysExhaustedError(
+                "\(count) new primary key(s) are needed for entity number \(rootNumber), but its Z_PRIMARYKEY.Z_MAX is "
+                    + "\(old), so they would pass \(Int64.max) (the largest key the store holds); its Z_PRIMARYKEY is "
+                    + "damaged or its keys are used up. Nothing was saved")
         }
-        try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(new), .integer(Int64(rootNumber))])
+        try session.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(new), .integer(Int64(rootNumber))])
         return Array((old + 1)...new)
     }
 
