@@ -128,4 +128,9 @@ package final class SQLiteStoreFile {
         try connection.transaction { try metadata.write(to: connection) }
         self.metadata = metadata
     }
+
+    /// Takes `metadata` as the file's after the caller wrote it (in a transaction of its own).
+    func metadataWritten(_ metadata: SQLiteMetadata) {
+        self.metadata = metadata
+    }
 }
