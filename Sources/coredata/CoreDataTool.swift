@@ -17,7 +17,7 @@ struct CoreDataTool: ParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, FetchCommand.self, CountCommand.self, ExplainCommand.self, ModelCommand.self,
-            StoresCommand.self, CheckCommand.self,
+            StoresCommand.self, CheckCommand.self, CopyCommand.self,
         ])
 
     /// Parses the command line and runs the command, turning every error into one line on stderr.

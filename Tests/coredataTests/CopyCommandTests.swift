@@ -1,0 +1,74 @@
+import CoreData
+import Foundation
+import Testing
+
+/// `coredata copy`: a store moved to another store (SQLite, and PostgreSQL when a test server
+/// is named) keeps its rows, keys and UUID; a copy back gives a file with the same answers.
+struct CopyCommandTests {
+    /// Where copies go: SQLite files, and PostgreSQL schemas under CI or with a server named.
+    static var destinations: [String] {
+        ["sqlite"] + (ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"] != nil || isCI ? ["postgres"] : [])
+    }
+
+    static var isCI: Bool {
+        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
+        return !value.isEmpty && value != "0" && value != "false"
+    }
+
+    /// A destination URL or path of `kind`, and how to remove it afterwards.
+    static func destination(_ kind: String, in folder: URL) throws -> (place: String, remove: () -> Void) {
+        guard kind == "postgres" else { return (folder.appendingPathComponent("Copy.sqlite").path, {}) }
+        let base = try #require(ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"], "CI needs a server")
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + schema
+        return (url, {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            if let store = URL(string: url) { try? coordinator.destroyPersistentStore(at: store, ofType: NSPostgreSQLStoreType) }
+        })
+    }
+
+    @Test(arguments: destinations)
+    func copyThereAndBackGivesTheSameFetchesAndKeys(_ kind: String) throws {
+        let fixture = try LibraryFixture.make()
+        let (place, remove) = try Self.destination(kind, in: fixture.folder)
+        defer { remove() }
+        let copied = try ToolRunner.run(["copy", "--model", fixture.model, fixture.store, place])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("copied 9 objects"), "\(copied.stdout)")
+        #expect(!copied.stdout.contains("secret"))
+
+        let back = fixture.folder.appendingPathComponent("Back.sqlite").path
+        let returned = try ToolRunner.run(["copy", "--model", fixture.model, place, back])
+        #expect(returned.status == 0, "\(returned.stderr)")
+
+        let arguments = ["--entity", "Book", "--sort", "title", "--format", "json"]
+        let original = try ToolRunner.run(["fetch", "--model", fixture.model, "--store", fixture.store] + arguments)
+        #expect(original.status == 0)
+        for store in [place, back] {
+            let fetched = try ToolRunner.run(["fetch", "--model", fixture.model, "--store", store] + arguments)
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(fetched.stdout == original.stdout, "\(store)")
+        }
+        // The same keys and UUID: object IDs of the original name the copy's rows.
+        let model = try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: fixture.model))
+        func ids(_ path: String) throws -> [URL] {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path),
+                options: [NSReadOnlyPersistentStoreOption: true])
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let request = NSFetchRequest<NSManagedObjectID>(entityName: "Book")
+            request.resultType = .managedObjectIDResultType
+            return try context.fetch(request).map { $0.uriRepresentation() }.sorted { $0.absoluteString < $1.absoluteString }
+        }
+        #expect(try ids(back) == ids(fixture.store))
+    }
+
+    @Test func aCopyOntoAnExistingFileIsRefused() throws {
+        let fixture = try LibraryFixture.make()
+        let outcome = try ToolRunner.run(["copy", "--model", fixture.model, fixture.store, fixture.store])
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("exists already"), "\(outcome.stderr)")
+    }
+}
