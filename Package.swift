@@ -55,6 +55,8 @@ let package = Package(
             ]),
         // A writer the crash-safety tests run in a child process and kill (not a product).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData"]),
+        // An app server of the several-servers tests, run as child processes (not a product).
+        .executableTarget(name: "ServerWorker", dependencies: ["CoreData"]),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         .testTarget(
@@ -81,7 +83,7 @@ let package = Package(
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
         .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
-        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "StoreCrashWriter"]),
+        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "StoreCrashWriter", "ServerWorker"]),
     ],
     swiftLanguageModes: [.v5]
 )
