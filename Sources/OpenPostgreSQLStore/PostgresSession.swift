@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import OpenStoreCore
+import PostgresNIO
+
+/// One pooled connection, lent to the body of `PostgresDatabase.withConnection` or
+/// `withTransaction`: valid only inside that body, on the thread that runs it.
+///
+/// ```swift
+/// try database.withConnection { session in
+///     try session.execute("INSERT INTO ZITEM (Z_PK, ZNAME) VALUES ($1, $2)", [.integer(1), .string("Pen")])
+///     try session.query("SELECT ZNAME FROM ZITEM WHERE Z_PK = $1", [.integer(1)]) { row in
+///         print(row.string(0) ?? "NULL")
+///     }
+/// }
+/// ```
+///
+/// Each call sends one statement (extended protocol: parse, bind, execute) and blocks the calling
+/// thread until the server's answer is in; values are bound parameters (`$1, $2, …`), never text
+/// in the SQL. How each `StoreValue` is bound: see `PostgresBindings.init(storeValues:sql:server:)`.
+package struct PostgresSession {
+    let connection: PostgresConnection
+    let database: PostgresDatabase
+
+    /// Runs one statement with `$1, $2, …` bound to `arguments` and returns the number of rows
+    /// it inserted, updated, deleted or returned (0 for statements that report none).
+    ///
+    /// - Throws: `PostgresStoreError` naming the server and the SQL.
+    @discardableResult
+    package func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
+        let result = try run(sql, arguments)
+        return result.metadata.rows ?? 0
+    }
+
+    /// Runs a query and calls `row` for each result row, in order, on the calling thread. The
+    /// row (and the bytes it reads) is valid only during the call.
+    ///
+    /// The whole result is received before the first call (a cursor, `DECLARE … FETCH`, bounds
+    /// the memory of very large results).
+    ///
+    /// - Throws: `PostgresStoreError` naming the server and the SQL; what `row` throws.
+    package func query(_ sql: String, _ arguments: [StoreValue] = [], row: (PostgresResultRow) throws -> Void) throws {
+        let result = try run(sql, arguments)
+        guard let first = result.rows.first else { return }
+        var types: [PostgresDataType] = []
+        var formats: [PostgresFormat] = []
+        for cell in first {
+            types.append(cell.dataType)
+            formats.append(cell.format)
+        }
+        var cells: [ByteBuffer?] = []
+        cells.reserveCapacity(types.count)
+        for resultRow in result.rows {
+            cells.removeAll(keepingCapacity: true)
+            for cell in resultRow { cells.append(cell.bytes) }
+            try row(PostgresResultRow(types: types, formats: formats, cells: cells))
+        }
+    }
+
+    /// Sends a notification: `SELECT pg_notify($1, $2)`. Inside a transaction it is delivered
+    /// when the transaction commits (and not at all if it rolls back).
+    package func notify(channel: String, payload: String) throws {
+        try execute("SELECT pg_notify($1, $2)", [.string(channel), .string(payload)])
+    }
+
+    /// `COMMIT`, with a lost answer reported as `.commitOutcomeUnknown`.
+    func commit() throws {
+        if connection.isClosed {
+            throw PostgresStoreError(
+                .connection,
+                message: "PostgreSQL at \(database.server): the connection was lost before COMMIT was sent; "
+                    + "the server rolled the transaction back")
+        }
+        do {
+            try execute("COMMIT")
+        } catch let error as PostgresStoreError where error.kind == .connection {
+            throw PostgresStoreError(
+                .commitOutcomeUnknown, sqlState: error.sqlState,
+                message: "PostgreSQL at \(database.server): the connection was lost while committing; the transaction "
+                    + "may or may not be committed (COMMIT is not sent again). Cause: \(error.message)")
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [StoreValue]) throws -> PostgresQueryResult {
+        let server = database.server
+        guard !PostgresEventLoops.onEventLoop else {
+            throw PostgresStoreError(
+                .other,
+                message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
+                    + "which would deadlock; call it from another thread (SQL: \(sql))")
+        }
+        let bindings = try PostgresBindings(storeValues: arguments, sql: sql, server: server)
+        guard !connection.isClosed else {
+            throw PostgresStoreError(.connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+        }
+        do {
+            // postgres-nio drops a query written to a connection that has just closed without
+            // ever failing it: the connection's close fails the wait instead. (A query the server
+            // answered with an error before closing has failed with that error by then.)
+            let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: database.logger).cascade(to: answer)
+            let lost = PostgresStoreError(
+                .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+            connection.closeFuture.whenComplete { _ in answer.fail(lost) }
+            return try answer.futureResult.wait()
+        } catch {
+            throw PostgresStoreError.from(error, server: server, sql: sql)
+        }
+    }
+}
