@@ -28,6 +28,10 @@ import Synchronization
 /// connection the server closed (a restart, `pg_terminate_backend`) is dropped from the pool and
 /// the next call gets a new one. The call that was using it throws `.connection`.
 ///
+/// **Name clash:** PostgresNIO declares a protocol named `PostgresDatabase` too. A file that
+/// imports both modules spells this one `OpenPostgreSQLStore.PostgresDatabase`, or imports
+/// only the PostgresNIO declarations it needs (`import class NIOPosix.MultiThreadedEventLoopGroup`).
+///
 /// Each connection's `search_path` is the URL's schema (quoted: its case is kept); `init` creates
 /// the schema when missing. Thread-safe: any thread may call any method at any time.
 package final class PostgresDatabase: @unchecked Sendable {
