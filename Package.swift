@@ -53,7 +53,10 @@ let package = Package(
             ]),
         .target(
             name: "OpenCoreData",
-            dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenCoreDataMacros"]),
+            dependencies: [
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenPostgreSQLStore",
+                "OpenCoreDataMacros",
+            ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
         // store modules where Apple's API has none (store metadata, SQL, query plans).

@@ -89,6 +89,9 @@ open class NSPersistentStoreCoordinator: NSObject {
         case NSSQLiteStoreType:
             store = try SQLitePersistentStore(
                 coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
+        case NSPostgreSQLStoreType:
+            store = try PostgreSQLPersistentStore(
+                coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
         default:
             throw CoreDataError.make(
                 code: NSPersistentStoreInvalidTypeError, reason: "Unsupported store type '\(storeType)'",

@@ -1,0 +1,54 @@
+import OpenPostgreSQLStore
+import OpenPredicate
+import OpenStoreCore
+
+/// `NSPostgreSQLStoreType`: Apple's store layout in a schema of a PostgreSQL database, shared by
+/// every coordinator, process and server that adds a store with the same URL (see
+/// `PostgreSQLRowStore`).
+///
+/// ```swift
+/// try coordinator.addPersistentStore(
+///     ofType: NSPostgreSQLStoreType, configurationName: nil,
+///     at: URL(string: "postgres://app:secret@db.internal:5432/shop?schema=catalog"),
+///     options: [NSPersistentStoreConnectionPoolMaxSizeKey: 16])
+/// ```
+///
+/// The URL names the server, the login, the database and the schema (`?schema=`, **default**
+/// `public`); `?sslmode=require` connects with TLS. Adding the store creates its tables when the
+/// schema has none, or checks an existing store's version hashes against the model, as the SQLite
+/// store does. `NSPersistentStoreConnectionPoolMaxSizeKey` sets the most connections the store
+/// opens (**default** 8). The store's `identifier` is its UUID (`Z_METADATA.Z_UUID`), the same
+/// for every server.
+///
+/// What runs where: Core Data's API is synchronous; each fetch and save blocks the calling
+/// thread (a context's queue) until the server answers, while the network I/O runs on
+/// postgres-nio's event loops. Never call the store from an event loop thread (the call fails
+/// with an error rather than deadlock).
+///
+/// **Differences from Apple:** Apple's Core Data has no PostgreSQL store; this type and its
+/// constant are this package's addition.
+final class PostgreSQLPersistentStore: RowBackedPersistentStore {
+    init(
+        coordinator: NSPersistentStoreCoordinator, schema: StoreSchema, configurationName: String?, url: URL?,
+        options: [AnyHashable: Any]?
+    ) throws {
+        guard let url, ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "") else {
+            throw CoreDataError.make(
+                code: NSPersistentStoreOpenError,
+                reason: "A PostgreSQL store needs a postgres:// URL, not \(url?.absoluteString ?? "nil")",
+                userInfo: [NSStoreTypeKey: NSPostgreSQLStoreType])
+        }
+        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false
+        let poolSize = (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber)?.intValue ?? 8
+        let model = coordinator.managedObjectModel
+        let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
+        let rows = try PostgreSQLRowStore.open(
+            url: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
+            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1))
+        super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+        isReadOnly = readOnly
+        if let uuid = rows.storeUUID { identifier = uuid }
+    }
+
+    override class var storeTypeName: String { NSPostgreSQLStoreType }
+}
