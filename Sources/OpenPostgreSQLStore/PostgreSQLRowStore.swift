@@ -36,7 +36,11 @@ import OpenStoreCore
 /// on postgres-nio's event loops (see `PostgresDatabase`). Do not call it on an event loop.
 package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
     package let database: PostgresDatabase
+    /// Where the store is (its schema and server).
+    package let url: PostgresStoreURL
     package let layout: SQLiteLayout
+    /// The history tables, when the store was opened with history tracking.
+    let historyTables: SQLiteHistoryTables?
     package private(set) var metadata: SQLiteMetadata
     package let isReadOnly: Bool
     let statements: PostgreSQLStatements
@@ -56,12 +60,17 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
     /// The store's UUID (`Z_METADATA.Z_UUID`, `NSStoreUUID`).
     package var storeUUID: String? { metadata.storeUUID }
 
-    private init(database: PostgresDatabase, layout: SQLiteLayout, metadata: SQLiteMetadata, readOnly: Bool, name: String) {
+    private init(
+        database: PostgresDatabase, url: PostgresStoreURL, layout: SQLiteLayout, metadata: SQLiteMetadata,
+        historyTables: SQLiteHistoryTables?, readOnly: Bool
+    ) {
         self.database = database
+        self.url = url
         self.layout = layout
+        self.historyTables = historyTables
         self.metadata = metadata
         isReadOnly = readOnly
-        statements = PostgreSQLStatements(layout: layout, storeName: name)
+        statements = PostgreSQLStatements(layout: layout, storeName: url.redacted)
     }
 
     deinit { database.close() }
@@ -73,13 +82,15 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
     ///   - url: `postgres://user:password@host:port/database?schema=name&sslmode=require`
     ///     (`PostgresStoreURL`). **Default schema:** `public`.
     ///   - poolSize: the most connections the store opens. **Default:** 8.
+    ///   - tracksHistory: records persistent history (`NSPersistentHistoryTrackingKey`),
+    ///     creating its tables when the schema lacks them. **Default:** false.
     /// - Throws: `NSPersistentStoreOpenError` (a malformed URL, a server that cannot be reached
     ///   or refuses the login), `NSPersistentStoreInvalidTypeError` (the schema holds another kind
     ///   of store), `NSPersistentStoreIncompatibleVersionHashError` (another model's store),
     ///   `NSPersistentStoreIncompatibleSchemaError` (tables or columns missing).
     package static func open(
         url: URL, schema: StoreSchema, readOnly: Bool = false, modelVersionHashes: [String: Data],
-        versionIdentifiers: [String] = [""], poolSize: Int = 8
+        versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false
     ) throws -> PostgreSQLRowStore {
         let parsed: PostgresStoreURL
         do {
@@ -97,7 +108,7 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
                 "Can't connect to the PostgreSQL store \(name): \(error)", store: name, underlying: error)
         }
         do {
-            let (layout, metadata) = try database.withTransaction { connection in
+            let (layout, metadata, history) = try database.withTransaction { connection in
                 // One opener at a time per schema: the first creates the tables, the others wait
                 // and then find them.
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [.integer(advisoryLockKey(parsed.schema))])
@@ -111,13 +122,23 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
                         throw PostgreSQLStoreError.open(
                             "There is no store in \(name) to open read-only (no Z_METADATA table)", store: name)
                     }
-                    return try create(
+                    let (layout, metadata) = try create(
                         connection, schema: schema, name: name, versionHashes: modelVersionHashes,
                         versionIdentifiers: versionIdentifiers)
+                    let history =
+                        tracksHistory ? try createHistoryTables(connection, layout: layout, schemaName: parsed.schema) : nil
+                    return (layout, metadata, history)
                 }
-                return try check(connection, schema: schema, name: name, schemaName: parsed.schema, hashes: modelVersionHashes)
+                let (layout, metadata) = try check(
+                    connection, schema: schema, name: name, schemaName: parsed.schema, hashes: modelVersionHashes)
+                let history =
+                    tracksHistory && !readOnly
+                    ? try createHistoryTables(connection, layout: layout, schemaName: parsed.schema) : nil
+                return (layout, metadata, history)
             }
-            return PostgreSQLRowStore(database: database, layout: layout, metadata: metadata, readOnly: readOnly, name: name)
+            return PostgreSQLRowStore(
+                database: database, url: parsed, layout: layout, metadata: metadata, historyTables: history,
+                readOnly: readOnly)
         } catch {
             database.close()
             if let error = error as? PostgresStoreError {
@@ -313,12 +334,17 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
 
     /// Runs a plan that does not compile to PostgreSQL on the in-memory store, over every row.
     func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
+        try inMemory().execute(plan)
+    }
+
+    /// Every row of the store, in an in-memory store (for plans that do not compile).
+    func inMemory() throws -> InMemoryRowStore {
         let rows = try withSession { session in
             try SQLRowReader(session: session, layout: layout).rows(entityIDs: Set(schema.entities.map(\.id)))
         }
         let reference = InMemoryRowStore(schema: schema)
         try reference.apply(inserted: rows, updated: [], deleted: [])
-        return try reference.execute(plan)
+        return reference
     }
 
     package func row(for key: ObjectKey) throws -> RowSnapshot? {
@@ -392,6 +418,7 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
         try writer.insert(changes.inserted)
         stale += try writer.update(changes.updated, expectedVersions: changes.expectedVersions)
         guard stale.isEmpty else { throw StaleRows(keys: stale) }
+        if let history = changes.history { try writeHistory(history, session: session) }
     }
 
     /// The `SaveConflictError` of rows found stale, with their rows as the database has them.

@@ -40,7 +40,7 @@ final class PostgreSQLStatements: @unchecked Sendable {
     private let lock = NSLock()
 
     init(layout: SQLiteLayout, storeName: String) {
-        identifiers = layout.postgreSQLIdentifiers
+        identifiers = layout.postgreSQLIdentifiers.union(PostgreSQLRowStore.historyIdentifiers)
         self.storeName = storeName
     }
 

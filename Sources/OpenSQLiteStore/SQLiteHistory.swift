@@ -37,6 +37,10 @@ package struct SQLiteHistoryTables: Sendable {
     /// How many `ZTOMBSTONE<n>` columns `ACHANGE` has.
     package let tombstoneColumns: Int
 
+    package init(tombstoneColumns: Int) {
+        self.tombstoneColumns = tombstoneColumns
+    }
+
     /// The tables as `connection`'s file has them; nil when it has no history tables.
     package static func read(from connection: SQLiteConnection) throws -> SQLiteHistoryTables? {
         guard try connection.tableExists("ATRANSACTION"), try connection.tableExists("ACHANGE"),

@@ -44,10 +44,10 @@ final class RemoteChangeWatcher: @unchecked Sendable {
         lastSeen = try? store.rows.lastHistoryTransactionNumber()
     }
 
-    /// Starts polling.
-    func start() {
+    /// Starts polling, every `interval`.
+    func start(interval: DispatchTimeInterval = RemoteChangeWatcher.interval) {
         let timer = DispatchSource.makeTimerSource(queue: Self.queue)
-        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in self?.check() }
         lock.lock()
         self.timer = timer
@@ -103,11 +103,14 @@ extension RowBackedPersistentStore {
         }
     }
 
-    /// Starts the remote-change watcher when the options ask for it (and history is tracked).
-    func startWatchingRemoteChanges() {
-        guard postsRemoteChanges, tracksHistory, remoteChangeWatcher == nil else { return }
+    /// Starts the remote-change watcher when the options ask for it (and history is tracked),
+    /// polling every `interval`; nil when it does not.
+    @discardableResult
+    func startWatchingRemoteChanges(interval: DispatchTimeInterval = RemoteChangeWatcher.interval) -> RemoteChangeWatcher? {
+        guard postsRemoteChanges, tracksHistory, remoteChangeWatcher == nil else { return nil }
         let watcher = RemoteChangeWatcher(store: self)
         remoteChangeWatcher = watcher
-        watcher.start()
+        watcher.start(interval: interval)
+        return watcher
     }
 }

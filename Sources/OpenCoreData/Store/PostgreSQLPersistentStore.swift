@@ -20,6 +20,13 @@ import OpenStoreCore
 /// opens (**default** 8). The store's `identifier` is its UUID (`Z_METADATA.Z_UUID`), the same
 /// for every server.
 ///
+/// With `NSPersistentHistoryTrackingKey`, each save records its history in the same transaction
+/// (Apple's `ATRANSACTION`/`ACHANGE` tables in the schema). With
+/// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` as well, the store posts
+/// `NSPersistentStoreRemoteChange` when any server's save commits: a `NOTIFY` sent by the save
+/// wakes it at once, and it also checks the history every second, so that a notification lost
+/// with a dropped connection is made up by the next check.
+///
 /// What runs where: Core Data's API is synchronous; each fetch and save blocks the calling
 /// thread (a context's queue) until the server answers, while the network I/O runs on
 /// postgres-nio's event loops. Never call the store from an event loop thread (the call fails
@@ -28,6 +35,12 @@ import OpenStoreCore
 /// **Differences from Apple:** Apple's Core Data has no PostgreSQL store; this type and its
 /// constant are this package's addition.
 final class PostgreSQLPersistentStore: RowBackedPersistentStore {
+    /// The `LISTEN` that wakes the remote-change watcher; nil unless remote changes are posted.
+    private var listener: PostgresListener?
+
+    /// How often the history is checked besides the `NOTIFY` wake-ups.
+    static let remoteChangePollInterval: DispatchTimeInterval = .seconds(1)
+
     init(
         coordinator: NSPersistentStoreCoordinator, schema: StoreSchema, configurationName: String?, url: URL?,
         options: [AnyHashable: Any]?
@@ -44,11 +57,17 @@ final class PostgreSQLPersistentStore: RowBackedPersistentStore {
         let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
         let rows = try PostgreSQLRowStore.open(
             url: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
-            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1))
+            versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1),
+            tracksHistory: Self.optionFlag(options?[NSPersistentHistoryTrackingKey]))
         super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         isReadOnly = readOnly
         if let uuid = rows.storeUUID { identifier = uuid }
+        if let watcher = startWatchingRemoteChanges(interval: Self.remoteChangePollInterval) {
+            listener = try rows.listenForHistory { [weak watcher] in watcher?.check() }
+        }
     }
+
+    deinit { listener?.cancel() }
 
     override class var storeTypeName: String { NSPostgreSQLStoreType }
 }

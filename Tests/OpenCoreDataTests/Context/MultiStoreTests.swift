@@ -12,9 +12,9 @@ import Testing
     {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let first = try coordinator.addPersistentStore(
-            ofType: storeType, configurationName: "Work", at: folder?.url.appendingPathComponent("Work.sqlite"))
+            ofType: storeType, configurationName: "Work", at: try folder?.storeURL(for: storeType, name: "Work.sqlite"))
         let second = try coordinator.addPersistentStore(
-            ofType: storeType, configurationName: nil, at: folder?.url.appendingPathComponent("All.sqlite"))
+            ofType: storeType, configurationName: nil, at: try folder?.storeURL(for: storeType, name: "All.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         for (index, name) in ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"].enumerated() {

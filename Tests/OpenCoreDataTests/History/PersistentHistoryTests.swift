@@ -14,22 +14,19 @@ import Testing
         let store: NSPersistentStore
         let context: NSManagedObjectContext
         let folder: TemporaryFolder?
+        /// The store's URL (nil in memory).
+        let url: URL?
 
-        init(storeType: String, tracking: Bool = true, folder: TemporaryFolder? = nil) throws {
+        init(storeType: String, tracking: Bool = true, folder: TemporaryFolder? = nil, url: URL? = nil) throws {
             model = CompanyModel.make()
             for entity in model.entities { entity.attributesByName["name"]?.preservesValueInHistoryOnDeletion = true }
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             let options: [AnyHashable: Any] = tracking ? [NSPersistentHistoryTrackingKey: true as NSNumber] : [:]
-            if storeType == NSSQLiteStoreType {
-                let folder = try folder ?? TemporaryFolder()
-                self.folder = folder
-                store = try coordinator.addPersistentStore(
-                    ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("Company.sqlite"),
-                    options: options)
-            } else {
-                self.folder = nil
-                store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: nil, options: options)
-            }
+            let folder = try folder ?? TemporaryFolder()
+            self.folder = folder
+            let url = try url ?? folder.storeURL(for: storeType, name: "Company.sqlite")
+            self.url = url
+            store = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url, options: options)
             context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             context.name = "editor"
@@ -213,9 +210,9 @@ import Testing
         let error = try #require(throws: NSError.self) { try untracked.context.execute(request) }
         #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
 
-        guard storeType == NSSQLiteStoreType, let folder = untracked.folder else { return }
+        guard storeType != NSInMemoryStoreType, let folder = untracked.folder else { return }
         // Opened again with tracking: the tables are created now, and the earlier save left none.
-        let tracked = try Tracked(storeType: storeType, folder: folder)
+        let tracked = try Tracked(storeType: storeType, folder: folder, url: untracked.url)
         #expect(try tracked.transactions().isEmpty)
         tracked.insertEmployee("Bob", salary: 1, in: tracked.context)
         try tracked.context.save()
