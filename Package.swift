@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "coredata",
             dependencies: [
-                "CoreData", "OpenCoreData", "OpenSQLiteStore", "OpenStoreCore",
+                "CoreData", "OpenCoreData", "OpenPostgreSQLStore", "OpenSQLiteStore", "OpenStoreCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A writer the crash-safety tests run in a child process and kill (not a product).

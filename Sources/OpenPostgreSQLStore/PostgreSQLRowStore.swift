@@ -641,3 +641,32 @@ extension PostgreSQLRowStore: SQLRowStore {
         keyLock.unlock()
     }
 }
+
+extension PostgreSQLRowStore {
+    /// How `execute(_:)` runs `plan`, without running it: the statement as PostgreSQL gets it
+    /// (`$1` placeholders, quoted names) with its bound values and PostgreSQL's `EXPLAIN`, or
+    /// the reason it runs in memory.
+    /// - Throws: the error `execute(_:)` throws for a plan no SQL store runs, or the server's.
+    package func explain(_ plan: FetchPlan) throws -> FetchExplanation {
+        let compiler = SQLCompiler(layout: layout, dialect: .postgreSQL)
+        let query: SQLQuery
+        if case .dictionaries(let shape) = plan.output {
+            switch compiler.compile(plan, shape: shape) {
+            case .compiled(let compiled): query = compiled.query
+            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .unsupported(let reason): throw PostgreSQLStoreError.unsupportedFetch(reason, store: storeName)
+            }
+        } else {
+            switch compiler.compile(plan) {
+            case .compiled(let compiled): query = compiled
+            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .unsupported(let reason): throw PostgreSQLStoreError.unsupportedFetch(reason, store: storeName)
+            }
+        }
+        var lines: [String] = []
+        try withSession { session in
+            try session.query("EXPLAIN " + query.sql, query.arguments) { row in lines.append(row.string(at: 0) ?? "") }
+        }
+        return .sql(SQLQuery(sql: statements.finished(query.sql), arguments: query.arguments), queryPlan: lines)
+    }
+}

@@ -51,6 +51,8 @@ package protocol SQLRowStore: RowStore {
     /// Writes `contents` into the store, which must be empty, in one transaction, and takes
     /// `storeUUID` as its own (`SQLStoreTransfer.import`).
     func importContents(_ contents: StoreContents, storeUUID: String?) throws
+    /// How `execute(_:)` runs `plan`, without running it (see `FetchExplanation`).
+    func explain(_ plan: FetchPlan) throws -> FetchExplanation
 }
 
 extension SQLiteRowStore: SQLRowStore {

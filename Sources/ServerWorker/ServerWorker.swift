@@ -107,9 +107,10 @@ enum ServerWorker {
                         serial += 1
                         let stamp = "\(seed)-\(index)-\(serial)"
                         do {
-                            try change(context, &random, stamp: stamp)
+                            // Held until the save is reported: the context keeps only changed objects alive.
+                            let changed = try change(context, &random, stamp: stamp)
                             try context.save()
-                            for case let account as NSManagedObject in context.registeredObjects where !account.isFault {
+                            for account in changed {
                                 guard account.value(forKey: "stamp") as? String == stamp,
                                     let name = account.value(forKey: "name") as? String
                                 else { continue }
@@ -143,14 +144,15 @@ enum ServerWorker {
 
     /// One random change: a transfer between two of the eight accounts, or (one time in eight)
     /// an extra account whose name other servers may insert too.
-    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix, stamp: String) throws {
+    /// Returns the accounts it changed.
+    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix, stamp: String) throws -> [NSManagedObject] {
         if random.next() % 8 == 0 {
-            guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Account"] else { return }
+            guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Account"] else { return [] }
             let account = NSManagedObject(entity: entity, insertInto: context)
             account.setValue("extra-\(random.next() % 4)", forKey: "name")
             account.setValue(Int64(0), forKey: "balance")
             account.setValue(stamp, forKey: "stamp")
-            return
+            return [account]
         }
         let from = "account-\(random.next() % 8)"
         var to = "account-\(random.next() % 8)"
@@ -160,12 +162,13 @@ enum ServerWorker {
         let accounts = try context.fetch(request)
         guard let source = accounts.first(where: { $0.value(forKey: "name") as? String == from }),
             let target = accounts.first(where: { $0.value(forKey: "name") as? String == to })
-        else { return }
+        else { return [] }
         let amount = Int64(random.next() % 10 + 1)
         source.setValue((source.value(forKey: "balance") as? Int64 ?? 0) - amount, forKey: "balance")
         target.setValue((target.value(forKey: "balance") as? Int64 ?? 0) + amount, forKey: "balance")
         source.setValue(stamp, forKey: "stamp")
         target.setValue(stamp, forKey: "stamp")
+        return [source, target]
     }
 
     static func watch(url: URL, seconds: Double) throws {

@@ -4,11 +4,12 @@ import OpenCoreData
 import OpenSQLiteStore
 import OpenStoreCore
 
-/// `coredata explain`: how the SQLite store would run a fetch request, without running it.
+/// `coredata explain`: how an SQL store (SQLite or PostgreSQL) would run a fetch request, without
+/// running it.
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
-        abstract: "Show the SQL, bound values and SQLite query plan of a fetch request, or why it runs in memory.",
+        abstract: "Show the SQL, bound values and query plan of a fetch request, or why it runs in memory.",
         discussion: """
             Takes the options of `fetch`. The request is checked and planned as a fetch plans it; \
             nothing is read but the schema.
@@ -35,7 +36,8 @@ struct ExplainCommand: ParsableCommand {
             for (index, value) in query.arguments.enumerated() {
                 Console.print("  \(index + 1). \(Self.describe(value))")
             }
-            Console.print("Query plan (EXPLAIN QUERY PLAN):")
+            Console.print(
+                fetch.store.lowercased().hasPrefix("postgres") ? "Query plan (EXPLAIN):" : "Query plan (EXPLAIN QUERY PLAN):")
             for line in queryPlan { Console.print("  \(line)") }
         case .inMemory(let reason):
             Console.print("Runs in memory, not in SQL: \(reason)")

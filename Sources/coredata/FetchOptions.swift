@@ -13,7 +13,9 @@ struct FetchOptions: ParsableArguments {
     @Option(name: .long, help: "The model: an .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file.")
     var model: String
 
-    @Option(name: .long, help: "The store: a Core Data SQLite file (its -wal and -shm beside it).")
+    @Option(
+        name: .long,
+        help: "The store: a Core Data SQLite file (its -wal and -shm beside it), or a postgres://user@host/db?schema=s URL.")
     var store: String
 
     @Option(name: .long, help: "The entity to fetch (optional with --template).")

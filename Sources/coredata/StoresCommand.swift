@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreData
+import OpenPostgreSQLStore
 import OpenSQLiteStore
 
 /// `coredata stores`: a store file's metadata and entities, read straight from its tables.
@@ -12,7 +13,7 @@ struct StoresCommand: ParsableCommand {
             version hash with the model's.
             """)
 
-    @Argument(help: "A Core Data SQLite store file.")
+    @Argument(help: "A Core Data SQLite store file, or a postgres:// URL.")
     var path: String
 
     @Option(name: .long, help: "A model to compare the store's version hashes with.")
@@ -36,7 +37,20 @@ struct StoreReport {
     let rowCounts: [Int: Int]
 
     init(path: String) throws {
-        self.path = path
+        self.path = StoreOpener.redacted(path)
+        let (type, location) = try StoreOpener.location(path)
+        if type == NSPostgreSQLStoreType {
+            do {
+                let report = try PostgreSQLStoreReport(url: location)
+                metadata = report.metadata
+                journalMode = "none (PostgreSQL)"
+                entities = report.entities
+                rowCounts = report.rowCounts
+            } catch {
+                throw ToolError.wrapping(error, "can't read the store \(self.path)")
+            }
+            return
+        }
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {

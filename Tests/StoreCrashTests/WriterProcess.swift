@@ -5,29 +5,36 @@ import OpenSQLiteStore
     import Glibc
 #endif
 
-/// `StoreCrashWriter` running as a child process: its output lines as they come, and a way to
-/// kill it with `SIGKILL`.
+/// `StoreCrashWriter` (or `ServerWorker`) running as a child process: its output lines as they
+/// come, a line sent to its standard input, and a way to kill it with `SIGKILL`.
 final class WriterProcess {
     let process = Process()
     private let output = Pipe()
+    private let input = Pipe()
     private var buffer = Data()
     private(set) var lines: [String] = []
 
-    /// The `StoreCrashWriter` executable beside this test bundle in the build folder.
-    static var executable: URL {
+    /// An executable of the package beside this test bundle in the build folder.
+    static func executable(_ name: String) -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
             folder.deleteLastPathComponent()
         }
-        return folder.appendingPathComponent("StoreCrashWriter")
+        return folder.appendingPathComponent(name)
     }
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = Self.executable
+    init(_ arguments: [String], executable: String = "StoreCrashWriter") throws {
+        process.executableURL = Self.executable(executable)
         process.arguments = arguments
         process.standardOutput = output
+        process.standardInput = input
         process.standardError = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// Writes `line` and a line feed to the process's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Reads output until a line starts with `prefix` (true), the output ends, or `timeout`

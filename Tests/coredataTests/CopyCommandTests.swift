@@ -37,6 +37,24 @@ struct CopyCommandTests {
         #expect(copied.stdout.contains("copied 9 objects"), "\(copied.stdout)")
         #expect(!copied.stdout.contains("secret"))
 
+        if kind == "postgres" {
+            // The tool's other commands on the PostgreSQL store.
+            let stores = try ToolRunner.run(["stores", place])
+            #expect(stores.status == 0, "\(stores.stderr)")
+            #expect(stores.stdout.contains("type: PostgreSQL"), "\(stores.stdout)")
+            #expect(stores.stdout.contains("Novel"), "\(stores.stdout)")
+            let count = try ToolRunner.run(
+                ["count", "--model", fixture.model, "--store", place, "--entity", "Book", "--predicate", "pages > 100"])
+            let expected = try ToolRunner.run(
+                ["count", "--model", fixture.model, "--store", fixture.store, "--entity", "Book", "--predicate", "pages > 100"])
+            #expect(count.status == 0, "\(count.stderr)")
+            #expect(count.stdout == expected.stdout)
+            let explain = try ToolRunner.run(
+                ["explain", "--model", fixture.model, "--store", place, "--entity", "Book", "--predicate", "pages > 100"])
+            #expect(explain.status == 0, "\(explain.stderr)")
+            #expect(explain.stdout.contains("\"ZPAGES\" > $1"), "\(explain.stdout)")
+            #expect(explain.stdout.contains("Query plan (EXPLAIN):"))
+        }
         let back = fixture.folder.appendingPathComponent("Back.sqlite").path
         let returned = try ToolRunner.run(["copy", "--model", fixture.model, place, back])
         #expect(returned.status == 0, "\(returned.stderr)")

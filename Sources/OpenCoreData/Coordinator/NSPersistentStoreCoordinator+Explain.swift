@@ -2,9 +2,9 @@ import OpenSQLiteStore
 import OpenStoreCore
 
 extension NSPersistentStoreCoordinator {
-    /// How an SQLite store of this coordinator runs a fetch request, without running it: the
-    /// SQL, its bound values and SQLite's `EXPLAIN QUERY PLAN`, or why the request runs in
-    /// memory (see `FetchExplanation`). For the command-line tool's `explain`.
+    /// How an SQL store of this coordinator (SQLite or PostgreSQL) runs a fetch request, without
+    /// running it: the SQL, its bound values and the database's query plan, or why the request
+    /// runs in memory (see `FetchExplanation`). For the command-line tool's `explain`.
     ///
     /// The request is checked and planned as `NSManagedObjectContext.fetch(_:)` plans it (a
     /// `fetchBatchSize` on an object fetch selects IDs first, so the statement shown is that
@@ -12,10 +12,10 @@ extension NSPersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - request: the fetch request.
-    ///   - store: the store asked; **default:** the first SQLite store (in the request's
+    ///   - store: the store asked; **default:** the first SQL store (in the request's
     ///     `affectedStores`, else the coordinator's) whose configuration holds the entity.
     /// - Throws: the `NSError` a fetch would throw for a bad request, or `NSCoreDataError`
-    ///   naming the entity when no SQLite store holds it.
+    ///   naming the entity when no SQL store holds it.
     package func explain<ResultType>(_ request: NSFetchRequest<ResultType>, in store: NSPersistentStore? = nil) throws
         -> FetchExplanation
     {
@@ -26,15 +26,15 @@ extension NSPersistentStoreCoordinator {
         let entityName = schema.entity(plan.entityID).name
         let candidates = store.map { [$0] } ?? request.affectedStores ?? persistentStores
         let holding = candidates.first { candidate in
-            guard candidate is SQLitePersistentStore,
+            guard (candidate as? RowBackedPersistentStore)?.rows is any SQLRowStore,
                 let entities = managedObjectModel.entities(forConfigurationName: candidate.configurationName)
             else { return false }
             return entities.contains { $0.name == entityName }
         }
-        guard let sqlite = (holding as? RowBackedPersistentStore)?.rows as? SQLiteRowStore else {
+        guard let sql = (holding as? RowBackedPersistentStore)?.rows as? any SQLRowStore else {
             throw CoreDataError.make(
-                code: NSCoreDataError, reason: "No SQLite store of the coordinator holds the entity \(entityName)")
+                code: NSCoreDataError, reason: "No SQL store of the coordinator holds the entity \(entityName)")
         }
-        return try sqlite.explain(plan)
+        return try sql.explain(plan)
     }
 }

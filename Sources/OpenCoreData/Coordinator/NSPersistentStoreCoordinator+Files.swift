@@ -1,3 +1,4 @@
+import OpenPostgreSQLStore
 import OpenPredicate
 import OpenSQLiteStore
 
@@ -11,8 +12,10 @@ extension NSPersistentStoreCoordinator {
     ///
     /// Files that do not exist are skipped (destroying a store that was never created does
     /// nothing), and `/dev/null` is never deleted. An in-memory store has no files: the
-    /// coordinator's in-memory store at `url`, if any, is only removed. Objects of a removed store
-    /// can no longer be fetched or saved.
+    /// coordinator's in-memory store at `url`, if any, is only removed. A PostgreSQL store's
+    /// schema is dropped with everything in it (a store in the `public` schema is refused: the
+    /// schema may hold other tables). Objects of a removed store can no longer be fetched or
+    /// saved.
     ///
     /// **Differences from Apple:** Apple truncates the database through SQLite so that other
     /// processes' connections see it empty; this deletes the files, and connections other
@@ -22,11 +25,15 @@ extension NSPersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - url: Where the store is.
-    ///   - storeType: `NSSQLiteStoreType` or `NSInMemoryStoreType`.
+    ///   - storeType: `NSSQLiteStoreType`, `NSPostgreSQLStoreType` or `NSInMemoryStoreType`.
     ///   - options: The options the store was added with.
     /// - Throws: `NSPersistentStoreInvalidTypeError` for another store type;
-    ///   `NSPersistentStoreOperationError` when a file cannot be deleted.
+    ///   `NSPersistentStoreOperationError` when a file cannot be deleted or a schema dropped.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        if storeType == NSPostgreSQLStoreType {
+            if let store = persistentStores.first(where: { $0.url == url && $0.type == storeType }) { try remove(store) }
+            return try PostgreSQLRowStore.destroy(url: url)
+        }
         try Self.checkFileStoreType(storeType)
         if let store = persistentStore(for: url), store.type == storeType { try remove(store) }
         guard storeType == NSSQLiteStoreType else { return }

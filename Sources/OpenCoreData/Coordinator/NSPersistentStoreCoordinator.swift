@@ -58,10 +58,10 @@ open class NSPersistentStoreCoordinator: NSObject {
     /// numbers are taken from its `Z_PRIMARYKEY`.
     ///
     /// - Parameters:
-    ///   - storeType: `NSInMemoryStoreType` or `NSSQLiteStoreType`.
+    ///   - storeType: `NSInMemoryStoreType`, `NSSQLiteStoreType` or `NSPostgreSQLStoreType`.
     ///   - configuration: A configuration of the model; `nil` for every entity.
     ///   - storeURL: Where the store lives; ignored by the in-memory store (its `url` is then
-    ///     `/dev/null`); a file URL for the SQLite store.
+    ///     `/dev/null`); a file URL for the SQLite store; a `postgres://` URL for the PostgreSQL store.
     ///   - options: Store options, e.g. `NSReadOnlyPersistentStoreOption` (a read-only SQLite
     ///     store is never written: saves to it fail with `NSPersistentStoreOperationError`).
     /// - Returns: The new store.

@@ -14,7 +14,7 @@ public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInse
 public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClasses"
 /// Option: record persistent history (an `NSNumber`/`Bool`): every save writes a transaction
 /// with its changes, in the save's own transaction, that `NSPersistentHistoryChangeRequest`
-/// reads. The SQLite store writes Apple's tables (`ATRANSACTION`, `ACHANGE`,
+/// reads. The SQLite and PostgreSQL stores write Apple's tables (`ATRANSACTION`, `ACHANGE`,
 /// `ATRANSACTIONSTRING`), creating them when a store is opened with this option for the first
 /// time; the in-memory store keeps history in memory. **Default:** off.
 ///
@@ -34,8 +34,10 @@ public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 /// persistent-history transactions; the store must also track history
 /// (`NSPersistentHistoryTrackingKey`). **Default:** off.
 ///
-/// **Differences from Apple:** the store polls its newest transaction number every 0.1 s (see
-/// `Notification.Name.NSPersistentStoreRemoteChange`) instead of being told by the system.
+/// **Differences from Apple:** the SQLite and in-memory stores poll their newest transaction
+/// number every 0.1 s (see `Notification.Name.NSPersistentStoreRemoteChange`) instead of being
+/// told by the system; the PostgreSQL store is woken by a `NOTIFY` from the saving server and
+/// also polls every second.
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationOptionKey"
 /// Option: rebuild the SQLite file with `VACUUM` when saving (an `NSNumber`/`Bool`).
 ///
@@ -59,7 +61,8 @@ public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVer
 /// **Differences from Apple:** accepted and ignored: `destroyPersistentStore` never opens the
 /// store, so it always does this.
 public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
-/// Option: the most connections the SQLite store opens for concurrent reads (an `NSNumber`).
+/// Option: the most connections the store opens (an `NSNumber`). The PostgreSQL store's pool
+/// size (**default** 8).
 ///
-/// **Differences from Apple:** accepted and ignored: the store has one connection.
+/// **Differences from Apple:** the SQLite store accepts and ignores it (it has one connection).
 public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
