@@ -77,7 +77,9 @@ let package = Package(
         .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenStoreCore"]),
         .testTarget(
             name: "OpenSQLiteStoreTests",
-            dependencies: ["OpenSQLiteStore", "OpenInMemoryStore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: ["OpenCoreData", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],

@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -99,6 +100,13 @@ enum Company {
                 values: [name.map(StoreValue.string) ?? .null, .objects(projectMembers[index])])
         }
         return departments + people + projects
+    }
+
+    /// The PostgreSQL store with the same rows as `stores(in:)`'s, when a test server is named.
+    static func postgres(in folder: TemporaryFolder) throws -> PostgreSQLRowStore? {
+        guard let store = try PostgresStores.open(schema: schema, in: folder) else { return nil }
+        try store.apply(inserted: rows(), updated: [], deleted: [])
+        return store
     }
 
     /// The two stores with the same rows.
@@ -498,7 +506,7 @@ func foldedBeginsWithValues(_ starts: [String], needle: String, constant: String
 }
 
 /// The same plan through both stores: keys, rows and counts equal.
-func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ plan: FetchPlan, label: String) throws {
+func expectSameAnswers(_ sqlite: any RowStore, _ memory: InMemoryRowStore, _ plan: FetchPlan, label: String) throws {
     for output in [FetchPlan.Output.keys, .count, .rows] {
         var plan = plan
         plan.output = output
@@ -580,6 +588,7 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
         let (format, arguments) = Self.predicates[index]
         let folder = try TemporaryFolder()
         let (sqlite, memory) = try Company.stores(in: folder)
+        let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
         let families: [(Int, Set<Int>)] = [
             (Company.person, [Company.person, Company.manager]), (Company.person, [Company.person]),
@@ -599,6 +608,11 @@ func expectSameAnswers(_ sqlite: SQLiteRowStore, _ memory: InMemoryRowStore, _ p
                         return
                     }
                     try expectSameAnswers(sqlite, memory, plan, label: "\(format) \(sort.map(\.description)) \(window)")
+                    // PostgreSQL: every sort, with and without a window.
+                    if let postgres, window.limit == 0 && window.offset == 0 || window.limit == 4 {
+                        try expectSameAnswers(
+                            postgres, memory, plan, label: "PostgreSQL \(format) \(sort.map(\.description)) \(window)")
+                    }
                 }
             }
         }

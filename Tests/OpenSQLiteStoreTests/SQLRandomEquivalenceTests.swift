@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -144,6 +145,7 @@ import Testing
         let (entityID, family, sorts) = Self.entities[entityIndex]
         let folder = try TemporaryFolder()
         let (sqlite, memory) = try Company.stores(in: folder)
+        let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
         var maker = PredicateMaker(random: Seeded(state: UInt64(entityIndex + 1) * 1_000_003), entity: entityID)
         var matched = Set<Int>()
@@ -159,6 +161,10 @@ import Testing
                 continue
             }
             try expectSameAnswers(sqlite, memory, plan, label: "#\(index) \(format)")
+            // PostgreSQL: every fourth predicate (each costs round trips to the server).
+            if let postgres, index % 4 == 0 {
+                try expectSameAnswers(postgres, memory, plan, label: "PostgreSQL #\(index) \(format)")
+            }
             var all = plan
             all.limit = 0
             all.offset = 0
@@ -267,6 +273,7 @@ import Testing
     @Test func randomDictionariesAgree() throws {
         let folder = try TemporaryFolder()
         let (sqlite, memory) = try Company.stores(in: folder)
+        let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
         var shapes = ShapeMaker(
             maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(state: 1), entity: Company.person))
@@ -284,14 +291,18 @@ import Testing
             if case .compiled = result { compiled += 1 }
             if case .unsupported = result { continue }
             let expected = Result { try memory.execute(plan) }
-            let actual = Result { try sqlite.execute(plan) }
-            switch (expected, actual) {
-            case (.success(.dictionaries(let a)), .success(.dictionaries(let b))):
-                #expect(a == b, "#\(index) \(label) \(predicate.map { "\($0)" } ?? "") \(window)")
-            case (.failure, .failure):
-                break
-            default:
-                Issue.record("#\(index) \(label): memory \(expected), SQL \(actual)")
+            // PostgreSQL: every fourth shape (each costs round trips to the server).
+            let viaPostgres = index % 4 == 0 ? postgres.map { [("PostgreSQL", $0 as any RowStore)] } ?? [] : []
+            for (name, store) in [("SQLite", sqlite as any RowStore)] + viaPostgres {
+                let actual = Result { try store.execute(plan) }
+                switch (expected, actual) {
+                case (.success(.dictionaries(let a)), .success(.dictionaries(let b))):
+                    #expect(a == b, "\(name) #\(index) \(label) \(predicate.map { "\($0)" } ?? "") \(window)")
+                case (.failure, .failure):
+                    break
+                default:
+                    Issue.record("\(name) #\(index) \(label): memory \(expected), SQL \(actual)")
+                }
             }
         }
         #expect(compiled > count * 3 / 4, "\(compiled) of \(count) compiled")

@@ -1,5 +1,6 @@
 import Foundation
 import OpenInMemoryStore
+import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -20,7 +21,7 @@ import Testing
                     at: folder.file("History.sqlite"), schema: schema, readOnly: false, modelVersionHashes: [:],
                     tracksHistory: true)
             ),
-        ]
+        ] + (try PostgresStores.open(schema: schema, in: folder, tracksHistory: true).map { [("postgresql", $0 as RowStore)] } ?? [])
     }
 
     static let schema: StoreSchema = {
