@@ -337,6 +337,7 @@ print(
         + "\(ProcessInfo.processInfo.activeProcessorCount) cores, best of \(runs) runs, \(objectCount) employees, "
         + "server \(serverHost):\(serverComponents.port ?? 5432), schema \(schema)")
 
+print(String(format: "Load average at the start: %.1f (1 min), %.1f (5 min)", loadAverage().0, loadAverage().1))
 let admin = connectRaw(searchPath: nil)
 func dropSchema() {
     _ = rawRows(admin, "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE") { _ in 0 }
@@ -601,9 +602,17 @@ if only == nil {
 
 // MARK: - Throughput with 1, 2, 4, 8 client processes
 
+/// The 1- and 5-minute load averages (/proc/loadavg).
+func loadAverage() -> (Double, Double) {
+    let fields = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ")
+    return (fields.count > 1 ? Double(fields[0]) ?? 0 : 0, fields.count > 1 ? Double(fields[1]) ?? 0 : 0)
+}
+
 let clientSeconds = Double(environment["CLIENT_SECONDS"] ?? "") ?? 5
 let clientCounts = (environment["CLIENTS"] ?? "1,2,4,8").split(separator: ",").compactMap { Int($0) }
 var curve: [[String: Any]] = []
+/// The most fetches a second the machine's cores could give, at the first round's CPU per fetch.
+var ceiling = 0.0
 if clientSeconds > 0 && only == nil {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
     let machineCPU = { () -> (busy: Double, total: Double) in
@@ -619,7 +628,7 @@ if clientSeconds > 0 && only == nil {
         "Read throughput: N client processes at once, each fetching filter + sort + limit 100 (every attribute read) in a "
             + "fresh context in a loop for \(clientSeconds) s, against the one server (\(ProcessInfo.processInfo.activeProcessorCount) cores shared by the server and the clients):"
     )
-    print("  procs  fetches/s  speed-up  per proc   client CPU s  server CPU s  machine busy")
+    print("  procs  fetches/s  speed-up  per proc   client CPU s  server CPU s  CPU ms/fetch (client+server)  machine busy")
     var single = 0.0
     for count in clientCounts {
         let start = Date().timeIntervalSince1970 + 3 + Double(count) * 0.5
@@ -663,21 +672,38 @@ if clientSeconds > 0 && only == nil {
         }
         if count == 1 { single = rate }
         let speedUp = single > 0 ? rate / single : 1
+        let perFetch = (clientCPU + serverSeconds) * 1000 / max(fetches, 1)
         print(
             String(
-                format: "  %5d  %9.1f  %7.2f×  %8.1f   %12.2f  %12.2f  %11.0f%%", count, rate, speedUp, rate / Double(count),
-                clientCPU, serverSeconds, busy * 100))
+                format: "  %5d  %9.1f  %7.2f×  %8.1f   %12.2f  %12.2f  %7.2f (%.2f + %.2f)  %11.0f%%", count, rate, speedUp,
+                rate / Double(count), clientCPU, serverSeconds, perFetch, clientCPU * 1000 / max(fetches, 1),
+                serverSeconds * 1000 / max(fetches, 1), busy * 100))
+        if count == clientCounts.first {
+            let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+            ceiling = cores * 1000 / perFetch
+        }
         curve.append([
             "processes": count, "fetchesPerSecond": rate, "speedUp": speedUp, "fetches": fetches,
             "clientCPUSeconds": clientCPU, "serverCPUSeconds": serverSeconds, "machineBusy": busy,
         ])
     }
+    let (load1, _) = loadAverage()
+    print(
+        String(
+            format: "  CPU ceiling of this machine at that cost: %.0f cores / %.2f ms per fetch = %.0f fetches/s "
+                + "(load average now %.1f: other processes share the cores too)",
+            Double(ProcessInfo.processInfo.activeProcessorCount),
+            Double(ProcessInfo.processInfo.activeProcessorCount) * 1000 / max(ceiling, 1),
+            ceiling, load1))
     print(
         """
-        (fetches/s: the sum over the processes of each one's fetches over its own seconds. The server and the \
-        clients share \(ProcessInfo.processInfo.activeProcessorCount) cores: once the machine is busy near 100%, \
-        more processes only share the same CPU time (client CPU + server CPU ≈ cores × seconds), so beyond \
-        \(ProcessInfo.processInfo.activeProcessorCount) processes the flat curve is the machine's limit, not the code's.)
+        (fetches/s: the sum over the processes of each one's fetches over its own seconds; client and server CPU: \
+        the clients' own CPU seconds and every postgres process's, over the round; machine busy: all of the \
+        machine's cores, whoever uses them. The server and the clients share \
+        \(ProcessInfo.processInfo.activeProcessorCount) cores: one process waits on its round trip, so a second one \
+        fills the wait; beyond \(ProcessInfo.processInfo.activeProcessorCount) processes the cores are full and more \
+        processes only share the same CPU time, so the curve flattens toward the CPU ceiling: the machine's limit, \
+        not the code's.)
         """)
 }
 
@@ -702,7 +728,8 @@ let json: [String: Any] = [
         }
         return result
     },
-    "rawTime": serverShares, "throughput": ["seconds": clientSeconds, "curve": curve],
+    "rawTime": serverShares,
+    "throughput": ["seconds": clientSeconds, "curve": curve, "cpuCeilingFetchesPerSecond": ceiling],
 ]
 if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]),
     let text = String(data: data, encoding: .utf8)
