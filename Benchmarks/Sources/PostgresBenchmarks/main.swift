@@ -22,7 +22,11 @@
 // protocol statement (parse, bind, execute) on a pooled connection whose search_path is the
 // schema. The raw side does the same (postgres-nio's `query`, the async row sequence, values
 // decoded with `PostgresRow.decode`), so the ratio is what the library adds to the same round
-// trip: the server's work and the wire are in both sides.
+// trip: the server's work and the wire are in both sides. After the table: the raw read of the
+// whole-table lines done both ways (rows decoded as they arrive, and the whole result received
+// first, as the store's session does), and the server's and this process's CPU in one raw read.
+// The throughput rounds print each round's client and server CPU per fetch and the fetches a
+// second the machine's cores could give at that cost (the ceiling the curve flattens at).
 
 import CoreData
 import PostgresNIO
@@ -625,7 +629,10 @@ if only == nil {
             best.streamed = min(best.streamed, clock.measure { _ = streamed() }.milliseconds)
             best.collected = min(best.collected, clock.measure { _ = collected() }.milliseconds)
         }
-        print(String(format: "  %-28@ streamed %8.2f ms   collected %8.2f ms", what, best.streamed, best.collected))
+        print(
+            String(
+                format: "  %@ streamed %8.2f ms   collected %8.2f ms", what.padding(toLength: 28, withPad: " ", startingAt: 0),
+                best.streamed, best.collected))
         serverShares.append(["what": what, "streamedMilliseconds": best.streamed, "collectedMilliseconds": best.collected])
     }
     print("Where the raw time goes (one raw run each: wall ms, server CPU ms, this process's CPU ms):")
@@ -640,7 +647,10 @@ if only == nil {
         let elapsed = clock.measure { _ = body() }.milliseconds
         let server = cpuDelta(before, serverCPU()) * 1000
         let client = (processCPUSeconds() - cpuBefore) * 1000
-        print(String(format: "  %-28@ wall %8.2f  server CPU %8.2f  client CPU %8.2f", what, elapsed, server, client))
+        print(
+            String(
+                format: "  %@ wall %8.2f  server CPU %8.2f  client CPU %8.2f",
+                what.padding(toLength: 28, withPad: " ", startingAt: 0), elapsed, server, client))
         serverShares.append([
             "what": what, "milliseconds": elapsed, "serverCPUMilliseconds": server, "clientCPUMilliseconds": client,
         ])
