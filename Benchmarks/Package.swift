@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Figures, not tests: `swift run -c release PredicateBenchmarks [results.json]` and
-// `swift run -c release FetchBenchmarks [results.json]`.
+// `swift run -c release FetchBenchmarks [results.json]`
+// and (with OPENCOREDATA_POSTGRES_URL) `swift run -c release PostgresBenchmarks [results.json]`.
 // A separate package so the main package's `swift test` never builds or times it.
 let package = Package(
     name: "PredicateBenchmarks",
@@ -13,6 +14,8 @@ let package = Package(
         .package(name: "OpenCoreData", path: ".."),
         // A peer figure for the fetch benchmark: the same store file read through GRDB.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The PostgreSQL benchmark's baseline: the same SQL run and decoded by hand through postgres-nio.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -28,6 +31,15 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite", "Probes",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
+        // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.
+        .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                .product(name: "CoreData", package: "OpenCoreData"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ],
