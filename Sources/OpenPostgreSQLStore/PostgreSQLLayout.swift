@@ -130,16 +130,8 @@ extension SQLiteLayout {
     private func postgreSQLIndex(_ start: String, name: String, entity entityID: Int, elements: [(slot: Int, ascending: Bool)])
         -> String?
     {
-        let layout = entities[entityID - 1]
-        var columns: [String] = []
-        for element in elements where layout.slots.indices.contains(element.slot) {
-            switch layout.slots[element.slot] {
-            case .attribute(let column, _), .toOne(let column, _, _):
-                columns.append("\(Self.quoted(column)) \(element.ascending ? "ASC" : "DESC")")
-            default: continue
-            }
-        }
-        guard !columns.isEmpty, columns.count == elements.count else { return nil }
-        return "\(start) \(Self.quoted(name)) ON \(Self.quoted(tables[layout.table].name)) (\(columns.joined(separator: ", ")))"
+        guard let columns = indexColumns(entity: entityID, elements: elements) else { return nil }
+        let terms = columns.map { "\(Self.quoted($0.column)) \($0.ascending ? "ASC" : "DESC")" }
+        return "\(start) \(Self.quoted(name)) ON \(Self.quoted(table(of: entityID).name)) (\(terms.joined(separator: ", ")))"
     }
 }

@@ -54,16 +54,10 @@ package struct PostgreSQLStoreReport {
                             entityNumber: Int(row.int64(0) ?? 0), name: row.string(1) ?? "", superNumber: Int(row.int64(2) ?? 0),
                             max: row.int64(3) ?? 0))
                 }
-                let byNumber = Dictionary(entities.map { ($0.entityNumber, $0) }) { first, _ in first }
+                let tableNames = SQLitePrimaryKeys.tableNames(of: entities)
                 for entity in entities {
-                    var root = entity
-                    var steps = 0
-                    while root.superNumber != 0, let parent = byNumber[root.superNumber], steps < entities.count {
-                        root = parent
-                        steps += 1
-                    }
                     // Only a table the schema has, named by identifier characters, is named in SQL.
-                    let table = "Z" + root.name.uppercased()
+                    guard let table = tableNames[entity.entityNumber] else { continue }
                     guard tables.contains(table), PostgresStoreURL.isIdentifier(table) else { continue }
                     try connection.query(
                         "SELECT count(*) FROM \(SQLiteLayout.quoted(table)) WHERE \"Z_ENT\" = $1",

@@ -120,17 +120,26 @@ extension SQLiteLayout {
     /// `<start> ON <TABLE> (<COLUMN> COLLATE BINARY ASC, …)` over an entity's slots; nil when a
     /// slot has no column of its own (then the index cannot be built as Apple builds it).
     private func indexStatement(_ start: String, entity entityID: Int, elements: [(slot: Int, ascending: Bool)]) -> String? {
+        guard let columns = indexColumns(entity: entityID, elements: elements) else { return nil }
+        let terms = columns.map { "\($0.column) COLLATE BINARY \($0.ascending ? "ASC" : "DESC")" }
+        return "\(start) ON \(table(of: entityID).name) (\(terms.joined(separator: ", ")))"
+    }
+
+    /// The columns of an index over an entity's slots, in order; nil when a slot has no column of
+    /// its own (then the index cannot be built as Apple builds it).
+    package func indexColumns(entity entityID: Int, elements: [(slot: Int, ascending: Bool)])
+        -> [(column: String, ascending: Bool)]?
+    {
         let layout = entities[entityID - 1]
-        var columns: [String] = []
+        var columns: [(column: String, ascending: Bool)] = []
         for element in elements where layout.slots.indices.contains(element.slot) {
             switch layout.slots[element.slot] {
-            case .attribute(let column, _), .toOne(let column, _, _):
-                columns.append("\(column) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")")
+            case .attribute(let column, _), .toOne(let column, _, _): columns.append((column, element.ascending))
             default: continue
             }
         }
         guard !columns.isEmpty, columns.count == elements.count else { return nil }
-        return "\(start) ON \(tables[layout.table].name) (\(columns.joined(separator: ", ")))"
+        return columns
     }
 
     /// The rows of `Z_PRIMARYKEY` for a new store: every entity with its number, name, super's

@@ -30,6 +30,23 @@ package struct SQLitePrimaryKeyRow: Equatable, Sendable {
 /// let keys = try SQLitePrimaryKeys.reserve(3, forRoot: 1, in: connection)  // 126...128
 /// ```
 package enum SQLitePrimaryKeys {
+    /// The table each entity's rows live in, by entity number, as Apple names tables: `Z` + its
+    /// hierarchy root's name in capitals (read from `Z_SUPER`, without a model).
+    package static func tableNames(of rows: [SQLitePrimaryKeyRow]) -> [Int: String] {
+        let byNumber = Dictionary(rows.map { ($0.entityNumber, $0) }) { first, _ in first }
+        var names: [Int: String] = [:]
+        for entity in rows {
+            var root = entity
+            var steps = 0
+            while root.superNumber != 0, let parent = byNumber[root.superNumber], steps < rows.count {
+                root = parent
+                steps += 1
+            }
+            names[entity.entityNumber] = "Z" + root.name.uppercased()
+        }
+        return names
+    }
+
     /// The DDL of the table, as Apple writes it.
     package static let tableDDL =
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"

@@ -70,17 +70,11 @@ struct StoreReport {
     /// Counts each entity's rows in its root's table (`Z` + the root's name in capitals, as
     /// Apple names tables), by `Z_ENT`.
     private static func rowCounts(_ entities: [SQLitePrimaryKeyRow], _ connection: SQLiteConnection) throws -> [Int: Int] {
-        let byNumber = Dictionary(entities.map { ($0.entityNumber, $0) }) { first, _ in first }
         let tables = Set(try connection.schemaObjectNames(type: "table"))
+        let tableNames = SQLitePrimaryKeys.tableNames(of: entities)
         var counts: [Int: Int] = [:]
         for entity in entities {
-            var root = entity
-            var steps = 0
-            while root.superNumber != 0, let parent = byNumber[root.superNumber], steps < entities.count {
-                root = parent
-                steps += 1
-            }
-            let table = "Z" + root.name.uppercased()
+            guard let table = tableNames[entity.entityNumber] else { continue }
             // Only a table the file has, spelled with identifier characters, is ever named in SQL.
             guard tables.contains(table), table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
                 continue
