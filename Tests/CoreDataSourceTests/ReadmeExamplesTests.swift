@@ -115,6 +115,16 @@ private final class Readme {
         print(payroll)                                                  // 151000
     }
 
+    // README: A PostgreSQL store for several servers
+    func postgreSQL(container: NSPersistentContainer) {
+        let description = NSPersistentStoreDescription(url: URL(string: "postgres://app:secret@db.internal/shop?schema=catalog")!)
+        description.type = NSPostgreSQLStoreType
+        description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
+        description.setOption(true as NSNumber, forKey: NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+        description.setOption(16 as NSNumber, forKey: NSPersistentStoreConnectionPoolMaxSizeKey)   // default 8
+        container.persistentStoreDescriptions = [description]
+    }
+
     // README: Input from users: the throwing twins
     func throwingTwins() throws {
         do {
@@ -201,7 +211,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 6)
+        #expect(blocks.count == 7)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -285,6 +295,18 @@ struct ReadmeExamplesTests {
             #expect(readme.printed == ["151000"])
             #expect(readme.printed == (try swiftBlock(containing: "objects(for: everyone")).expectedOutput)
         }
+    }
+
+    /// The block configures the description it shows (loading it needs the server it names).
+    @Test func postgreSQL() throws {
+        let container = NSPersistentContainer(name: "Shop", managedObjectModel: NSManagedObjectModel())
+        Readme().postgreSQL(container: container)
+        let description = try #require(container.persistentStoreDescriptions.first)
+        #expect(container.persistentStoreDescriptions.count == 1)
+        #expect(description.type == NSPostgreSQLStoreType)
+        #expect(description.url?.absoluteString == "postgres://app:secret@db.internal/shop?schema=catalog")
+        #expect((description.options[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber)?.intValue == 16)
+        #expect((description.options[NSPersistentHistoryTrackingKey] as? NSNumber)?.boolValue == true)
     }
 
     @Test func models() throws {
