@@ -6,14 +6,16 @@ extension PostgreSQLRowStore: PagingRowStore {
     /// One page of a paged fetch as one `SELECT` (`SQLCompiler.compilePage(_:after:)` in
     /// PostgreSQL's dialect): keyset pagination, as the SQLite store pages, so no statement or
     /// transaction stays open between pages. A plan that does not compile runs each page in
-    /// memory over every row, as `execute(_:)` does.
+    /// memory, over the rows SQL narrows it to, as `execute(_:)` does.
     package func page(of plan: FetchPlan, after position: FetchPosition?) throws -> FetchPage {
         var plan = plan
         plan.output = .rows
         switch SQLCompiler(layout: layout, dialect: .postgreSQL).compilePage(plan, after: position) {
         case .compiled(let query): return try runPage(query, plan: plan)
         case .unsupported(let reason): throw PostgreSQLStoreError.unsupportedFetch(reason, store: storeName)
-        case .notCompilable: return try inMemory().page(of: plan, after: position)
+        case .notCompilable:
+            let (store, rest) = try inMemory(narrowing: plan)
+            return try store.page(of: rest, after: position)
         }
     }
 

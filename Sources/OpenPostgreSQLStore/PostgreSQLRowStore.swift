@@ -332,9 +332,33 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
         }
     }
 
-    /// Runs a plan that does not compile to PostgreSQL on the in-memory store, over every row.
+    /// Runs a plan that does not compile to PostgreSQL on the in-memory store: over the rows
+    /// SQL narrows it to, or over every row (`inMemory(narrowing:)`).
     func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
-        try inMemory().execute(plan)
+        let (store, rest) = try inMemory(narrowing: plan)
+        return try store.execute(rest)
+    }
+
+    /// For a plan that does not compile: an in-memory store holding the rows that can match it,
+    /// and the plan to run there. The rows are the candidates PostgreSQL selects
+    /// (`SQLCompiler.compileCandidates(_:)`: the compiling part of the predicate exactly, string
+    /// operators in part), or every row of the store when what SQL cannot decide reads more
+    /// than the entity's attributes.
+    func inMemory(narrowing plan: FetchPlan) throws -> (store: InMemoryRowStore, plan: FetchPlan) {
+        switch SQLCompiler(layout: layout, dialect: .postgreSQL).compileCandidates(plan) {
+        case .compiled(let candidates):
+            var rowsPlan = plan
+            rowsPlan.output = .rows
+            let store = InMemoryRowStore(schema: schema)
+            if case .rows(let rows) = try run(candidates.query, plan: rowsPlan) {
+                try store.apply(inserted: rows, updated: [], deleted: [])
+            }
+            return (store, candidates.plan)
+        case .unsupported(let reason):
+            throw PostgreSQLStoreError.unsupportedFetch(reason, store: storeName)
+        case .notCompilable:
+            return (try inMemory(), plan)
+        }
     }
 
     /// Every row of the store, in an in-memory store (for plans that do not compile).
@@ -659,14 +683,25 @@ extension PostgreSQLRowStore {
         } else {
             switch compiler.compile(plan) {
             case .compiled(let compiled): query = compiled
-            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .notCompilable(let reason):
+                guard case .compiled(let candidates) = compiler.compileCandidates(plan) else {
+                    return .inMemory(reason: reason)
+                }
+                let (statement, lines) = try explainStatement(candidates.query)
+                return .narrowed(statement, queryPlan: lines, reason: reason)
             case .unsupported(let reason): throw PostgreSQLStoreError.unsupportedFetch(reason, store: storeName)
             }
         }
+        let (statement, lines) = try explainStatement(query)
+        return .sql(statement, queryPlan: lines)
+    }
+
+    /// A statement as PostgreSQL gets it, and its `EXPLAIN`.
+    private func explainStatement(_ query: SQLQuery) throws -> (SQLQuery, [String]) {
         var lines: [String] = []
         try withSession { session in
             try session.query("EXPLAIN " + query.sql, query.arguments) { row in lines.append(row.string(at: 0) ?? "") }
         }
-        return .sql(SQLQuery(sql: statements.finished(query.sql), arguments: query.arguments), queryPlan: lines)
+        return (SQLQuery(sql: statements.finished(query.sql), arguments: query.arguments), lines)
     }
 }

@@ -13,7 +13,7 @@ import OpenStoreCore
 /// | placeholders | `?` | `$1`, `$2`, … (`finish(_:identifiers:)`) |
 /// | identifiers | as the layout names them | quoted (`"ZBOOK"."ZTITLE"`) |
 /// | sorts | NULL first ascending | `NULLS FIRST` / `NULLS LAST` spelled out |
-/// | strings | `ocd_*` functions with Foundation's rules | no such functions: in memory |
+/// | strings | `ocd_*` functions with Foundation's rules | in memory, over the rows SQL narrows to |
 ///
 /// String columns of a PostgreSQL store are `COLLATE "C"` (`PostgreSQLLayout`), so comparisons
 /// and sorts order UTF-8 bytes, as SQLite's `BINARY` does.

@@ -1,6 +1,6 @@
 import OpenStoreCore
 
-/// How an SQLite store runs a fetch plan, for `coredata explain` and for people reading why a
+/// How an SQL store runs a fetch plan, for `coredata explain` and for people reading why a
 /// fetch is slow.
 package enum FetchExplanation: Equatable {
     /// The plan runs in SQL: the statement (`sql` with `?` placeholders), the values bound to
@@ -11,6 +11,10 @@ package enum FetchExplanation: Equatable {
     /// The plan runs in memory, over every row of the file read into an in-memory store: the
     /// part of the plan that SQL cannot run, and why.
     case inMemory(reason: String)
+    /// The plan runs in memory over the rows a statement selects (the rows that can match:
+    /// `SQLCompiler.compileCandidates(_:)`), with that statement and its query plan as in
+    /// `.sql`, and why SQL does not decide it all.
+    case narrowed(SQLQuery, queryPlan: [String], reason: String)
 }
 
 extension SQLiteRowStore {

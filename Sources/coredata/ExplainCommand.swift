@@ -30,19 +30,27 @@ struct ExplainCommand: ParsableCommand {
         Console.print("\(ModelDescription.summary(request)) (\(fetch.resultKind.rawValue))")
         switch explanation {
         case .sql(let query, let queryPlan):
-            Console.print("SQL:\n  \(query.sql)")
-            Console.print("Bound values:")
-            if query.arguments.isEmpty { Console.print("  (none)") }
-            for (index, value) in query.arguments.enumerated() {
-                Console.print("  \(index + 1). \(Self.describe(value))")
-            }
-            Console.print(
-                fetch.store.lowercased().hasPrefix("postgres") ? "Query plan (EXPLAIN):" : "Query plan (EXPLAIN QUERY PLAN):")
-            for line in queryPlan { Console.print("  \(line)") }
+            printStatement(query, queryPlan)
         case .inMemory(let reason):
             Console.print("Runs in memory, not in SQL: \(reason)")
-            Console.print("(the store reads every row of the entity's table and evaluates the request in memory)")
+            Console.print("(the store reads every row of the store and evaluates the request in memory)")
+        case .narrowed(let query, let queryPlan, let reason):
+            Console.print("Runs in memory, over the rows SQL selects: \(reason)")
+            Console.print("(SQL keeps the rows that can match; memory tests them, then sorts and limits)")
+            printStatement(query, queryPlan)
         }
+    }
+
+    private func printStatement(_ query: SQLQuery, _ queryPlan: [String]) {
+        Console.print("SQL:\n  \(query.sql)")
+        Console.print("Bound values:")
+        if query.arguments.isEmpty { Console.print("  (none)") }
+        for (index, value) in query.arguments.enumerated() {
+            Console.print("  \(index + 1). \(Self.describe(value))")
+        }
+        Console.print(
+            fetch.store.lowercased().hasPrefix("postgres") ? "Query plan (EXPLAIN):" : "Query plan (EXPLAIN QUERY PLAN):")
+        for line in queryPlan { Console.print("  \(line)") }
     }
 
     /// A bound value with its kind: `300 (integer)`, `"j" (text)`.

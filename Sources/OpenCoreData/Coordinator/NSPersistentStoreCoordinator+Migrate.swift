@@ -31,7 +31,7 @@ extension NSPersistentStoreCoordinator {
     ///   not migrated here), or when the destination already holds rows; the errors of
     ///   `addPersistentStore(ofType:configurationName:at:options:)`.
     @discardableResult
-    open func migratePersistentStore(
+    public func migratePersistentStore(
         _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
     ) throws -> NSPersistentStore {
         guard persistentStores.contains(where: { $0 === store }),

@@ -205,6 +205,9 @@ struct DemoTour {
             Console.print("   plan: " + queryPlan.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; "))
         case .inMemory(let reason):
             Console.print("   runs in memory: \(reason)")
+        case .narrowed(let query, _, let reason):
+            Console.print("   runs in memory over the rows of: \(query.sql)")
+            Console.print("   because: \(reason)")
         }
         show(try fetch(request), ["firstName", "lastName", "salary", "department.name"])
     }
