@@ -65,9 +65,8 @@ package final class PostgresDatabase: @unchecked Sendable {
         self.logger = logger
 
         var tls = PostgresClient.Configuration.TLS.disable
-        if url.tls {
-            tls = .require(.makeClientConfiguration())
-        }
+        let tlsConfiguration = url.tlsConfiguration
+        if let tlsConfiguration { tls = .require(tlsConfiguration) }
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
         configuration.options.maximumConnections = max(1, poolSize)
@@ -76,20 +75,9 @@ package final class PostgresDatabase: @unchecked Sendable {
         configuration.options.additionalStartupParameters = [("search_path", "\"\(url.schema)\"")]
 
         // The first connection, made directly: its errors say what is wrong.
-        var first = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-            tls: .disable)
-        if url.tls {
-            do {
-                first.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            } catch {
-                throw PostgresStoreError(.connection, message: "PostgreSQL at \(server): TLS could not be set up: \(error)")
-            }
-        }
-        first.options.connectTimeout = .seconds(10)
+        let firstConfiguration = try Self.connectionConfiguration(url, server: server)
         let schema = url.schema
         let createSchema = PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\"")
-        let firstConfiguration = first
         do {
             try runBlocking(server: server) {
                 let connection = try await PostgresConnection.connect(
@@ -300,5 +288,40 @@ private final class ConnectionLease: Sendable {
         }
         waiter?.resume()
         shared.finished.wait()
+    }
+}
+
+extension PostgresDatabase {
+    /// The settings of one connection made directly (not pooled) to `url`.
+    static func connectionConfiguration(_ url: PostgresStoreURL, server: String) throws(PostgresStoreError)
+        -> PostgresConnection.Configuration
+    {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+            tls: .disable)
+        if let tls = url.tlsConfiguration {
+            do {
+                configuration.tls = .require(try NIOSSLContext(configuration: tls))
+            } catch {
+                throw PostgresStoreError(.connection, message: "PostgreSQL at \(server): TLS could not be set up: \(error)")
+            }
+        }
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+}
+
+extension PostgresStoreURL {
+    /// The TLS settings of `sslmode` and `sslrootcert`; nil without TLS.
+    var tlsConfiguration: TLSConfiguration? {
+        guard tls != .disable else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch tls {
+        case .disable, .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if let rootCertificate { configuration.trustRoots = .file(rootCertificate) }
+        return configuration
     }
 }

@@ -16,7 +16,7 @@ extension PostgresDatabase {
     /// - Returns: A token; `cancel()` stops listening and closes its connection.
     /// - Throws: `.connection` when the first connection can't be made.
     package func listen(channel: String, handler: @escaping @Sendable (String) -> Void) throws -> PostgresListener {
-        let configuration = try listenerConfiguration()
+        let configuration = try Self.connectionConfiguration(url, server: server)
         let listener = PostgresListener(channel: channel, queue: DispatchQueue(label: "OpenPostgreSQLStore.listen.\(channel)"))
         let logger = self.logger
         let started = DispatchSemaphore(value: 0)
@@ -61,21 +61,6 @@ extension PostgresDatabase {
         }
         listener.task.withLock { $0 = task }
         return listener
-    }
-
-    private func listenerConfiguration() throws -> PostgresConnection.Configuration {
-        var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-            tls: .disable)
-        if url.tls {
-            do {
-                configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            } catch {
-                throw PostgresStoreError(.connection, message: "PostgreSQL at \(server): TLS could not be set up: \(error)")
-            }
-        }
-        configuration.options.connectTimeout = .seconds(10)
-        return configuration
     }
 }
 

@@ -15,8 +15,12 @@ import Foundation
 /// - `schema`: the schema the store's tables live in, created when missing. It must be an SQL
 ///   identifier (`[A-Za-z_][A-Za-z0-9_]*`); it is always quoted, so its case is kept.
 ///   **Default:** `public`.
-/// - `sslmode`: `require` or `verify-full` turn TLS on (`verify-full` and `require` both check
-///   the server's certificate here); `disable`, `allow`, `prefer` or none: no TLS.
+/// - `sslmode`, as libpq reads it: `require` encrypts without checking the server's certificate
+///   (unless `sslrootcert` names a file: then as `verify-ca`), `verify-ca` checks that a trusted
+///   authority signed it, `verify-full` also that it names the host; `disable`, `allow`, `prefer`
+///   or none: no TLS. **Differences from libpq:** `allow` and `prefer` never try TLS.
+/// - `sslrootcert`: a PEM file of the authorities to trust instead of the system's.
+///   **Default:** the system's trust roots.
 /// - `pool`: the largest number of connections the store opens (read by the store, not here).
 /// - User and password are percent-decoded. Other query items are ignored.
 package struct PostgresStoreURL: Sendable, Equatable {
@@ -26,7 +30,9 @@ package struct PostgresStoreURL: Sendable, Equatable {
     package var password: String?
     package var database: String
     package var schema: String
-    package var tls: Bool
+    package var tls: TLSMode
+    /// The `sslrootcert` file, when there is one.
+    package var rootCertificate: String?
     /// The `pool` query item, when there is one (a positive integer).
     package var poolSize: Int?
 
@@ -59,7 +65,8 @@ package struct PostgresStoreURL: Sendable, Equatable {
         if database.hasPrefix("/") { database.removeFirst() }
         if database.contains("/") { throw fail("the path must be one database name") }
         var schema = "public"
-        var tls = false
+        var tls = TLSMode.disable
+        var rootCertificate: String?
         var poolSize: Int?
         for item in components.queryItems ?? [] {
             switch item.name {
@@ -71,10 +78,15 @@ package struct PostgresStoreURL: Sendable, Equatable {
                 schema = value
             case "sslmode":
                 switch item.value ?? "" {
-                case "require", "verify-ca", "verify-full": tls = true
-                case "disable", "allow", "prefer", "": tls = false
+                case "require": tls = .require
+                case "verify-ca": tls = .verifyCA
+                case "verify-full": tls = .verifyFull
+                case "disable", "allow", "prefer", "": tls = .disable
                 default: throw fail("unknown sslmode \"\(item.value ?? "")\"")
                 }
+            case "sslrootcert":
+                guard let value = item.value, !value.isEmpty else { throw fail("sslrootcert names no file") }
+                rootCertificate = value
             case "pool":
                 guard let value = item.value.flatMap({ Int($0) }), value > 0 else {
                     throw fail("pool must be a positive integer")
@@ -89,8 +101,21 @@ package struct PostgresStoreURL: Sendable, Equatable {
         self.password = components.password
         self.database = database.isEmpty ? user : database
         self.schema = schema
-        self.tls = tls
+        self.tls = rootCertificate != nil && tls == .require ? .verifyCA : tls
+        self.rootCertificate = rootCertificate
         self.poolSize = poolSize
+    }
+
+    /// Whether and how a connection uses TLS (`sslmode`).
+    package enum TLSMode: String, Sendable {
+        /// No TLS.
+        case disable
+        /// TLS, the server's certificate not checked.
+        case require
+        /// TLS, the certificate signed by a trusted authority.
+        case verifyCA = "verify-ca"
+        /// TLS, the certificate signed by a trusted authority and naming the host.
+        case verifyFull = "verify-full"
     }
 
     /// The URL with the password replaced by `***`, for messages.
@@ -104,7 +129,8 @@ package struct PostgresStoreURL: Sendable, Equatable {
         components.path = "/" + database
         var items: [URLQueryItem] = []
         if schema != "public" { items.append(URLQueryItem(name: "schema", value: schema)) }
-        if tls { items.append(URLQueryItem(name: "sslmode", value: "require")) }
+        if tls != .disable { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
+        if let rootCertificate { items.append(URLQueryItem(name: "sslrootcert", value: rootCertificate)) }
         if let poolSize { items.append(URLQueryItem(name: "pool", value: String(poolSize))) }
         if !items.isEmpty { components.queryItems = items }
         return components.string ?? "postgres://\(user)@\(host):\(port)/\(database)"

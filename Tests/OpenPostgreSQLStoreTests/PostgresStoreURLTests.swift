@@ -27,7 +27,7 @@ import Testing
         #expect(url.password == nil)
         #expect(url.database == "app")
         #expect(url.schema == "public")
-        #expect(url.tls == false)
+        #expect(url.tls == .disable)
         #expect(url.poolSize == nil)
     }
 
@@ -39,17 +39,23 @@ import Testing
         #expect(url.password == "s@cret")
         #expect(url.database == "shop")
         #expect(url.schema == "Tenant_1")
-        #expect(url.tls)
+        #expect(url.tls == .require)
         #expect(url.poolSize == 20)
         #expect(url.redacted == "postgres://app:***@10.1.2.3:6543/shop?schema=Tenant_1&sslmode=require&pool=20")
         #expect(!url.redacted.contains("cret"))
     }
 
     @Test func sslModes() throws {
-        #expect(try Self.parse("postgres://a@h/d?sslmode=verify-full").tls)
-        #expect(try Self.parse("postgres://a@h/d?sslmode=require").tls)
-        #expect(try !Self.parse("postgres://a@h/d?sslmode=disable").tls)
-        #expect(try !Self.parse("postgres://a@h/d").tls)
+        #expect(try Self.parse("postgres://a@h/d?sslmode=verify-full").tls == .verifyFull)
+        #expect(try Self.parse("postgres://a@h/d?sslmode=verify-ca").tls == .verifyCA)
+        #expect(try Self.parse("postgres://a@h/d?sslmode=require").tls == .require)
+        #expect(try Self.parse("postgres://a@h/d?sslmode=prefer").tls == .disable)
+        #expect(try Self.parse("postgres://a@h/d?sslmode=disable").tls == .disable)
+        #expect(try Self.parse("postgres://a@h/d").tls == .disable)
+        let rooted = try Self.parse("postgres://a@h/d?sslmode=require&sslrootcert=/etc/ca.pem")
+        #expect(rooted.tls == .verifyCA && rooted.rootCertificate == "/etc/ca.pem")
+        #expect(rooted.redacted == "postgres://a@h:5432/d?sslmode=verify-ca&sslrootcert=/etc/ca.pem")
+        #expect(Self.failure("postgres://a@h/d?sslrootcert=")?.message.contains("sslrootcert") == true)
         #expect(Self.failure("postgres://a@h/d?sslmode=sometimes")?.message.contains("sslmode") == true)
     }
 

@@ -67,7 +67,7 @@ enum PostgresTestServer {
 }
 
 /// Waits (polling, up to `timeout` seconds) until `condition` holds; false if it never did.
-func eventually(timeout: Double = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }

@@ -146,7 +146,7 @@ struct MultiServerTests {
         }
         // The other process merges the three inserts from the history, woken by NOTIFY (well
         // before its one-second poll would find them... or after it: either way they arrive).
-        #expect(watcher.wait(for: "remote 3", timeout: 30), "\(watcher.lines)")
+        #expect(watcher.wait(for: "remote 3", timeout: 90), "\(watcher.lines)")
         #expect(Date().timeIntervalSince(started) < 30)
     }
 }

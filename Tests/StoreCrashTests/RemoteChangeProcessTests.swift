@@ -45,7 +45,7 @@ import Testing
         // The poll (every 0.1 s) posts once it sees the third transaction.
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while received.last != coordinator.currentPersistentHistoryToken(fromStores: nil), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }

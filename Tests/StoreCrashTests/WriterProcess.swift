@@ -39,7 +39,7 @@ final class WriterProcess {
 
     /// Reads output until a line starts with `prefix` (true), the output ends, or `timeout`
     /// passes (false).
-    func wait(for prefix: String, timeout: TimeInterval = 30) -> Bool {
+    func wait(for prefix: String, timeout: TimeInterval = 90) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if lines.contains(where: { $0.hasPrefix(prefix) }) { return true }

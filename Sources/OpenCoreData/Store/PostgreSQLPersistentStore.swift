@@ -14,7 +14,9 @@ import OpenStoreCore
 /// ```
 ///
 /// The URL names the server, the login, the database and the schema (`?schema=`, **default**
-/// `public`); `?sslmode=require` connects with TLS. Adding the store creates its tables when the
+/// `public`); `sslmode` asks for TLS as libpq reads it (`require`: encrypted; `verify-ca`,
+/// `verify-full`: the server's certificate checked against the system's authorities, or those
+/// of the PEM file `sslrootcert` names). Adding the store creates its tables when the
 /// schema has none, or checks an existing store's version hashes against the model, as the SQLite
 /// store does. `NSPersistentStoreConnectionPoolMaxSizeKey` sets the most connections the store
 /// opens (**default** 8). The store's `identifier` is its UUID (`Z_METADATA.Z_UUID`), the same

@@ -124,7 +124,7 @@ import Testing
                 }
                 done.signal()
             }
-            guard done.wait(timeout: .now() + 10) == .success else {
+            guard done.wait(timeout: .now() + 60) == .success else {
                 Issue.record("adding the store at a \(kind) (readOnly: \(String(describing: readOnly))) hangs")
                 // Let the waiting open go: a writer that comes and goes.
                 let fd = open(url.path + (kind == "fifo-wal" ? "-wal" : ""), O_WRONLY | O_NONBLOCK)
