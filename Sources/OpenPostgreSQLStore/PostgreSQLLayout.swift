@@ -22,8 +22,9 @@ import OpenStoreCore
 /// `Z_METADATA.Z_PLIST` says `NSStoreType` `"PostgreSQL"`.
 extension SQLiteLayout {
     /// `"NAME"`: an identifier as PostgreSQL keeps it (names are SQL identifiers already, see
-    /// `SQLiteLayout.checkNames`).
-    static func quoted(_ name: String) -> String { "\"\(name)\"" }
+    /// `SQLiteLayout.checkNames`; longer ones than PostgreSQL keeps are shortened the same way
+    /// everywhere: `SQLDialect.postgreSQLName(_:)`).
+    static func quoted(_ name: String) -> String { SQLDialect.quotedPostgreSQLName(name) }
 
     /// Every name statements of this layout use, for `SQLDialect.finish(_:identifiers:)`.
     var postgreSQLIdentifiers: Set<String> {

@@ -246,8 +246,8 @@ package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
         }
         var missing: [String] = []
         func require(_ table: String, _ columns: [String]) {
-            guard let found = present[table] else { return missing.append(table) }
-            missing += columns.filter { !found.contains($0) }.map { "\(table).\($0)" }
+            guard let found = present[SQLDialect.postgreSQLName(table)] else { return missing.append(table) }
+            missing += columns.filter { !found.contains(SQLDialect.postgreSQLName($0)) }.map { "\(table).\($0)" }
         }
         for table in layout.tables { require(table.name, ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)) }
         for join in layout.joinTables { require(join.name, [join.firstColumn, join.secondColumn] + join.orderColumns) }

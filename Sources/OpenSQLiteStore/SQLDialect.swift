@@ -87,9 +87,31 @@ package enum SQLDialect: Sendable {
             "\(what()): PostgreSQL has no function with Foundation's string rules, so the store evaluates it in memory")
     }
 
+    /// The longest identifier PostgreSQL keeps (`NAMEDATALEN` - 1 bytes); it cuts longer ones.
+    package static let postgreSQLNameLimit = 63
+
+    /// A table, column or index name as the PostgreSQL store spells it: the name itself when
+    /// PostgreSQL keeps it whole, else its first 46 bytes, `_` and 16 hexadecimal digits of its
+    /// FNV-1a hash, so that two long names that begin alike stay apart (PostgreSQL would cut
+    /// both to one name) and each is found again under the same name.
+    package static func postgreSQLName(_ name: String) -> String {
+        guard name.utf8.count > postgreSQLNameLimit else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        let head = String(decoding: name.utf8.prefix(postgreSQLNameLimit - 17), as: UTF8.self)
+        return head + "_" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// `"NAME"`, `postgreSQLName(name)` quoted, so that PostgreSQL keeps its case.
+    package static func quotedPostgreSQLName(_ name: String) -> String { "\"\(postgreSQLName(name))\"" }
+
     /// The statement as the database reads it: for PostgreSQL, `?` placeholders numbered `$1`,
     /// `$2`, … in order, and every word of `identifiers` (the layout's table, column and index
-    /// names) quoted, so that PostgreSQL keeps their case. Compiled SQL holds no constant text,
+    /// names) quoted, so that PostgreSQL keeps their case (`quotedPostgreSQLName(_:)`). Compiled SQL holds no constant text,
     /// so every `?` is a placeholder and every such word a name.
     package func finish(_ sql: String, identifiers: Set<String>) -> String {
         guard self == .postgreSQL else { return sql }
@@ -99,7 +121,7 @@ package enum SQLDialect: Sendable {
         var word = ""
         func flush() {
             guard !word.isEmpty else { return }
-            result += identifiers.contains(word) ? "\"\(word)\"" : word
+            result += identifiers.contains(word) ? Self.quotedPostgreSQLName(word) : word
             word = ""
         }
         for character in sql {

@@ -103,3 +103,94 @@ struct PostgreSQLStoreTests {
         #expect((error.userInfo["entities"] as? [String]) == ["Department"])
     }
 }
+
+/// Names longer than PostgreSQL keeps (63 bytes): an entity, attributes and a relationship whose
+/// table, columns and indexes PostgreSQL would cut to one name. The store shortens each the same
+/// way everywhere (`SQLDialect.postgreSQLName`), so the tables are made, saved to, fetched from
+/// and opened again.
+@Suite(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+struct PostgreSQLLongNameTests {
+    static let entityName = "OrderLineItemOfACustomerWhoseNameIsLongerThanPostgreSQLKeepsItForSure"
+    static let first = "quantityOrderedByTheCustomerAtTheMomentOfCheckoutInTheStoreFrontFirst"
+    static let second = "quantityOrderedByTheCustomerAtTheMomentOfCheckoutInTheStoreFrontSecond"
+    static let relationship = "theCustomerWhoPlacedTheOrderThatThisLineItemBelongsToAccordingToUs"
+
+    static func model() throws -> NSManagedObjectModel {
+        let item = NSEntityDescription()
+        item.name = entityName
+        let customer = NSEntityDescription()
+        customer.name = "Customer"
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = true
+            return attribute
+        }
+        let toCustomer = NSRelationshipDescription()
+        toCustomer.name = relationship
+        toCustomer.destinationEntity = customer
+        toCustomer.maxCount = 1
+        let items = NSRelationshipDescription()
+        items.name = "itemsOfThisCustomerAcrossEveryOrderTheyHavePlacedWithUsSoFarAndMore"
+        items.destinationEntity = item
+        items.maxCount = 0
+        toCustomer.inverseRelationship = items
+        items.inverseRelationship = toCustomer
+        item.properties = [attribute(first, .integer64AttributeType), attribute(second, .integer64AttributeType), toCustomer]
+        customer.properties = [attribute("name", .stringAttributeType), items]
+        item.uniquenessConstraints = [[first, second]]
+        let index = NSFetchIndexDescription(
+            name: "byBothQuantitiesOfTheLineItemInTheOrderTheyWereEnteredAtCheckout",
+            elements: [
+                NSFetchIndexElementDescription(property: try #require(item.propertiesByName[first]), collationType: .binary),
+                NSFetchIndexElementDescription(property: try #require(item.propertiesByName[second]), collationType: .binary),
+            ])
+        item.indexes = [index]
+        let model = NSManagedObjectModel()
+        model.entities = [item, customer]
+        return model
+    }
+
+    @Test func longNamesAreKeptApart() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { PostgresTestServer.destroy(url) }
+        let model = try Self.model()
+        func open() throws -> NSManagedObjectContext {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        let context = try open()
+        try context.performAndWait {
+            let customer = NSManagedObject(entity: model[entity: "Customer"], insertInto: context)
+            customer.setValue("Ada", forKey: "name")
+            for (a, b) in [(1, 2), (2, 1), (3, 3)] {
+                let item = NSManagedObject(entity: model[entity: Self.entityName], insertInto: context)
+                item.setValue(a, forKey: Self.first)
+                item.setValue(b, forKey: Self.second)
+                item.setValue(customer, forKey: Self.relationship)
+            }
+            try context.save()
+        }
+        // Opened again: the store finds every table and column under its shortened name.
+        let reopened = try open()
+        try reopened.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: Self.entityName)
+            request.predicate = NSPredicate(format: "%K > %K AND %K.name == 'Ada'", Self.first, Self.second, Self.relationship)
+            let found = try reopened.fetch(request)
+            #expect(found.map { $0.value(forKey: Self.first) as? Int64 } == [2])
+            let customers = try reopened.fetch(NSFetchRequest<NSManagedObject>(entityName: "Customer"))
+            let items = customers.first?.value(forKey: "itemsOfThisCustomerAcrossEveryOrderTheyHavePlacedWithUsSoFarAndMore")
+            #expect((items as? Set<NSManagedObject>)?.count == 3)
+            // The uniqueness constraint's index is the pair's, not one cut short.
+            let twin = NSManagedObject(entity: model[entity: Self.entityName], insertInto: reopened)
+            twin.setValue(1, forKey: Self.first)
+            twin.setValue(3, forKey: Self.second)
+            try reopened.save()
+            #expect(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: Self.entityName)) == 4)
+        }
+    }
+}
