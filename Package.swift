@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
 
@@ -12,6 +12,12 @@ let package = Package(
         // NSPredicate, NSExpression and NSSortDescriptor on their own.
         .library(name: "OpenPredicate", targets: ["OpenPredicate"]),
         .executable(name: "coredata", targets: ["coredata"]),
+    ],
+    traits: [
+        // The PostgreSQL store (`NSPostgreSQLStoreType`) and the SwiftNIO packages it needs. A
+        // client that wants neither: `.package(url: …, from: …, traits: [])`.
+        .trait(name: "PostgreSQL", description: "The PostgreSQL store, NSPostgreSQLStoreType (on postgres-nio)"),
+        .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
         // The command-line tool's argument parsing.
@@ -38,11 +44,12 @@ let package = Package(
             dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         // The PostgreSQL store (`NSPostgreSQLStoreType`): connection pool, sessions, transactions,
         // LISTEN/NOTIFY over postgres-nio; the SQL compiler is the SQLite store's, with a dialect.
+        // Empty without the trait `PostgreSQL` (every file is `#if PostgreSQL`).
         .target(
             name: "OpenPostgreSQLStore",
             dependencies: [
-                "OpenStoreCore", "OpenSQLiteStore", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "OpenStoreCore", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
         // `@Managed`'s expansion: a compiler plug-in, built for the machine that compiles.
         .macro(
@@ -54,8 +61,8 @@ let package = Package(
         .target(
             name: "OpenCoreData",
             dependencies: [
-                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenPostgreSQLStore",
-                "OpenCoreDataMacros",
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenCoreDataMacros",
+                .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
@@ -63,7 +70,8 @@ let package = Package(
         .executableTarget(
             name: "coredata",
             dependencies: [
-                "CoreData", "OpenCoreData", "OpenPostgreSQLStore", "OpenSQLiteStore", "OpenStoreCore",
+                "CoreData", "OpenCoreData", "OpenSQLiteStore", "OpenStoreCore",
+                .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // A writer the crash-safety tests run in a child process and kill (not a product).

@@ -13,7 +13,14 @@ extension InMemoryRowStore: PagingRowStore {
     /// - Throws: `NSPersistentStoreOperationError` for a sort by something else (`self`, a
     ///   relationship), or what the plan's predicate throws.
     package func page(of plan: FetchPlan, after position: FetchPosition?) throws -> FetchPage {
-        let (graph, native) = fetchSnapshot()
+        try withFetchSnapshot { graph, native in
+            try page(of: plan, after: position, graph: graph, usesNativeSort: native)
+        }
+    }
+
+    private func page(of plan: FetchPlan, after position: FetchPosition?, graph: RowGraph, usesNativeSort native: Bool)
+        throws -> FetchPage
+    {
         var whole = plan
         whole.limit = 0
         whole.offset = 0

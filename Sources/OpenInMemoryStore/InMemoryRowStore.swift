@@ -68,20 +68,21 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
+        try withFetchSnapshot { graph, native in try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run() }
+    }
+
+    /// Runs `body` on the tables as they are now (a copy-on-write copy, read without the lock)
+    /// and the sort switch; counts as a fetch. The copy is let go of under the lock: a save that
+    /// then finds the tables' storage no longer shared (and changes it in place) comes after
+    /// the fetch's last read, as ThreadSanitizer can see (it does not see the reference counts
+    /// that copy-on-write relies on).
+    func withFetchSnapshot<T>(_ body: (RowGraph, Bool) throws -> T) rethrows -> T {
         let (graph, native) = withLock {
             calls.fetches += 1
             return (RowGraph(tables: tables, layouts: layouts), usesNativeSort)
         }
-        return try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run()
-    }
-
-    /// The tables as they are now (a copy-on-write copy, to run a fetch on without the lock)
-    /// and the sort switch; counts as a fetch.
-    func fetchSnapshot() -> (graph: RowGraph, usesNativeSort: Bool) {
-        withLock {
-            calls.fetches += 1
-            return (RowGraph(tables: tables, layouts: layouts), usesNativeSort)
-        }
+        defer { withLock { graph.letGoOfTables() } }
+        return try body(graph, native)
     }
 
     package func row(for key: ObjectKey) throws -> RowSnapshot? {

@@ -7,7 +7,7 @@ import OpenStoreCore
 ///
 /// One graph serves one fetch on one thread; the row views of that fetch point into it.
 final class RowGraph {
-    let tables: [RowTable]
+    private(set) var tables: [RowTable]
     let layouts: [EntityLayout]
     /// The first key asked of a row whose entity has no such property (reported as an error
     /// after the evaluation that asked for it).
@@ -16,6 +16,11 @@ final class RowGraph {
     init(tables: [RowTable], layouts: [EntityLayout]) {
         self.tables = tables
         self.layouts = layouts
+    }
+
+    /// Lets go of the tables once the fetch is done (see `InMemoryRowStore.withFetchSnapshot`).
+    func letGoOfTables() {
+        tables = []
     }
 
     /// The view of the row with `key`, or nil when there is none (it was deleted, or the key

@@ -1,7 +1,10 @@
 import ArgumentParser
 import CoreData
-import OpenPostgreSQLStore
 import OpenSQLiteStore
+
+#if PostgreSQL
+    import OpenPostgreSQLStore
+#endif
 
 /// `coredata stores`: a store file's metadata and entities, read straight from its tables.
 struct StoresCommand: ParsableCommand {
@@ -40,16 +43,20 @@ struct StoreReport {
         self.path = StoreOpener.redacted(path)
         let (type, location) = try StoreOpener.location(path)
         if type == NSPostgreSQLStoreType {
-            do {
-                let report = try PostgreSQLStoreReport(url: location)
-                metadata = report.metadata
-                journalMode = "none (PostgreSQL)"
-                entities = report.entities
-                rowCounts = report.rowCounts
-            } catch {
-                throw ToolError.wrapping(error, "can't read the store \(self.path)")
-            }
-            return
+            #if PostgreSQL
+                do {
+                    let report = try PostgreSQLStoreReport(url: location)
+                    metadata = report.metadata
+                    journalMode = "none (PostgreSQL)"
+                    entities = report.entities
+                    rowCounts = report.rowCounts
+                } catch {
+                    throw ToolError.wrapping(error, "can't read the store \(self.path)")
+                }
+                return
+            #else
+                throw ToolError("this coredata was built without the PostgreSQL store (the package trait PostgreSQL)")
+            #endif
         }
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false

@@ -1,383 +1,388 @@
-import Dispatch
-import Foundation
-import OpenStoreCore
-import class NIOPosix.MultiThreadedEventLoopGroup
-import Synchronization
-import Testing
+#if PostgreSQL
+    import Dispatch
+    import Foundation
+    import OpenStoreCore
+    import class NIOPosix.MultiThreadedEventLoopGroup
+    import Synchronization
+    import Testing
 
-@testable import OpenPostgreSQLStore
+    @testable import OpenPostgreSQLStore
 
-/// The connection layer against a real server: errors, transactions, retries, lost connections,
-/// what runs where, LISTEN/NOTIFY.
-@Suite(
-    .enabled(
-        if: PostgresTestServer.isEnabled,
-        "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
-struct PostgresDatabaseTests {
-    static func count(_ session: PostgresSession, _ table: String) throws -> Int64? {
-        var count: Int64?
-        try session.query("SELECT count(*) FROM \(table)") { count = $0.int64(0) }
-        return count
-    }
-
-    @Test func theSchemaIsCreatedAndOnTheSearchPath() throws {
-        try PostgresTestServer.withDatabase { database in
-            try database.withConnection { session in
-                var schema: String?
-                try session.query("SELECT current_schema()") { schema = $0.string(0) }
-                #expect(schema == database.url.schema)
-                try session.execute("CREATE TABLE here (x int8)")
-                var found: Int64?
-                try session.query(
-                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'here'",
-                    [.string(database.url.schema)]
-                ) { found = $0.int64(0) }
-                #expect(found == 1)
-            }
+    /// The connection layer against a real server: errors, transactions, retries, lost connections,
+    /// what runs where, LISTEN/NOTIFY.
+    @Suite(
+        .enabled(
+            if: PostgresTestServer.isEnabled,
+            "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
+    struct PostgresDatabaseTests {
+        static func count(_ session: PostgresSession, _ table: String) throws -> Int64? {
+            var count: Int64?
+            try session.query("SELECT count(*) FROM \(table)") { count = $0.int64(0) }
+            return count
         }
-    }
 
-    @Test func statementErrorsHaveKindStateServerAndSQL() throws {
-        try PostgresTestServer.withDatabase { database in
-            try database.withConnection { session in
-                func failure(_ sql: String, _ arguments: [StoreValue] = []) -> PostgresStoreError? {
-                    do {
-                        try session.execute(sql, arguments)
-                        return nil
-                    } catch {
-                        return error as? PostgresStoreError
-                    }
-                }
-                let syntax = failure("SELEC 1")
-                #expect(syntax?.kind == .syntax)
-                #expect(syntax?.sqlState == "42601")
-                #expect(syntax?.message.contains("SELEC 1") == true)
-                #expect(syntax?.message.contains(database.server) == true)
-                #expect(failure("SELECT * FROM missing_table")?.kind == .undefinedTable)
-                try session.execute("CREATE TABLE u (x int8 PRIMARY KEY)")
-                try session.execute("INSERT INTO u VALUES ($1)", [.integer(1)])
-                let duplicate = failure("INSERT INTO u VALUES ($1)", [.integer(1)])
-                #expect(duplicate?.kind == .uniqueViolation)
-                #expect(duplicate?.sqlState == "23505")
-                #expect(failure("SELECT 1/0")?.kind == .other)
-                // Still usable after errors.
-                #expect(try session.execute("INSERT INTO u VALUES ($1), ($2)", [.integer(2), .integer(3)]) == 2)
-                #expect(try session.execute("UPDATE u SET x = x + 10") == 3)
-                #expect(try session.execute("SELECT * FROM u") == 3)
-            }
-        }
-    }
-
-    struct Stop: Error {}
-
-    @Test func transactionsCommitOrRollBack() throws {
-        try PostgresTestServer.withDatabase { database in
-            try database.withConnection { try $0.execute("CREATE TABLE t (x int8)") }
-            let answer = try database.withTransaction { session in
-                try session.execute("INSERT INTO t VALUES (1)")
-            }
-            #expect(answer == 1)
-            #expect(throws: Stop.self) {
-                try database.withTransaction(isolation: .serializable) { session in
-                    try session.execute("INSERT INTO t VALUES (2)")
-                    throw Stop()
-                }
-            }
-            // A failed statement inside: the transaction rolls back, the error comes out.
-            #expect(throws: PostgresStoreError.self) {
-                try database.withTransaction(isolation: .repeatableRead) { session in
-                    try session.execute("INSERT INTO t VALUES (3)")
-                    try session.execute("INSERT INTO t VALUES ('not a number')")
-                }
-            }
-            try database.withConnection { session in
-                #expect(try Self.count(session, "t") == 1)
-                // No transaction left open on the pooled connection.
-                var inTransaction: Int64?
-                try session.query("SELECT count(*) FROM pg_stat_activity WHERE pid = pg_backend_pid() AND state LIKE 'idle in%'")
-                {
-                    inTransaction = $0.int64(0)
-                }
-                #expect(inTransaction == 0)
-            }
-        }
-    }
-
-    /// A serialization failure (40001) provoked for real by a concurrent update, then retried.
-    @Test func serializationFailuresAreRetried() throws {
-        try PostgresTestServer.withDatabase { database in
-            try database.withConnection { session in
-                try session.execute("CREATE TABLE counter (id int8 PRIMARY KEY, v int8)")
-                try session.execute("INSERT INTO counter VALUES (1, 0)")
-            }
-            var runs = 0
-            try database.withRetries {
-                runs += 1
-                try database.withTransaction(isolation: .repeatableRead) { session in
-                    var value: Int64 = 0
-                    try session.query("SELECT v FROM counter WHERE id = 1") { value = $0.int64(0) ?? 0 }
-                    if runs == 1 {
-                        // Another transaction (another pooled connection) changes the row in between.
-                        _ = try database.withTransaction { other in try other.execute("UPDATE counter SET v = v + 1 WHERE id = 1")
-                        }
-                    }
-                    try session.execute("UPDATE counter SET v = $1 WHERE id = 1", [.integer(value + 1)])
-                }
-            }
-            #expect(runs == 2)
-            try database.withConnection { session in
-                var value: Int64?
-                try session.query("SELECT v FROM counter") { value = $0.int64(0) }
-                #expect(value == 2)
-            }
-            // Without retries the failure is its kind.
-            #expect {
-                try database.withRetries(attempts: 1) {
-                    try database.withTransaction(isolation: .serializable) { session in
-                        try session.query("SELECT v FROM counter WHERE id = 1") { _ in }
-                        _ = try database.withTransaction { other in try other.execute("UPDATE counter SET v = v + 1 WHERE id = 1")
-                        }
-                        try session.execute("UPDATE counter SET v = 0 WHERE id = 1")
-                    }
-                }
-            } throws: { ($0 as? PostgresStoreError)?.kind == .serializationFailure }
-            // Other errors are not retried.
-            var otherRuns = 0
-            #expect(throws: PostgresStoreError.self) {
-                try database.withRetries {
-                    otherRuns += 1
-                    try database.withTransaction { try $0.execute("SELEC") }
-                }
-            }
-            #expect(otherRuns == 1)
-        }
-    }
-
-    static func terminate(_ pid: Int64, using database: PostgresDatabase) throws {
-        try database.withConnection { session in
-            var done: Int64?
-            try session.query("SELECT pg_terminate_backend($1::int4, 10000)::int4", [.integer(pid)]) { done = $0.int64(0) }
-            #expect(done == 1)
-        }
-    }
-
-    /// The server ends a session's backend: the call that used it is a `.connection` error, the
-    /// pool replaces the connection and the next call works.
-    @Test func aLostConnectionIsAnErrorAndTheNextCallReconnects() throws {
-        try PostgresTestServer.withDatabase(poolSize: 2) { database in
-            var pid: Int64 = 0
-            try database.withConnection { session in
-                try session.query("SELECT pg_backend_pid()") { pid = $0.int64(0) ?? 0 }
-                try Self.terminate(pid, using: database)
-                #expect {
-                    try session.execute("SELECT 1")
-                } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
-            }
-            var fresh: [Int64] = []
-            for _ in 0..<4 {
+        @Test func theSchemaIsCreatedAndOnTheSearchPath() throws {
+            try PostgresTestServer.withDatabase { database in
                 try database.withConnection { session in
-                    try session.query("SELECT pg_backend_pid()") { fresh.append($0.int64(0) ?? 0) }
+                    var schema: String?
+                    try session.query("SELECT current_schema()") { schema = $0.string(0) }
+                    #expect(schema == database.url.schema)
+                    try session.execute("CREATE TABLE here (x int8)")
+                    var found: Int64?
+                    try session.query(
+                        "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'here'",
+                        [.string(database.url.schema)]
+                    ) { found = $0.int64(0) }
+                    #expect(found == 1)
                 }
             }
-            #expect(fresh.count == 4)
-            #expect(!fresh.contains(pid))
         }
-    }
 
-    /// COMMIT sent, answer lost: a deferred constraint trigger makes COMMIT take seconds, and
-    /// another connection ends the backend while it runs. The transaction is reported as
-    /// `.commitOutcomeUnknown` (here the server did roll it back, which the client can't know).
-    @Test func aCommitWhoseAnswerIsLostHasAnUnknownOutcome() throws {
-        try PostgresTestServer.withDatabase(poolSize: 3) { database in
-            try database.withConnection { session in
-                try session.execute("CREATE TABLE t (x int8)")
-                try session.execute(
-                    "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NULL; END $$"
-                )
-                try session.execute(
-                    "CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()"
-                )
-            }
-            let pid = Mutex<Int64>(0)
-            let killed = DispatchSemaphore(value: 0)
-            let killer = Thread {
-                defer { killed.signal() }
-                let found =
-                    (try? eventually {
-                        let target = pid.withLock { $0 }
-                        guard target != 0 else { return false }
-                        var committing = false
-                        try database.withConnection { session in
-                            try session.query(
-                                "SELECT 1 FROM pg_stat_activity WHERE pid = $1::int4 AND query = 'COMMIT' AND wait_event = 'PgSleep'",
-                                [.integer(target)]
-                            ) { _ in committing = true }
+        @Test func statementErrorsHaveKindStateServerAndSQL() throws {
+            try PostgresTestServer.withDatabase { database in
+                try database.withConnection { session in
+                    func failure(_ sql: String, _ arguments: [StoreValue] = []) -> PostgresStoreError? {
+                        do {
+                            try session.execute(sql, arguments)
+                            return nil
+                        } catch {
+                            return error as? PostgresStoreError
                         }
-                        return committing
-                    }) ?? false
-                if found { try? Self.terminate(pid.withLock { $0 }, using: database) }
-            }
-            var outcome: PostgresStoreError?
-            do {
-                try database.withTransaction { session in
-                    try session.query("SELECT pg_backend_pid()") { row in pid.withLock { $0 = row.int64(0) ?? 0 } }
-                    try session.execute("INSERT INTO t VALUES (1)")
-                    killer.start()
+                    }
+                    let syntax = failure("SELEC 1")
+                    #expect(syntax?.kind == .syntax)
+                    #expect(syntax?.sqlState == "42601")
+                    #expect(syntax?.message.contains("SELEC 1") == true)
+                    #expect(syntax?.message.contains(database.server) == true)
+                    #expect(failure("SELECT * FROM missing_table")?.kind == .undefinedTable)
+                    try session.execute("CREATE TABLE u (x int8 PRIMARY KEY)")
+                    try session.execute("INSERT INTO u VALUES ($1)", [.integer(1)])
+                    let duplicate = failure("INSERT INTO u VALUES ($1)", [.integer(1)])
+                    #expect(duplicate?.kind == .uniqueViolation)
+                    #expect(duplicate?.sqlState == "23505")
+                    #expect(failure("SELECT 1/0")?.kind == .other)
+                    // Still usable after errors.
+                    #expect(try session.execute("INSERT INTO u VALUES ($1), ($2)", [.integer(2), .integer(3)]) == 2)
+                    #expect(try session.execute("UPDATE u SET x = x + 10") == 3)
+                    #expect(try session.execute("SELECT * FROM u") == 3)
                 }
-            } catch {
-                outcome = error as? PostgresStoreError
             }
-            killed.wait()
-            #expect(outcome?.kind == .commitOutcomeUnknown, "\(String(describing: outcome))")
-            #expect(outcome?.message.contains("may or may not") == true)
-            let left = try database.withConnection { session in try Self.count(session, "t") }
-            #expect(left == 0)
         }
-    }
 
-    /// Synchronous calls never need Swift concurrency's cooperative pool: with as many async tasks
-    /// as the pool has threads blocked in synchronous calls (they wait for an advisory lock the
-    /// test holds), four threads still get their work done.
-    @Test(.timeLimit(.minutes(2))) func threadsProgressWhileAsyncTasksBlockInSyncCalls() async throws {
-        // The test's own waiting runs on a thread of its own, not on a cooperative thread.
-        try await onThread { try Self.blockCooperativeThreadsAndRunThreads() }
-    }
+        struct Stop: Error {}
 
-    static func blockCooperativeThreadsAndRunThreads() throws {
-        let blockers = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        try PostgresTestServer.withDatabase(poolSize: blockers + 8) { database in
-            // Advisory locks are per database, not per schema: a key of this run's own.
-            let key = StoreValue.integer(Int64.random(in: 1...Int64.max))
-            let lockHeld = DispatchSemaphore(value: 0)
-            let releaseLock = DispatchSemaphore(value: 0)
-            let holder = Thread {
-                _ = try? database.withConnection { session in
-                    try session.execute("SELECT pg_advisory_lock($1)", [key])
-                    lockHeld.signal()
-                    releaseLock.wait()
-                    try session.execute("SELECT pg_advisory_unlock($1)", [key])
+        @Test func transactionsCommitOrRollBack() throws {
+            try PostgresTestServer.withDatabase { database in
+                try database.withConnection { try $0.execute("CREATE TABLE t (x int8)") }
+                let answer = try database.withTransaction { session in
+                    try session.execute("INSERT INTO t VALUES (1)")
+                }
+                #expect(answer == 1)
+                #expect(throws: Stop.self) {
+                    try database.withTransaction(isolation: .serializable) { session in
+                        try session.execute("INSERT INTO t VALUES (2)")
+                        throw Stop()
+                    }
+                }
+                // A failed statement inside: the transaction rolls back, the error comes out.
+                #expect(throws: PostgresStoreError.self) {
+                    try database.withTransaction(isolation: .repeatableRead) { session in
+                        try session.execute("INSERT INTO t VALUES (3)")
+                        try session.execute("INSERT INTO t VALUES ('not a number')")
+                    }
+                }
+                try database.withConnection { session in
+                    #expect(try Self.count(session, "t") == 1)
+                    // No transaction left open on the pooled connection.
+                    var inTransaction: Int64?
+                    try session.query(
+                        "SELECT count(*) FROM pg_stat_activity WHERE pid = pg_backend_pid() AND state LIKE 'idle in%'"
+                    ) {
+                        inTransaction = $0.int64(0)
+                    }
+                    #expect(inTransaction == 0)
                 }
             }
-            holder.start()
-            #expect(lockHeld.wait(timeout: .now() + 30) == .success)
-            let blocked = (0..<blockers).map { _ in
-                Task {
-                    // A synchronous call inside an async task: blocks this cooperative thread.
+        }
+
+        /// A serialization failure (40001) provoked for real by a concurrent update, then retried.
+        @Test func serializationFailuresAreRetried() throws {
+            try PostgresTestServer.withDatabase { database in
+                try database.withConnection { session in
+                    try session.execute("CREATE TABLE counter (id int8 PRIMARY KEY, v int8)")
+                    try session.execute("INSERT INTO counter VALUES (1, 0)")
+                }
+                var runs = 0
+                try database.withRetries {
+                    runs += 1
+                    try database.withTransaction(isolation: .repeatableRead) { session in
+                        var value: Int64 = 0
+                        try session.query("SELECT v FROM counter WHERE id = 1") { value = $0.int64(0) ?? 0 }
+                        if runs == 1 {
+                            // Another transaction (another pooled connection) changes the row in between.
+                            _ = try database.withTransaction { other in
+                                try other.execute("UPDATE counter SET v = v + 1 WHERE id = 1")
+                            }
+                        }
+                        try session.execute("UPDATE counter SET v = $1 WHERE id = 1", [.integer(value + 1)])
+                    }
+                }
+                #expect(runs == 2)
+                try database.withConnection { session in
+                    var value: Int64?
+                    try session.query("SELECT v FROM counter") { value = $0.int64(0) }
+                    #expect(value == 2)
+                }
+                // Without retries the failure is its kind.
+                #expect {
+                    try database.withRetries(attempts: 1) {
+                        try database.withTransaction(isolation: .serializable) { session in
+                            try session.query("SELECT v FROM counter WHERE id = 1") { _ in }
+                            _ = try database.withTransaction { other in
+                                try other.execute("UPDATE counter SET v = v + 1 WHERE id = 1")
+                            }
+                            try session.execute("UPDATE counter SET v = 0 WHERE id = 1")
+                        }
+                    }
+                } throws: { ($0 as? PostgresStoreError)?.kind == .serializationFailure }
+                // Other errors are not retried.
+                var otherRuns = 0
+                #expect(throws: PostgresStoreError.self) {
+                    try database.withRetries {
+                        otherRuns += 1
+                        try database.withTransaction { try $0.execute("SELEC") }
+                    }
+                }
+                #expect(otherRuns == 1)
+            }
+        }
+
+        static func terminate(_ pid: Int64, using database: PostgresDatabase) throws {
+            try database.withConnection { session in
+                var done: Int64?
+                try session.query("SELECT pg_terminate_backend($1::int4, 10000)::int4", [.integer(pid)]) { done = $0.int64(0) }
+                #expect(done == 1)
+            }
+        }
+
+        /// The server ends a session's backend: the call that used it is a `.connection` error, the
+        /// pool replaces the connection and the next call works.
+        @Test func aLostConnectionIsAnErrorAndTheNextCallReconnects() throws {
+            try PostgresTestServer.withDatabase(poolSize: 2) { database in
+                var pid: Int64 = 0
+                try database.withConnection { session in
+                    try session.query("SELECT pg_backend_pid()") { pid = $0.int64(0) ?? 0 }
+                    try Self.terminate(pid, using: database)
+                    #expect {
+                        try session.execute("SELECT 1")
+                    } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
+                }
+                var fresh: [Int64] = []
+                for _ in 0..<4 {
                     try database.withConnection { session in
+                        try session.query("SELECT pg_backend_pid()") { fresh.append($0.int64(0) ?? 0) }
+                    }
+                }
+                #expect(fresh.count == 4)
+                #expect(!fresh.contains(pid))
+            }
+        }
+
+        /// COMMIT sent, answer lost: a deferred constraint trigger makes COMMIT take seconds, and
+        /// another connection ends the backend while it runs. The transaction is reported as
+        /// `.commitOutcomeUnknown` (here the server did roll it back, which the client can't know).
+        @Test func aCommitWhoseAnswerIsLostHasAnUnknownOutcome() throws {
+            try PostgresTestServer.withDatabase(poolSize: 3) { database in
+                try database.withConnection { session in
+                    try session.execute("CREATE TABLE t (x int8)")
+                    try session.execute(
+                        "CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NULL; END $$"
+                    )
+                    try session.execute(
+                        "CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON t DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()"
+                    )
+                }
+                let pid = Mutex<Int64>(0)
+                let killed = DispatchSemaphore(value: 0)
+                let killer = Thread {
+                    defer { killed.signal() }
+                    let found =
+                        (try? eventually {
+                            let target = pid.withLock { $0 }
+                            guard target != 0 else { return false }
+                            var committing = false
+                            try database.withConnection { session in
+                                try session.query(
+                                    "SELECT 1 FROM pg_stat_activity WHERE pid = $1::int4 AND query = 'COMMIT' AND wait_event = 'PgSleep'",
+                                    [.integer(target)]
+                                ) { _ in committing = true }
+                            }
+                            return committing
+                        }) ?? false
+                    if found { try? Self.terminate(pid.withLock { $0 }, using: database) }
+                }
+                var outcome: PostgresStoreError?
+                do {
+                    try database.withTransaction { session in
+                        try session.query("SELECT pg_backend_pid()") { row in pid.withLock { $0 = row.int64(0) ?? 0 } }
+                        try session.execute("INSERT INTO t VALUES (1)")
+                        killer.start()
+                    }
+                } catch {
+                    outcome = error as? PostgresStoreError
+                }
+                killed.wait()
+                #expect(outcome?.kind == .commitOutcomeUnknown, "\(String(describing: outcome))")
+                #expect(outcome?.message.contains("may or may not") == true)
+                let left = try database.withConnection { session in try Self.count(session, "t") }
+                #expect(left == 0)
+            }
+        }
+
+        /// Synchronous calls never need Swift concurrency's cooperative pool: with as many async tasks
+        /// as the pool has threads blocked in synchronous calls (they wait for an advisory lock the
+        /// test holds), four threads still get their work done.
+        @Test(.timeLimit(.minutes(2))) func threadsProgressWhileAsyncTasksBlockInSyncCalls() async throws {
+            // The test's own waiting runs on a thread of its own, not on a cooperative thread.
+            try await onThread { try Self.blockCooperativeThreadsAndRunThreads() }
+        }
+
+        static func blockCooperativeThreadsAndRunThreads() throws {
+            let blockers = max(2, ProcessInfo.processInfo.activeProcessorCount)
+            try PostgresTestServer.withDatabase(poolSize: blockers + 8) { database in
+                // Advisory locks are per database, not per schema: a key of this run's own.
+                let key = StoreValue.integer(Int64.random(in: 1...Int64.max))
+                let lockHeld = DispatchSemaphore(value: 0)
+                let releaseLock = DispatchSemaphore(value: 0)
+                let holder = Thread {
+                    _ = try? database.withConnection { session in
                         try session.execute("SELECT pg_advisory_lock($1)", [key])
+                        lockHeld.signal()
+                        releaseLock.wait()
                         try session.execute("SELECT pg_advisory_unlock($1)", [key])
                     }
                 }
-            }
-            // At least two of them are waiting for the lock, blocking cooperative threads (on a
-            // 2-core machine: all of them).
-            let waiting = try eventually {
-                var count: Int64 = 0
-                try database.withConnection { session in
-                    try session.query(
-                        """
-                        SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
-                          AND ((classid::int8 << 32) | objid::int8) = $1
-                        """, [key]
-                    ) {
-                        count = $0.int64(0) ?? 0
-                    }
-                }
-                return count >= min(2, blockers)
-            }
-            #expect(waiting)
-
-            let done = DispatchSemaphore(value: 0)
-            let results = Mutex<[Int64]>([])
-            for thread in 0..<4 {
-                Thread {
-                    defer { done.signal() }
-                    for step in 0..<25 {
-                        let value = Int64(thread * 100 + step)
-                        let got = try? database.withTransaction { session in
-                            var got: Int64?
-                            try session.query("SELECT $1::int8 * 2", [.integer(value)]) { got = $0.int64(0) }
-                            return got
+                holder.start()
+                #expect(lockHeld.wait(timeout: .now() + 30) == .success)
+                let blocked = (0..<blockers).map { _ in
+                    Task {
+                        // A synchronous call inside an async task: blocks this cooperative thread.
+                        try database.withConnection { session in
+                            try session.execute("SELECT pg_advisory_lock($1)", [key])
+                            try session.execute("SELECT pg_advisory_unlock($1)", [key])
                         }
-                        if let got = got ?? nil { results.withLock { $0.append(got) } }
                     }
-                }.start()
-            }
-            var finished = 0
-            for _ in 0..<4 where done.wait(timeout: .now() + 60) == .success { finished += 1 }
-            #expect(finished == 4)
-            #expect(results.withLock { $0.count } == 100)
-            releaseLock.signal()
-            for task in blocked {
-                let semaphore = DispatchSemaphore(value: 0)
-                let outcome = Mutex<Bool>(false)
-                Task {
-                    let ok = (try? await task.value) != nil
-                    outcome.withLock { $0 = ok }
-                    semaphore.signal()
                 }
-                #expect(semaphore.wait(timeout: .now() + 60) == .success)
-                #expect(outcome.withLock { $0 })
+                // At least two of them are waiting for the lock, blocking cooperative threads (on a
+                // 2-core machine: all of them).
+                let waiting = try eventually {
+                    var count: Int64 = 0
+                    try database.withConnection { session in
+                        try session.query(
+                            """
+                            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+                              AND ((classid::int8 << 32) | objid::int8) = $1
+                            """, [key]
+                        ) {
+                            count = $0.int64(0) ?? 0
+                        }
+                    }
+                    return count >= min(2, blockers)
+                }
+                #expect(waiting)
+
+                let done = DispatchSemaphore(value: 0)
+                let results = Mutex<[Int64]>([])
+                for thread in 0..<4 {
+                    Thread {
+                        defer { done.signal() }
+                        for step in 0..<25 {
+                            let value = Int64(thread * 100 + step)
+                            let got = try? database.withTransaction { session in
+                                var got: Int64?
+                                try session.query("SELECT $1::int8 * 2", [.integer(value)]) { got = $0.int64(0) }
+                                return got
+                            }
+                            if let got = got ?? nil { results.withLock { $0.append(got) } }
+                        }
+                    }.start()
+                }
+                var finished = 0
+                for _ in 0..<4 where done.wait(timeout: .now() + 60) == .success { finished += 1 }
+                #expect(finished == 4)
+                #expect(results.withLock { $0.count } == 100)
+                releaseLock.signal()
+                for task in blocked {
+                    let semaphore = DispatchSemaphore(value: 0)
+                    let outcome = Mutex<Bool>(false)
+                    Task {
+                        let ok = (try? await task.value) != nil
+                        outcome.withLock { $0 = ok }
+                        semaphore.signal()
+                    }
+                    #expect(semaphore.wait(timeout: .now() + 60) == .success)
+                    #expect(outcome.withLock { $0 })
+                }
             }
         }
-    }
 
-    @Test func callsOnAnEventLoopThrowInsteadOfDeadlocking() throws {
-        try PostgresTestServer.withDatabase { database in
-            let outcome = try MultiThreadedEventLoopGroup.singleton.next().submit { () -> String in
-                do {
-                    try database.withConnection { try $0.execute("SELECT 1") }
-                    return "ran"
-                } catch {
-                    return "\(error)"
-                }
-            }.wait()
-            #expect(outcome.contains("event-loop thread"), "\(outcome)")
+        @Test func callsOnAnEventLoopThrowInsteadOfDeadlocking() throws {
+            try PostgresTestServer.withDatabase { database in
+                let outcome = try MultiThreadedEventLoopGroup.singleton.next().submit { () -> String in
+                    do {
+                        try database.withConnection { try $0.execute("SELECT 1") }
+                        return "ran"
+                    } catch {
+                        return "\(error)"
+                    }
+                }.wait()
+                #expect(outcome.contains("event-loop thread"), "\(outcome)")
+            }
         }
-    }
 
-    @Test func listenDeliversNotificationsUntilCancelled() throws {
-        try PostgresTestServer.withDatabase { database in
-            let received = Mutex<[String]>([])
-            let listener = try database.listen(channel: "changes") { payload in
-                received.withLock { $0.append(payload) }
-            }
-            try database.withConnection { try $0.notify(channel: "changes", payload: "one") }
-            try database.withTransaction { session in
-                try session.notify(channel: "changes", payload: "two ✓")
-                try session.notify(channel: "other", payload: "not for us")
-            }
-            #expect(throws: Stop.self) {
+        @Test func listenDeliversNotificationsUntilCancelled() throws {
+            try PostgresTestServer.withDatabase { database in
+                let received = Mutex<[String]>([])
+                let listener = try database.listen(channel: "changes") { payload in
+                    received.withLock { $0.append(payload) }
+                }
+                try database.withConnection { try $0.notify(channel: "changes", payload: "one") }
                 try database.withTransaction { session in
-                    try session.notify(channel: "changes", payload: "rolled back")
-                    throw Stop()
+                    try session.notify(channel: "changes", payload: "two ✓")
+                    try session.notify(channel: "other", payload: "not for us")
                 }
+                #expect(throws: Stop.self) {
+                    try database.withTransaction { session in
+                        try session.notify(channel: "changes", payload: "rolled back")
+                        throw Stop()
+                    }
+                }
+                #expect(eventually { received.withLock { $0.count } >= 2 })
+                #expect(received.withLock { $0 } == ["one", "two ✓"])
+                listener.cancel()
+                listener.cancel()
+                try database.withConnection { try $0.notify(channel: "changes", payload: "late") }
+                Thread.sleep(forTimeInterval: 0.3)
+                #expect(received.withLock { $0 } == ["one", "two ✓"])
             }
-            #expect(eventually { received.withLock { $0.count } >= 2 })
-            #expect(received.withLock { $0 } == ["one", "two ✓"])
-            listener.cancel()
-            listener.cancel()
-            try database.withConnection { try $0.notify(channel: "changes", payload: "late") }
-            Thread.sleep(forTimeInterval: 0.3)
-            #expect(received.withLock { $0 } == ["one", "two ✓"])
+        }
+
+        @Test func aClosedDatabaseRefusesCalls() throws {
+            let url = try PostgresTestServer.freshURL()
+            let database = try PostgresDatabase(url: url, poolSize: 1)
+            try database.withConnection { try $0.execute("DROP SCHEMA \"\(url.schema)\"") }
+            database.close()
+            database.close()
+            #expect {
+                try database.withConnection { try $0.execute("SELECT 1") }
+            } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
         }
     }
 
-    @Test func aClosedDatabaseRefusesCalls() throws {
-        let url = try PostgresTestServer.freshURL()
-        let database = try PostgresDatabase(url: url, poolSize: 1)
-        try database.withConnection { try $0.execute("DROP SCHEMA \"\(url.schema)\"") }
-        database.close()
-        database.close()
-        #expect {
-            try database.withConnection { try $0.execute("SELECT 1") }
-        } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
+    /// Runs `body` on a new thread and waits for it without holding a cooperative thread.
+    func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
-}
-
-/// Runs `body` on a new thread and waits for it without holding a cooperative thread.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
+#endif

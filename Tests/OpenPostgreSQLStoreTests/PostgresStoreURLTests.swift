@@ -1,125 +1,127 @@
-import Foundation
-import Testing
+#if PostgreSQL
+    import Foundation
+    import Testing
 
-@testable import OpenPostgreSQLStore
+    @testable import OpenPostgreSQLStore
 
-/// Parsing store URLs: no server needed.
-@Suite struct PostgresStoreURLTests {
-    static func parse(_ text: String) throws(PostgresStoreError) -> PostgresStoreURL {
-        guard let url = URL(string: text) else { throw PostgresStoreError(.other, message: "not a URL: \(text)") }
-        return try PostgresStoreURL(url)
-    }
+    /// Parsing store URLs: no server needed.
+    @Suite struct PostgresStoreURLTests {
+        static func parse(_ text: String) throws(PostgresStoreError) -> PostgresStoreURL {
+            guard let url = URL(string: text) else { throw PostgresStoreError(.other, message: "not a URL: \(text)") }
+            return try PostgresStoreURL(url)
+        }
 
-    static func failure(_ text: String) -> PostgresStoreError? {
-        do {
-            _ = try parse(text)
-            return nil
-        } catch {
-            return error
+        static func failure(_ text: String) -> PostgresStoreError? {
+            do {
+                _ = try parse(text)
+                return nil
+            } catch {
+                return error
+            }
+        }
+
+        @Test func defaults() throws {
+            let url = try Self.parse("postgres://app@db.local")
+            #expect(url.host == "db.local")
+            #expect(url.port == 5432)
+            #expect(url.user == "app")
+            #expect(url.password == nil)
+            #expect(url.database == "app")
+            #expect(url.schema == "public")
+            #expect(url.tls == .disable)
+            #expect(url.poolSize == nil)
+        }
+
+        @Test func everyPart() throws {
+            let url = try Self.parse("postgresql://app:s%40cret@10.1.2.3:6543/shop?schema=Tenant_1&sslmode=require&pool=20")
+            #expect(url.host == "10.1.2.3")
+            #expect(url.port == 6543)
+            #expect(url.user == "app")
+            #expect(url.password == "s@cret")
+            #expect(url.database == "shop")
+            #expect(url.schema == "Tenant_1")
+            #expect(url.tls == .require)
+            #expect(url.poolSize == 20)
+            #expect(url.redacted == "postgres://app:***@10.1.2.3:6543/shop?schema=Tenant_1&sslmode=require&pool=20")
+            #expect(!url.redacted.contains("cret"))
+        }
+
+        @Test func sslModes() throws {
+            #expect(try Self.parse("postgres://a@h/d?sslmode=verify-full").tls == .verifyFull)
+            #expect(try Self.parse("postgres://a@h/d?sslmode=verify-ca").tls == .verifyCA)
+            #expect(try Self.parse("postgres://a@h/d?sslmode=require").tls == .require)
+            #expect(try Self.parse("postgres://a@h/d?sslmode=prefer").tls == .disable)
+            #expect(try Self.parse("postgres://a@h/d?sslmode=disable").tls == .disable)
+            #expect(try Self.parse("postgres://a@h/d").tls == .disable)
+            let rooted = try Self.parse("postgres://a@h/d?sslmode=require&sslrootcert=/etc/ca.pem")
+            #expect(rooted.tls == .verifyCA && rooted.rootCertificate == "/etc/ca.pem")
+            #expect(rooted.redacted == "postgres://a@h:5432/d?sslmode=verify-ca&sslrootcert=/etc/ca.pem")
+            #expect(Self.failure("postgres://a@h/d?sslrootcert=")?.message.contains("sslrootcert") == true)
+            #expect(Self.failure("postgres://a@h/d?sslmode=sometimes")?.message.contains("sslmode") == true)
+        }
+
+        @Test func errorsNameTheURLWithTheirPasswordMasked() {
+            let cases: [(String, String)] = [
+                ("mysql://app:pw123@h/d", "scheme"),
+                ("postgres:///d", "no host"),
+                ("postgres://app:pw123@h:99999/d", "out of range"),
+                ("postgres://app:pw123@h/d?schema=1abc", "not an SQL identifier"),
+                ("postgres://app:pw123@h/d?schema=a-b", "not an SQL identifier"),
+                ("postgres://app:pw123@h/d?schema=", "not an SQL identifier"),
+                ("postgres://app:pw123@h/d?pool=0", "pool"),
+                ("postgres://h/d", "no user"),
+            ]
+            for (text, reason) in cases {
+                let error = Self.failure(text)
+                #expect(error != nil, "\(text) should be refused")
+                #expect(error?.message.contains(reason) == true, "\(text): \(error?.message ?? "")")
+                #expect(error?.message.contains("pw123") == false, "\(text): the password shows")
+                if text.contains("pw123") { #expect(error?.message.contains("app:***@") == true, "\(error?.message ?? "")") }
+            }
+        }
+
+        @Test func identifiers() {
+            #expect(PostgresStoreURL.isIdentifier("_a9"))
+            #expect(PostgresStoreURL.isIdentifier(String(repeating: "a", count: 63)))
+            #expect(!PostgresStoreURL.isIdentifier(String(repeating: "a", count: 64)))
+            #expect(!PostgresStoreURL.isIdentifier("a\"b"))
+            #expect(!PostgresStoreURL.isIdentifier("é"))
+        }
+
+        @Test func sqlStatesMapToKinds() {
+            #expect(PostgresStoreError.kind(sqlState: "40001") == .serializationFailure)
+            #expect(PostgresStoreError.kind(sqlState: "40P01") == .deadlock)
+            #expect(PostgresStoreError.kind(sqlState: "23505") == .uniqueViolation)
+            #expect(PostgresStoreError.kind(sqlState: "42P01") == .undefinedTable)
+            #expect(PostgresStoreError.kind(sqlState: "42601") == .syntax)
+            #expect(PostgresStoreError.kind(sqlState: "08006") == .connection)
+            #expect(PostgresStoreError.kind(sqlState: "57P01") == .connection)
+            #expect(PostgresStoreError.kind(sqlState: "22012") == .other)
+        }
+
+        /// Numerics in PostgreSQL's binary form, built from Decimal's digits.
+        @Test func numericDigits() {
+            func parts(_ text: String) -> (digits: [Int16], weight: Int16, sign: UInt16, scale: Int16) {
+                let numeric = PostgresNumericDigits(Decimal(string: text) ?? .nan)
+                return (numeric.digits, numeric.weight, numeric.sign, numeric.scale)
+            }
+            #expect(parts("0") == ([], 0, 0, 0))
+            #expect(parts("12345.678") == ([1, 2345, 6780], 1, 0, 3))
+            #expect(parts("-0.00015") == ([1, 5000], -1, 0x4000, 5))
+            #expect(parts("10000") == ([1], 1, 0, 0))
+            #expect(PostgresNumericDigits(.nan).sign == 0xC000)
+            #expect(PostgresNumericDigits(Decimal(string: "-0.00015") ?? 0).scientific == "-15e-5")
+        }
+
+        /// A server that isn't there: a `.connection` error naming it, not a hang.
+        @Test func unreachableServerIsAConnectionError() throws {
+            let url = try Self.parse("postgres://nobody:secret@127.0.0.1:1/none")
+            #expect {
+                _ = try PostgresDatabase(url: url)
+            } throws: { error in
+                guard let error = error as? PostgresStoreError else { return false }
+                return error.kind == .connection && error.message.contains("127.0.0.1:1") && !error.message.contains("secret")
+            }
         }
     }
-
-    @Test func defaults() throws {
-        let url = try Self.parse("postgres://app@db.local")
-        #expect(url.host == "db.local")
-        #expect(url.port == 5432)
-        #expect(url.user == "app")
-        #expect(url.password == nil)
-        #expect(url.database == "app")
-        #expect(url.schema == "public")
-        #expect(url.tls == .disable)
-        #expect(url.poolSize == nil)
-    }
-
-    @Test func everyPart() throws {
-        let url = try Self.parse("postgresql://app:s%40cret@10.1.2.3:6543/shop?schema=Tenant_1&sslmode=require&pool=20")
-        #expect(url.host == "10.1.2.3")
-        #expect(url.port == 6543)
-        #expect(url.user == "app")
-        #expect(url.password == "s@cret")
-        #expect(url.database == "shop")
-        #expect(url.schema == "Tenant_1")
-        #expect(url.tls == .require)
-        #expect(url.poolSize == 20)
-        #expect(url.redacted == "postgres://app:***@10.1.2.3:6543/shop?schema=Tenant_1&sslmode=require&pool=20")
-        #expect(!url.redacted.contains("cret"))
-    }
-
-    @Test func sslModes() throws {
-        #expect(try Self.parse("postgres://a@h/d?sslmode=verify-full").tls == .verifyFull)
-        #expect(try Self.parse("postgres://a@h/d?sslmode=verify-ca").tls == .verifyCA)
-        #expect(try Self.parse("postgres://a@h/d?sslmode=require").tls == .require)
-        #expect(try Self.parse("postgres://a@h/d?sslmode=prefer").tls == .disable)
-        #expect(try Self.parse("postgres://a@h/d?sslmode=disable").tls == .disable)
-        #expect(try Self.parse("postgres://a@h/d").tls == .disable)
-        let rooted = try Self.parse("postgres://a@h/d?sslmode=require&sslrootcert=/etc/ca.pem")
-        #expect(rooted.tls == .verifyCA && rooted.rootCertificate == "/etc/ca.pem")
-        #expect(rooted.redacted == "postgres://a@h:5432/d?sslmode=verify-ca&sslrootcert=/etc/ca.pem")
-        #expect(Self.failure("postgres://a@h/d?sslrootcert=")?.message.contains("sslrootcert") == true)
-        #expect(Self.failure("postgres://a@h/d?sslmode=sometimes")?.message.contains("sslmode") == true)
-    }
-
-    @Test func errorsNameTheURLWithTheirPasswordMasked() {
-        let cases: [(String, String)] = [
-            ("mysql://app:pw123@h/d", "scheme"),
-            ("postgres:///d", "no host"),
-            ("postgres://app:pw123@h:99999/d", "out of range"),
-            ("postgres://app:pw123@h/d?schema=1abc", "not an SQL identifier"),
-            ("postgres://app:pw123@h/d?schema=a-b", "not an SQL identifier"),
-            ("postgres://app:pw123@h/d?schema=", "not an SQL identifier"),
-            ("postgres://app:pw123@h/d?pool=0", "pool"),
-            ("postgres://h/d", "no user"),
-        ]
-        for (text, reason) in cases {
-            let error = Self.failure(text)
-            #expect(error != nil, "\(text) should be refused")
-            #expect(error?.message.contains(reason) == true, "\(text): \(error?.message ?? "")")
-            #expect(error?.message.contains("pw123") == false, "\(text): the password shows")
-            if text.contains("pw123") { #expect(error?.message.contains("app:***@") == true, "\(error?.message ?? "")") }
-        }
-    }
-
-    @Test func identifiers() {
-        #expect(PostgresStoreURL.isIdentifier("_a9"))
-        #expect(PostgresStoreURL.isIdentifier(String(repeating: "a", count: 63)))
-        #expect(!PostgresStoreURL.isIdentifier(String(repeating: "a", count: 64)))
-        #expect(!PostgresStoreURL.isIdentifier("a\"b"))
-        #expect(!PostgresStoreURL.isIdentifier("é"))
-    }
-
-    @Test func sqlStatesMapToKinds() {
-        #expect(PostgresStoreError.kind(sqlState: "40001") == .serializationFailure)
-        #expect(PostgresStoreError.kind(sqlState: "40P01") == .deadlock)
-        #expect(PostgresStoreError.kind(sqlState: "23505") == .uniqueViolation)
-        #expect(PostgresStoreError.kind(sqlState: "42P01") == .undefinedTable)
-        #expect(PostgresStoreError.kind(sqlState: "42601") == .syntax)
-        #expect(PostgresStoreError.kind(sqlState: "08006") == .connection)
-        #expect(PostgresStoreError.kind(sqlState: "57P01") == .connection)
-        #expect(PostgresStoreError.kind(sqlState: "22012") == .other)
-    }
-
-    /// Numerics in PostgreSQL's binary form, built from Decimal's digits.
-    @Test func numericDigits() {
-        func parts(_ text: String) -> (digits: [Int16], weight: Int16, sign: UInt16, scale: Int16) {
-            let numeric = PostgresNumericDigits(Decimal(string: text) ?? .nan)
-            return (numeric.digits, numeric.weight, numeric.sign, numeric.scale)
-        }
-        #expect(parts("0") == ([], 0, 0, 0))
-        #expect(parts("12345.678") == ([1, 2345, 6780], 1, 0, 3))
-        #expect(parts("-0.00015") == ([1, 5000], -1, 0x4000, 5))
-        #expect(parts("10000") == ([1], 1, 0, 0))
-        #expect(PostgresNumericDigits(.nan).sign == 0xC000)
-        #expect(PostgresNumericDigits(Decimal(string: "-0.00015") ?? 0).scientific == "-15e-5")
-    }
-
-    /// A server that isn't there: a `.connection` error naming it, not a hang.
-    @Test func unreachableServerIsAConnectionError() throws {
-        let url = try Self.parse("postgres://nobody:secret@127.0.0.1:1/none")
-        #expect {
-            _ = try PostgresDatabase(url: url)
-        } throws: { error in
-            guard let error = error as? PostgresStoreError else { return false }
-            return error.kind == .connection && error.message.contains("127.0.0.1:1") && !error.message.contains("secret")
-        }
-    }
-}
+#endif

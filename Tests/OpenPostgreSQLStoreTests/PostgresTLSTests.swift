@@ -1,94 +1,97 @@
-import Foundation
-import Synchronization
-import Testing
+#if PostgreSQL
+    import Foundation
+    import Synchronization
+    import Testing
 
-@testable import OpenPostgreSQLStore
+    @testable import OpenPostgreSQLStore
 
-/// TLS as libpq's `sslmode` asks for it, against the test server's certificate (made by
-/// `.ci/postgres start` for 127.0.0.1 and signed by itself; `.ci/run` names it in
-/// `OPENCOREDATA_POSTGRES_ROOTCERT`). The server says whether each connection is encrypted
-/// (`pg_stat_ssl`).
-@Suite(
-    .enabled(
-        if: PostgresTestServer.isEnabled,
-        "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
-struct PostgresTLSTests {
-    struct NoCertificate: Error, CustomStringConvertible {
-        var description: String {
-            "CI is set but OPENCOREDATA_POSTGRES_ROOTCERT is not: .ci/run names the test server's TLS certificate"
-        }
-    }
-
-    /// The test server's certificate, or nil (with a message) where a developer's server has none.
-    static func rootCertificate() throws -> String? {
-        if let path = ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_ROOTCERT"], !path.isEmpty { return path }
-        if PostgresTestServer.isCI { throw NoCertificate() }
-        print("PostgresTLSTests: OPENCOREDATA_POSTGRES_ROOTCERT is not set (`.ci/postgres rootcert`); skipping")
-        return nil
-    }
-
-    /// The test server with a fresh schema and these query items.
-    static func url(_ items: String) throws -> PostgresStoreURL {
-        let base = try PostgresTestServer.freshURL()
-        let schema = "schema=" + base.schema
-        guard let text = PostgresTestServer.url, let url = URL(string: text + (text.contains("?") ? "&" : "?") + schema + items)
-        else { throw PostgresTestServer.Missing() }
-        return try PostgresStoreURL(url)
-    }
-
-    /// Whether the server sees the connection as encrypted.
-    static func encrypted(_ url: PostgresStoreURL) throws -> Bool {
-        let database = try PostgresDatabase(url: url, poolSize: 1)
-        defer {
-            _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
-            database.close()
-        }
-        var encrypted: Bool?
-        try database.withConnection { session in
-            try session.query("SELECT CASE WHEN ssl THEN 1 ELSE 0 END FROM pg_stat_ssl WHERE pid = pg_backend_pid()") {
-                encrypted = $0.int64(0) == 1
+    /// TLS as libpq's `sslmode` asks for it, against the test server's certificate (made by
+    /// `.ci/postgres start` for 127.0.0.1 and signed by itself; `.ci/run` names it in
+    /// `OPENCOREDATA_POSTGRES_ROOTCERT`). The server says whether each connection is encrypted
+    /// (`pg_stat_ssl`).
+    @Suite(
+        .enabled(
+            if: PostgresTestServer.isEnabled,
+            "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
+    struct PostgresTLSTests {
+        struct NoCertificate: Error, CustomStringConvertible {
+            var description: String {
+                "CI is set but OPENCOREDATA_POSTGRES_ROOTCERT is not: .ci/run names the test server's TLS certificate"
             }
         }
-        return try #require(encrypted)
-    }
 
-    @Test func eachModeConnectsAsLibpqDoes() throws {
-        guard let certificate = try Self.rootCertificate() else { return }
-        #expect(try !Self.encrypted(Self.url("")))
-        #expect(try !Self.encrypted(Self.url("&sslmode=prefer")))
-        // The certificate is not checked: signed by itself, it still connects.
-        #expect(try Self.encrypted(Self.url("&sslmode=require")))
-        #expect(try Self.encrypted(Self.url("&sslmode=verify-ca&sslrootcert=\(certificate)")))
-        #expect(try Self.encrypted(Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")))
-        // `require` with a root certificate checks it, as libpq does.
-        #expect(try Self.url("&sslmode=require&sslrootcert=\(certificate)").tls == .verifyCA)
-    }
-
-    @Test func anUntrustedCertificateIsRefusedWithAClearError() throws {
-        guard try Self.rootCertificate() != nil else { return }
-        // The system's authorities did not sign the test server's certificate.
-        let error = try #require(throws: PostgresStoreError.self) { try Self.encrypted(Self.url("&sslmode=verify-full")) }
-        #expect(error.kind == .connection)
-        #expect(error.message.contains("127.0.0.1"), "\(error.message)")
-        #expect(error.message.lowercased().contains("certificate"), "\(error.message)")
-        let missing = try #require(throws: PostgresStoreError.self) {
-            try Self.encrypted(Self.url("&sslmode=verify-full&sslrootcert=/nonexistent/root.crt"))
+        /// The test server's certificate, or nil (with a message) where a developer's server has none.
+        static func rootCertificate() throws -> String? {
+            if let path = ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_ROOTCERT"], !path.isEmpty { return path }
+            if PostgresTestServer.isCI { throw NoCertificate() }
+            print("PostgresTLSTests: OPENCOREDATA_POSTGRES_ROOTCERT is not set (`.ci/postgres rootcert`); skipping")
+            return nil
         }
-        #expect(missing.message.contains("/nonexistent/root.crt") || missing.message.contains("TLS"), "\(missing.message)")
-    }
 
-    @Test func listenRunsOverTLS() throws {
-        guard let certificate = try Self.rootCertificate() else { return }
-        let url = try Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")
-        let database = try PostgresDatabase(url: url, poolSize: 1)
-        defer {
-            _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
-            database.close()
+        /// The test server with a fresh schema and these query items.
+        static func url(_ items: String) throws -> PostgresStoreURL {
+            let base = try PostgresTestServer.freshURL()
+            let schema = "schema=" + base.schema
+            guard let text = PostgresTestServer.url,
+                let url = URL(string: text + (text.contains("?") ? "&" : "?") + schema + items)
+            else { throw PostgresTestServer.Missing() }
+            return try PostgresStoreURL(url)
         }
-        let received = Mutex<[String]>([])
-        let listener = try database.listen(channel: "tls") { payload in received.withLock { $0.append(payload) } }
-        defer { listener.cancel() }
-        try database.withConnection { try $0.notify(channel: "tls", payload: "sealed") }
-        #expect(eventually { received.withLock { $0 } == ["sealed"] })
+
+        /// Whether the server sees the connection as encrypted.
+        static func encrypted(_ url: PostgresStoreURL) throws -> Bool {
+            let database = try PostgresDatabase(url: url, poolSize: 1)
+            defer {
+                _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
+                database.close()
+            }
+            var encrypted: Bool?
+            try database.withConnection { session in
+                try session.query("SELECT CASE WHEN ssl THEN 1 ELSE 0 END FROM pg_stat_ssl WHERE pid = pg_backend_pid()") {
+                    encrypted = $0.int64(0) == 1
+                }
+            }
+            return try #require(encrypted)
+        }
+
+        @Test func eachModeConnectsAsLibpqDoes() throws {
+            guard let certificate = try Self.rootCertificate() else { return }
+            #expect(try !Self.encrypted(Self.url("")))
+            #expect(try !Self.encrypted(Self.url("&sslmode=prefer")))
+            // The certificate is not checked: signed by itself, it still connects.
+            #expect(try Self.encrypted(Self.url("&sslmode=require")))
+            #expect(try Self.encrypted(Self.url("&sslmode=verify-ca&sslrootcert=\(certificate)")))
+            #expect(try Self.encrypted(Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")))
+            // `require` with a root certificate checks it, as libpq does.
+            #expect(try Self.url("&sslmode=require&sslrootcert=\(certificate)").tls == .verifyCA)
+        }
+
+        @Test func anUntrustedCertificateIsRefusedWithAClearError() throws {
+            guard try Self.rootCertificate() != nil else { return }
+            // The system's authorities did not sign the test server's certificate.
+            let error = try #require(throws: PostgresStoreError.self) { try Self.encrypted(Self.url("&sslmode=verify-full")) }
+            #expect(error.kind == .connection)
+            #expect(error.message.contains("127.0.0.1"), "\(error.message)")
+            #expect(error.message.lowercased().contains("certificate"), "\(error.message)")
+            let missing = try #require(throws: PostgresStoreError.self) {
+                try Self.encrypted(Self.url("&sslmode=verify-full&sslrootcert=/nonexistent/root.crt"))
+            }
+            #expect(missing.message.contains("/nonexistent/root.crt") || missing.message.contains("TLS"), "\(missing.message)")
+        }
+
+        @Test func listenRunsOverTLS() throws {
+            guard let certificate = try Self.rootCertificate() else { return }
+            let url = try Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")
+            let database = try PostgresDatabase(url: url, poolSize: 1)
+            defer {
+                _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
+                database.close()
+            }
+            let received = Mutex<[String]>([])
+            let listener = try database.listen(channel: "tls") { payload in received.withLock { $0.append(payload) } }
+            defer { listener.cancel() }
+            try database.withConnection { try $0.notify(channel: "tls", payload: "sealed") }
+            #expect(eventually { received.withLock { $0 } == ["sealed"] })
+        }
     }
-}
+#endif

@@ -1,7 +1,6 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
-import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -103,7 +102,7 @@ enum Company {
     }
 
     /// The PostgreSQL store with the same rows as `stores(in:)`'s, when a test server is named.
-    static func postgres(in folder: TemporaryFolder) throws -> PostgreSQLRowStore? {
+    static func postgres(in folder: TemporaryFolder) throws -> (any SQLRowStore & PagingRowStore)? {
         guard let store = try PostgresStores.open(schema: schema, in: folder) else { return nil }
         try store.apply(inserted: rows(), updated: [], deleted: [])
         return store

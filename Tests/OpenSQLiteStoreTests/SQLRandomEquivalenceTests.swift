@@ -1,7 +1,6 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
-import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

@@ -1,6 +1,5 @@
 import Foundation
 import OpenInMemoryStore
-import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

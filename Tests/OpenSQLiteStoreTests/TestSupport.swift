@@ -25,7 +25,8 @@ enum RealStores {
         try FileManager.default.copyItem(at: source, to: target)
         // The shared files are read-only; SQLite needs to write the -shm of a WAL store.
         for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
         return target.appendingPathComponent(file)
@@ -73,7 +74,9 @@ func makeSchema(_ entities: [(name: String, superID: Int?, abstract: Bool, prope
         })
 }
 
-private func inheritedProperties(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])], _ id: Int)
+private func inheritedProperties(
+    _ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])], _ id: Int
+)
     -> [PropertySchema]
 {
     let entity = entities[id - 1]
@@ -170,15 +173,22 @@ enum PostgresStores {
     }
 
     /// A new PostgreSQL store of `schema` in a fresh schema, dropped with `folder`; nil when no
-    /// server is named (and this is not CI).
-    static func open(schema: StoreSchema, in folder: TemporaryFolder, tracksHistory: Bool = false) throws -> PostgreSQLRowStore? {
-        guard let base = url else {
-            if isCI { throw Missing() }
+    /// server is named (and this is not CI), or in a build without the store (the package trait
+    /// `PostgreSQL` off).
+    static func open(schema: StoreSchema, in folder: TemporaryFolder, tracksHistory: Bool = false) throws
+        -> (any SQLRowStore & PagingRowStore)?
+    {
+        #if PostgreSQL
+            guard let base = url else {
+                if isCI { throw Missing() }
+                return nil
+            }
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            guard let store = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + name) else { throw Missing() }
+            folder.onRemove { try? PostgreSQLRowStore.destroy(url: store) }
+            return try PostgreSQLRowStore.open(url: store, schema: schema, modelVersionHashes: [:], tracksHistory: tracksHistory)
+        #else
             return nil
-        }
-        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        guard let store = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + name) else { throw Missing() }
-        folder.onRemove { try? PostgreSQLRowStore.destroy(url: store) }
-        return try PostgreSQLRowStore.open(url: store, schema: schema, modelVersionHashes: [:], tracksHistory: tracksHistory)
+        #endif
     }
 }

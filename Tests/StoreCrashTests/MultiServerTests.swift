@@ -9,7 +9,14 @@ enum PostgresServer {
         let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
         return !value.isEmpty && value != "0" && value != "false"
     }
-    static var isEnabled: Bool { url != nil || isCI }
+    /// A server is named, or this is CI; never in a build without the store (trait `PostgreSQL` off).
+    static var isEnabled: Bool {
+        #if PostgreSQL
+            url != nil || isCI
+        #else
+            false
+        #endif
+    }
 }
 
 /// Several app servers on one PostgreSQL store: `ServerWorker` processes, each with several
@@ -36,14 +43,16 @@ struct MultiServerTests {
     static func model() -> NSManagedObjectModel {
         let account = NSEntityDescription()
         account.name = "Account"
-        account.properties = [("name", NSAttributeType.stringAttributeType), ("balance", .integer64AttributeType), ("stamp", .stringAttributeType)]
-            .map { name, type in
-                let attribute = NSAttributeDescription()
-                attribute.name = name
-                attribute.attributeType = type
-                attribute.isOptional = true
-                return attribute
-            }
+        account.properties = [
+            ("name", NSAttributeType.stringAttributeType), ("balance", .integer64AttributeType), ("stamp", .stringAttributeType),
+        ]
+        .map { name, type in
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = true
+            return attribute
+        }
         account.uniquenessConstraints = [["name"]]
         let model = NSManagedObjectModel()
         model.entities = [account]

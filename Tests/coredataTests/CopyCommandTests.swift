@@ -5,9 +5,14 @@ import Testing
 /// `coredata copy`: a store moved to another store (SQLite, and PostgreSQL when a test server
 /// is named) keeps its rows, keys and UUID; a copy back gives a file with the same answers.
 struct CopyCommandTests {
-    /// Where copies go: SQLite files, and PostgreSQL schemas under CI or with a server named.
+    /// Where copies go: SQLite files, and PostgreSQL schemas under CI or with a server named
+    /// (in a build with the PostgreSQL store: the package trait `PostgreSQL`).
     static var destinations: [String] {
-        ["sqlite"] + (ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"] != nil || isCI ? ["postgres"] : [])
+        #if PostgreSQL
+            ["sqlite"] + (ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"] != nil || isCI ? ["postgres"] : [])
+        #else
+            ["sqlite"]
+        #endif
     }
 
     static var isCI: Bool {
@@ -21,10 +26,15 @@ struct CopyCommandTests {
         let base = try #require(ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"], "CI needs a server")
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let url = base + (base.contains("?") ? "&" : "?") + "schema=" + schema
-        return (url, {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
-            if let store = URL(string: url) { try? coordinator.destroyPersistentStore(at: store, ofType: NSPostgreSQLStoreType) }
-        })
+        return (
+            url,
+            {
+                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+                if let store = URL(string: url) {
+                    try? coordinator.destroyPersistentStore(at: store, ofType: NSPostgreSQLStoreType)
+                }
+            }
+        )
     }
 
     @Test(arguments: destinations)

@@ -22,9 +22,12 @@
 // protocol statement (parse, bind, execute) on a pooled connection whose search_path is the
 // schema. The raw side does the same (postgres-nio's `query`, the async row sequence, values
 // decoded with `PostgresRow.decode`), so the ratio is what the library adds to the same round
-// trip: the server's work and the wire are in both sides. After the table: the raw read of the
-// whole-table lines done both ways (rows decoded as they arrive, and the whole result received
-// first, as the store's session does), and the server's and this process's CPU in one raw read.
+// trip: the server's work and the wire are in both sides. The object lines also have a floor:
+// the raw read, then the same objects fetched and read from an in-memory store holding the
+// same rows (Core Data's object layer with no database behind it). After the table: the raw
+// read of the whole-table lines done both ways (rows decoded as they arrive, and the whole
+// result received first, as the store's session does), and the server's and this process's
+// CPU in one raw read.
 // The throughput rounds print each round's client and server CPU per fetch and the fetches a
 // second the machine's cores could give at that cost (the ceiling the curve flattens at).
 
@@ -380,8 +383,9 @@ let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "we", "zo", "an
 func name(_ count: Int) -> String {
     (0..<count).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
 }
-let saveStart = clock.now
-do {
+/// Inserts the employees and departments (the same ones on every call) and saves.
+func load(_ coordinator: NSPersistentStoreCoordinator) {
+    seed = 42
     let loader = newContext(coordinator)
     let departments = (0..<departmentCount).map { index -> NSManagedObject in
         let department = DepartmentObject(entity: departmentEntity, insertInto: loader)
@@ -398,11 +402,24 @@ do {
         object.setValue(Date(timeIntervalSinceReferenceDate: Double(next() % 600_000_000)), forKey: "hired")
         object.setValue(departments[index % departmentCount], forKey: "department")
     }
-    try loader.save()
-} catch {
-    fail("saving: \(error)")
+    do {
+        try loader.save()
+    } catch {
+        fail("saving: \(error)")
+    }
 }
+let saveStart = clock.now
+load(coordinator)
 let saveMilliseconds = (clock.now - saveStart).milliseconds
+// The object lines' floor: the same objects from an in-memory store (the object layer with no
+// database behind it) after the raw read.
+let memoryCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+do {
+    try memoryCoordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+} catch {
+    fail("adding the in-memory store: \(error)")
+}
+load(memoryCoordinator)
 // Fresh statistics for the planner, for both sides alike.
 _ = rawRows(admin, "ANALYZE \"\(schema)\".\"ZEMPLOYEE\"") { _ in 0 }
 let raw = connectRaw(searchPath: schema)
@@ -470,12 +487,27 @@ func readAndSum() -> Int {
     return sumRows(rows) == 0 ? 0 : rows.count
 }
 
-measure("objects: fetch every employee, read every attribute through typed @Managed properties", goal: 1.5, raw: readAndSum) {
+/// The floor of an object line: the raw read, then the same objects fetched from the in-memory
+/// store and read by `read`.
+func objectFloor<Object: NSManagedObject>(_ type: Object.Type, _ read: ([Object]) -> Int64) -> Int {
+    let rows = readAndSum()
+    let context = newContext(memoryCoordinator)
+    let objects = (try? context.fetch(NSFetchRequest<Object>(entityName: "Employee"))) ?? []
+    return withExtendedLifetime(context) { read(objects) == 0 || rows == 0 ? 0 : objects.count }
+}
+
+measure(
+    "objects: fetch every employee, read every attribute through typed @Managed properties", goal: 1.5, raw: readAndSum,
+    floor: { objectFloor(EmployeeObject.self, readTyped) }
+) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<EmployeeObject>(entityName: "Employee"))
     return withExtendedLifetime(context) { readTyped(objects) == 0 ? 0 : objects.count }
 }
-measure("objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.2, raw: readAndSum) {
+measure(
+    "objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.2, raw: readAndSum,
+    floor: { objectFloor(NSManagedObject.self, readAll) }
+) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
     return withExtendedLifetime(context) { readAll(objects) == 0 ? 0 : objects.count }

@@ -1,6 +1,9 @@
-import OpenPostgreSQLStore
 import OpenPredicate
 import OpenSQLiteStore
+
+#if PostgreSQL
+    import OpenPostgreSQLStore
+#endif
 
 extension NSPersistentStoreCoordinator {
     /// Deletes a store: the coordinator's store at `url`, if it has one, is removed from it, then
@@ -31,8 +34,12 @@ extension NSPersistentStoreCoordinator {
     ///   `NSPersistentStoreOperationError` when a file cannot be deleted or a schema dropped.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         if storeType == NSPostgreSQLStoreType {
-            if let store = persistentStores.first(where: { $0.url == url && $0.type == storeType }) { try remove(store) }
-            return try PostgreSQLRowStore.destroy(url: url)
+            #if PostgreSQL
+                if let store = persistentStores.first(where: { $0.url == url && $0.type == storeType }) { try remove(store) }
+                return try PostgreSQLRowStore.destroy(url: url)
+            #else
+                throw Self.postgreSQLNotBuilt()
+            #endif
         }
         try Self.checkFileStoreType(storeType)
         if let store = persistentStore(for: url), store.type == storeType { try remove(store) }
@@ -97,5 +104,16 @@ extension NSPersistentStoreCoordinator {
     private static func sqliteFiles(of url: URL) -> [URL] {
         guard url.isFileURL, url.standardizedFileURL.path != "/dev/null" else { return [] }
         return [url, URL(fileURLWithPath: url.path + "-wal"), URL(fileURLWithPath: url.path + "-shm")]
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The error for `NSPostgreSQLStoreType` in a build of the package without its `PostgreSQL`
+    /// trait (the trait is on by default).
+    static func postgreSQLNotBuilt() -> NSError {
+        CoreDataError.make(
+            code: NSPersistentStoreInvalidTypeError,
+            reason: "This build of OpenCoreData has no PostgreSQL store: it was built without the package trait PostgreSQL",
+            userInfo: [NSStoreTypeKey: NSPostgreSQLStoreType])
     }
 }

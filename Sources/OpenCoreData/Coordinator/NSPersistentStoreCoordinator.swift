@@ -90,8 +90,12 @@ open class NSPersistentStoreCoordinator: NSObject {
             store = try SQLitePersistentStore(
                 coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
         case NSPostgreSQLStoreType:
-            store = try PostgreSQLPersistentStore(
-                coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
+            #if PostgreSQL
+                store = try PostgreSQLPersistentStore(
+                    coordinator: self, schema: schema, configurationName: configuration, url: storeURL, options: options)
+            #else
+                throw Self.postgreSQLNotBuilt()
+            #endif
         default:
             throw CoreDataError.make(
                 code: NSPersistentStoreInvalidTypeError, reason: "Unsupported store type '\(storeType)'",

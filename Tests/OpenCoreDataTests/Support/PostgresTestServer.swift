@@ -20,8 +20,15 @@ enum PostgresTestServer {
         return !value.isEmpty && value != "0" && value != "false"
     }
 
-    /// Whether the PostgreSQL store runs in this test run.
-    static var isEnabled: Bool { url != nil || isCI }
+    /// Whether the PostgreSQL store runs in this test run (never in a build without it: the
+    /// package trait `PostgreSQL` off).
+    static var isEnabled: Bool {
+        #if PostgreSQL
+            url != nil || isCI
+        #else
+            false
+        #endif
+    }
 
     struct Missing: Error, CustomStringConvertible {
         var description: String {
