@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Figures, not tests: `swift run -c release PredicateBenchmarks [results.json]` and
@@ -11,7 +11,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         // Named so the product resolves whatever the checkout directory is called.
-        .package(name: "OpenCoreData", path: ".."),
+        // With the PostgreSQL store (the package trait PostgreSQL): PostgresBenchmarks measures it.
+        .package(name: "OpenCoreData", path: "..", traits: ["PostgreSQL"]),
         // A peer figure for the fetch benchmark: the same store file read through GRDB.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The PostgreSQL benchmark's baseline: the same SQL run and decoded by hand through postgres-nio.

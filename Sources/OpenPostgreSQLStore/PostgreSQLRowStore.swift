@@ -172,7 +172,7 @@
             do {
                 let database = try PostgresDatabase(url: parsed, poolSize: 1)
                 defer { database.close() }
-                try database.withConnection {
+                _ = try database.withConnection {
                     try $0.execute("DROP SCHEMA IF EXISTS \(SQLiteLayout.quoted(parsed.schema)) CASCADE")
                 }
             } catch {

@@ -4,7 +4,7 @@ import OpenStoreCore
 /// A plan that does not compile exactly, narrowed by SQL: one `SELECT` of the rows that can
 /// match, and the plan the in-memory engine runs over them.
 package struct SQLCandidateQuery {
-    /// Every column (`.rows`) of the rows that can match, in no particular order, without limit.
+    /// Every column (`.rows`) of the rows that can match, by primary key, without limit.
     package let query: SQLQuery
     /// The original plan with, as its predicate, the part SQL did not decide (nil when it decided
     /// all of it, and only the order, say, is left to memory).
@@ -95,6 +95,9 @@ extension CompilerState {
             sql += " WHERE " + conditions.map(\.sql).joined(separator: " AND ")
             for condition in conditions { _ = final.bind(condition.arguments.values) }
         }
+        // In key order, as the store's compiled fetches break ties: the engine keeps its rows'
+        // order where sorts tie.
+        sql += " ORDER BY t0.Z_PK"
         var rest = plan
         rest.predicate = left.isEmpty ? nil : left.count == 1 ? left[0] : NSCompoundPredicate(andPredicateWithSubpredicates: left)
         return SQLCandidateQuery(query: SQLQuery(sql: sql, arguments: final.values), plan: rest)

@@ -37,25 +37,50 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// The gap between the `Z_FOK_` keys of neighbouring members.
     static var orderStep: Int64 { 1024 }
 
-    /// Inserts `rows` (each with a primary key already reserved or chosen).
+    /// Inserts `rows` (each with a primary key already reserved or chosen). On PostgreSQL, where
+    /// each statement is a round trip to the server, the rows of an entity go many to a statement
+    /// (`INSERT … VALUES (…), (…), …`: `insertBatch`); on SQLite, one prepared statement per row.
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
     package func insert(_ rows: [RowSnapshot]) throws {
         var maxKeys: [Int: Int64] = [:]
         var statements: [Int: ColumnStatement] = [:]
+        let batches = session.dialect == .postgreSQL
+        // By entity: the values of the rows not written yet, and how many rows they are.
+        var waiting: [Int: (values: [StoreValue], rows: Int)] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
             let statement = statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
             statements[row.key.entityID] = statement
-            var values: [StoreValue] = [
-                .integer(row.key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(row.version),
-            ]
-            values.reserveCapacity(3 + statement.bindings.count)
-            append(statement.bindings, of: row, to: &values)
-            try session.run(statement.sql, values)
             let root = layout.entityNumber(of: table.rootID)
             maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
+            // Taken out of `waiting` while it grows, so that it is not copied.
+            var (values, count) = batches ? waiting.removeValue(forKey: row.key.entityID) ?? ([], 0) : ([], 0)
+            if count == 0 { values.reserveCapacity((3 + statement.bindings.count) * (batches ? statement.batchSize : 1)) }
+            values.append(contentsOf: [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(row.version)])
+            append(statement.bindings, of: row, to: &values)
+            count += 1
+            if !batches {
+                try session.run(statement.sql, values)
+            } else if count == statement.batchSize {
+                try session.run(statement.sql(rows: count), values)
+            } else {
+                waiting[row.key.entityID] = (values, count)
+            }
+        }
+        for (entityID, rest) in waiting.sorted(by: { $0.key < $1.key }) {
+            guard let statement = statements[entityID] else { continue }
+            // The rest in pieces of a power of two rows: few statement texts to prepare and keep.
+            let width = rest.values.count / rest.rows
+            var start = 0
+            var left = rest.rows
+            while left > 0 {
+                let count = 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+                try session.run(statement.sql(rows: count), Array(rest.values[start..<(start + count * width)]))
+                start += count * width
+                left -= count
+            }
         }
         for row in rows { try writeToManys(of: row) }
         guard notesUsedKeys else { return }
@@ -193,6 +218,17 @@ package struct SQLRowWriter<Session: SQLSession> {
         let sql: String
         /// What each column placeholder binds, in order (after the leading fixed placeholders).
         let bindings: [Binding]
+
+        /// The most rows one insert statement writes: 256, fewer for wide rows (PostgreSQL binds
+        /// at most 65,535 values to a statement).
+        var batchSize: Int { min(256, 32_000 / (3 + bindings.count)) }
+
+        /// An insert statement's text for `rows` rows: its `VALUES` group repeated.
+        func sql(rows: Int) -> String {
+            guard rows > 1, let open = sql.range(of: " VALUES ", options: .backwards) else { return sql }
+            let group = sql[open.upperBound...]
+            return sql[..<open.upperBound] + Array(repeating: group, count: rows).joined(separator: ", ")
+        }
     }
 
     /// The stored columns of an entity's rows and what each binds; in updates, without the

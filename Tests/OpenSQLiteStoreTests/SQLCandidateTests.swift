@@ -27,7 +27,8 @@ import Testing
     }
 
     func whereClause(_ query: SQLQuery) -> String {
-        query.sql.components(separatedBy: " WHERE ").dropFirst().joined(separator: " WHERE ")
+        let clause = query.sql.components(separatedBy: " WHERE ").dropFirst().joined(separator: " WHERE ")
+        return clause.hasSuffix(" ORDER BY t0.Z_PK") ? String(clause.dropLast(" ORDER BY t0.Z_PK".count)) : clause
     }
 
     @Test func plainBeginsWithIsARangeAnIndexServes() throws {
@@ -36,7 +37,7 @@ import Testing
         #expect(found.query.arguments == [.string("Lo"), .string("Lp")])
         #expect(found.plan.predicate == NSPredicate(format: "name BEGINSWITH %@", "Lo"))
         #expect(found.query.sql.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT"), "every column of the rows")
-        #expect(!found.query.sql.contains("ORDER BY") && !found.query.sql.contains("LIMIT"))
+        #expect(found.query.sql.hasSuffix(" ORDER BY t0.Z_PK") && !found.query.sql.contains("LIMIT"), "in key order, whole")
     }
 
     @Test func foldedOperatorsKeepTheRowsThatAreNotASCII() throws {
