@@ -49,6 +49,8 @@
         /// **Default:** 60 seconds.
         package var leaseTimeout: Duration = .seconds(60)
         private let closed = Mutex(false)
+        /// One watcher per live pooled connection (see `closeWatcher(for:)`).
+        private let watchers = Mutex<[ObjectIdentifier: CloseWatcher]>([:])
 
         /// Opens a pool of at most `poolSize` connections (**Default:** 8) and returns once one
         /// connection works: it connects once on its own (so a wrong host, port, user or database is
@@ -324,6 +326,67 @@
             }
             if let rootCertificate { configuration.trustRoots = .file(rootCertificate) }
             return configuration
+        }
+    }
+
+    /// Fails the statement a connection is running when the connection closes: postgres-nio drops
+    /// a query written to a connection that has just closed without ever failing it. One watcher
+    /// per connection, registered on its close once, so that statements do not each leave a
+    /// callback behind for as long as the pooled connection lives.
+    final class CloseWatcher: @unchecked Sendable {
+        /// The connection watched (a new connection at a freed one's address is not it).
+        weak var connection: PostgresConnection?
+        private let lock = NSLock()
+        private var running: (@Sendable () -> Void)?
+        private var isClosed = false
+
+        /// Calls `fail` if the connection closes before `end()`, at once if it has closed already.
+        func begin(_ fail: @escaping @Sendable () -> Void) {
+            lock.lock()
+            guard !isClosed else {
+                lock.unlock()
+                return fail()
+            }
+            running = fail
+            lock.unlock()
+        }
+
+        func end() {
+            lock.lock()
+            running = nil
+            lock.unlock()
+        }
+
+        fileprivate func connectionClosed() {
+            lock.lock()
+            isClosed = true
+            let fail = running
+            running = nil
+            lock.unlock()
+            fail?()
+        }
+    }
+
+    extension PostgresDatabase {
+        /// The connection's close watcher, made and registered on its close the first time.
+        func closeWatcher(for connection: PostgresConnection) -> CloseWatcher {
+            let id = ObjectIdentifier(connection)
+            let (watcher, isNew) = watchers.withLock { watchers -> (CloseWatcher, Bool) in
+                if let watcher = watchers[id], watcher.connection === connection { return (watcher, false) }
+                let watcher = CloseWatcher()
+                watcher.connection = connection
+                watchers[id] = watcher
+                return (watcher, true)
+            }
+            if isNew {
+                connection.closeFuture.whenComplete { [weak self] _ in
+                    watcher.connectionClosed()
+                    self?.watchers.withLock { watchers in
+                        if watchers[id] === watcher { watchers[id] = nil }
+                    }
+                }
+            }
+            return watcher
         }
     }
 #endif

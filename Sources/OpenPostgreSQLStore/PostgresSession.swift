@@ -134,10 +134,12 @@
                 // ever failing it: the connection's close fails the wait instead. (A query the server
                 // answered with an error before closing has failed with that error by then.)
                 let answer = connection.eventLoop.makePromise(of: T.self)
-                start(connection, PostgresQuery(unsafeSQL: sql, binds: bindings), database.logger).cascade(to: answer)
                 let lost = PostgresStoreError(
                     .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
-                connection.closeFuture.whenComplete { _ in answer.fail(lost) }
+                let watcher = database.closeWatcher(for: connection)
+                watcher.begin { answer.fail(lost) }
+                defer { watcher.end() }
+                start(connection, PostgresQuery(unsafeSQL: sql, binds: bindings), database.logger).cascade(to: answer)
                 return try answer.futureResult.wait()
             } catch {
                 throw PostgresStoreError.from(error, server: server, sql: sql)
