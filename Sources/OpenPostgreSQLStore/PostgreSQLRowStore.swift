@@ -33,8 +33,9 @@
     ///   so that servers starting together create them once; the version-hash check is the SQLite
     ///   store's.
     ///
-    /// What runs where: every call blocks the calling thread until the server answers; the I/O runs
-    /// on postgres-nio's event loops (see `PostgresDatabase`). Do not call it on an event loop.
+    /// What runs where: every call blocks the calling thread until the server answers; the I/O, and
+    /// the decoding of result rows as they arrive, run on postgres-nio's event loops (see
+    /// `PostgresDatabase`, `PostgresSession.query`). Do not call it on an event loop.
     package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
         package let database: PostgresDatabase
         /// Where the store is (its schema and server).

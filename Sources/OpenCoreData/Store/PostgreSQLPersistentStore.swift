@@ -31,9 +31,9 @@
     /// with a dropped connection is made up by the next check.
     ///
     /// What runs where: Core Data's API is synchronous; each fetch and save blocks the calling
-    /// thread (a context's queue) until the server answers, while the network I/O runs on
-    /// postgres-nio's event loops. Never call the store from an event loop thread (the call fails
-    /// with an error rather than deadlock).
+    /// thread (a context's queue) until the server answers, while the network I/O, and the
+    /// decoding of each result row as it arrives, run on postgres-nio's event loops. Never call
+    /// the store from an event loop thread (the call fails with an error rather than deadlock).
     ///
     /// **Differences from Apple:** Apple's Core Data has no PostgreSQL store; this type and its
     /// constant are this package's addition.
