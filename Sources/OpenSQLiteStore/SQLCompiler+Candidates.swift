@@ -208,7 +208,8 @@ extension CompilerState {
         case .keyPath:
             return expression.operand.expressionType == .evaluatedObject && attributes.contains(expression.keyPath)
         case .function:
-            return expression.operand.expressionType == .constantValue
+            // A function of its arguments (`FUNCTION()`'s receiver is its operand).
+            return expression.operand.expressionType == .evaluatedObject
                 && (expression.arguments ?? []).allSatisfy { reads($0, onlyAttributes: attributes) }
         case .aggregate:
             return (expression.collection as? [NSExpression])?.allSatisfy { reads($0, onlyAttributes: attributes) } ?? false

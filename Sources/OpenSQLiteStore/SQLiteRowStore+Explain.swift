@@ -43,7 +43,14 @@ extension SQLiteRowStore {
         } else {
             switch compiler.compile(plan) {
             case .compiled(let compiled): query = compiled
-            case .notCompilable(let reason): return .inMemory(reason: reason)
+            case .notCompilable(let reason):
+                guard case .compiled(let candidates) = compiler.compileCandidates(plan) else {
+                    return .inMemory(reason: reason)
+                }
+                let lines = try withConnection {
+                    try $0.queryPlan(candidates.query.sql, arguments: candidates.query.arguments)
+                }
+                return .narrowed(candidates.query, queryPlan: lines, reason: reason)
             case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
             }
         }

@@ -5,9 +5,9 @@ extension SQLiteRowStore: PagingRowStore {
     /// One page of a paged fetch as one `SELECT` (`SQLCompiler.compilePage(_:after:)`): keyset
     /// pagination, so no statement stays open and no read transaction spans pages (saves and
     /// other fetches on the connection may come between pages, and WAL checkpoints are not
-    /// held up). A plan the compiler does not compile yet runs each page in memory over every
-    /// row of the file, as `execute(_:)` does: the same answers, at the cost of reading the
-    /// file once per page.
+    /// held up). A plan the compiler does not compile yet runs each page in memory over the rows
+    /// SQL narrows it to (or every row of the file), as `execute(_:)` does: the same answers, at
+    /// the cost of reading those rows once per page.
     package func page(of plan: FetchPlan, after position: FetchPosition?) throws -> FetchPage {
         var plan = plan
         plan.output = .rows
@@ -16,13 +16,8 @@ extension SQLiteRowStore: PagingRowStore {
         case .unsupported(let reason): throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
         case .notCompilable: break
         }
-        let reference = try withLock { () -> InMemoryRowStore in
-            let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
-            let reference = InMemoryRowStore(schema: schema)
-            try reference.apply(inserted: rows, updated: [], deleted: [])
-            return reference
-        }
-        return try reference.page(of: plan, after: position)
+        let (store, rest) = try inMemory(narrowing: plan)
+        return try store.page(of: rest, after: position)
     }
 
     /// Runs a compiled page: its rows, and when the page is full, the position of its last row

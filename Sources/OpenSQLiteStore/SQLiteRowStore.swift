@@ -138,15 +138,34 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         return try runInMemory(plan)
     }
 
-    /// Runs a plan that does not compile to SQL on the in-memory store, over every row.
+    /// Runs a plan that does not compile to SQL on the in-memory store: over the rows SQL
+    /// narrows it to, or over every row (`inMemory(narrowing:)`).
     func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
-        let reference = try withLock { () -> InMemoryRowStore in
-            let rows = try file.rows(entityIDs: Set(schema.entities.map(\.id)))
-            let reference = InMemoryRowStore(schema: schema)
-            try reference.apply(inserted: rows, updated: [], deleted: [])
-            return reference
+        let (store, rest) = try inMemory(narrowing: plan)
+        return try store.execute(rest)
+    }
+
+    /// For a plan that does not compile: an in-memory store holding the rows that can match it,
+    /// and the plan to run there. The rows are the candidates SQL selects
+    /// (`SQLCompiler.compileCandidates(_:)`: the compiling `AND` terms of the predicate), or
+    /// every row of the file when what SQL cannot decide reads more than the entity's attributes.
+    func inMemory(narrowing plan: FetchPlan) throws -> (store: InMemoryRowStore, plan: FetchPlan) {
+        let store = InMemoryRowStore(schema: schema)
+        switch SQLCompiler(layout: file.layout).compileCandidates(plan) {
+        case .compiled(let candidates):
+            var rowsPlan = plan
+            rowsPlan.output = .rows
+            if case .rows(let rows) = try withLock({ try run(candidates.query, plan: rowsPlan) }) {
+                try store.apply(inserted: rows, updated: [], deleted: [])
+            }
+            return (store, candidates.plan)
+        case .unsupported(let reason):
+            throw SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+        case .notCompilable:
+            let rows = try withLock { try file.rows(entityIDs: Set(schema.entities.map(\.id))) }
+            try store.apply(inserted: rows, updated: [], deleted: [])
+            return (store, plan)
         }
-        return try reference.execute(plan)
     }
 
     package func row(for key: ObjectKey) throws -> RowSnapshot? {

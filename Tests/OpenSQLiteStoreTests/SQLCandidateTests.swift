@@ -125,6 +125,31 @@ import Testing
         }
     }
 
+    /// The SQLite store narrows the same way what it does not compile (here a division by a
+    /// constant 0, which SQLite has no infinity for): the compiling terms run in SQL.
+    @Test func sqliteNarrowsWhatItDoesNotCompile() throws {
+        let folder = try TemporaryFolder()
+        let (sqlite, memory) = try SQLStringOperatorTests.stores(in: folder)
+        for (format, narrowed) in [
+            ("age > 20 AND age / 0 > 1", true), ("age / 0 > 1 AND (name BEGINSWITH 'K' OR age < 5)", true),
+            ("age / 0 > 1 OR age < 5", false), ("team.title == 'lo' AND age / 0 > 1", true),
+        ] {
+            var plan = FetchPlan(
+                entityID: Self.member, entityIDs: [Self.member], predicate: NSPredicate(format: format),
+                sortDescriptors: [NSSortDescriptor(key: "name", ascending: false)], output: .keys)
+            try expectSameAnswers(sqlite, memory, plan, label: format)
+            plan.limit = 3
+            plan.offset = 1
+            try expectSameAnswers(sqlite, memory, plan, label: format + " (window)")
+            guard case .narrowed(let query, _, let reason) = try sqlite.explain(plan) else {
+                Issue.record("\(format): not narrowed: \(try sqlite.explain(plan))")
+                continue
+            }
+            #expect(reason.contains("division by 0"), "\(reason)")
+            #expect(query.sql.contains(" WHERE ") == narrowed, "\(format): \(query.sql)")
+        }
+    }
+
     /// Against a server: random needles, every operator and option, alone, under NOT, beside a
     /// compiled condition, in an OR and with a relationship, with a window; the answers must be
     /// the in-memory engine's. PostgreSQL's text holds no NUL, so the names here have none.
