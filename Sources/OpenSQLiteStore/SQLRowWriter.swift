@@ -39,7 +39,8 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     /// Inserts `rows` (each with a primary key already reserved or chosen). On PostgreSQL, where
     /// each statement is a round trip to the server, the rows of an entity go many to a statement
-    /// (`INSERT … VALUES (…), (…), …`: `insertBatch`); on SQLite, one prepared statement per row.
+    /// (`INSERT … VALUES (…), (…), …`, `ColumnStatement.batchSize` at most); on SQLite, one
+    /// prepared statement per row.
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
     package func insert(_ rows: [RowSnapshot]) throws {
@@ -58,7 +59,9 @@ package struct SQLRowWriter<Session: SQLSession> {
             // Taken out of `waiting` while it grows, so that it is not copied.
             var (values, count) = batches ? waiting.removeValue(forKey: row.key.entityID) ?? ([], 0) : ([], 0)
             if count == 0 { values.reserveCapacity((3 + statement.bindings.count) * (batches ? statement.batchSize : 1)) }
-            values.append(contentsOf: [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(row.version)])
+            values.append(.integer(row.key.primaryKey))
+            values.append(.integer(Int64(entity.entityNumber)))
+            values.append(.integer(row.version))
             append(statement.bindings, of: row, to: &values)
             count += 1
             if !batches {
@@ -221,7 +224,7 @@ package struct SQLRowWriter<Session: SQLSession> {
 
         /// The most rows one insert statement writes: 256, fewer for wide rows (PostgreSQL binds
         /// at most 65,535 values to a statement).
-        var batchSize: Int { min(256, 32_000 / (3 + bindings.count)) }
+        var batchSize: Int { max(1, min(256, 32_000 / (3 + bindings.count))) }
 
         /// An insert statement's text for `rows` rows: its `VALUES` group repeated.
         func sql(rows: Int) -> String {
