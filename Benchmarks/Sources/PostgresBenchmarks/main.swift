@@ -487,43 +487,36 @@ func readAndSum() -> Int {
     return sumRows(rows) == 0 ? 0 : rows.count
 }
 
-/// The floor of an object line: the raw read, then the same objects fetched from the in-memory
-/// store and read by `read`.
-func objectFloor<Object: NSManagedObject>(_ type: Object.Type, _ read: ([Object]) -> Int64) -> Int {
-    let rows = readAndSum()
-    let context = newContext(memoryCoordinator)
-    let objects = (try? context.fetch(NSFetchRequest<Object>(entityName: "Employee"))) ?? []
-    return withExtendedLifetime(context) { read(objects) == 0 || rows == 0 ? 0 : objects.count }
+/// Every employee fetched from `coordinator` in a fresh context as `Object`s and read by `read`:
+/// the number of objects (0 when the read adds up to 0, so that it is not optimized away).
+func fetchAndRead<Object: NSManagedObject>(
+    _ coordinator: NSPersistentStoreCoordinator, _ type: Object.Type, _ read: ([Object]) -> Int64
+) throws -> Int {
+    let context = newContext(coordinator)
+    let objects = try context.fetch(NSFetchRequest<Object>(entityName: "Employee"))
+    return withExtendedLifetime(context) { read(objects) == 0 ? 0 : objects.count }
 }
 
+/// The floor of an object line: the line's raw read, then the same objects from the in-memory
+/// store, read the same way.
+func objectFloor<Object: NSManagedObject>(raw: () -> Int, _ type: Object.Type, _ read: ([Object]) -> Int64) -> Int {
+    raw() == 0 ? 0 : (try? fetchAndRead(memoryCoordinator, type, read)) ?? 0
+}
+
+let readFaults: ([NSManagedObject]) -> Int64 = { _ in 1 }
+let rawFaults = { rawRows(raw, allEmployeesSQL, decodeEmployee).count }
 measure(
     "objects: fetch every employee, read every attribute through typed @Managed properties", goal: 1.5, raw: readAndSum,
-    floor: { objectFloor(EmployeeObject.self, readTyped) }
-) {
-    let context = newContext(coordinator)
-    let objects = try context.fetch(NSFetchRequest<EmployeeObject>(entityName: "Employee"))
-    return withExtendedLifetime(context) { readTyped(objects) == 0 ? 0 : objects.count }
-}
+    floor: { objectFloor(raw: readAndSum, EmployeeObject.self, readTyped) }
+) { try fetchAndRead(coordinator, EmployeeObject.self, readTyped) }
 measure(
     "objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.2, raw: readAndSum,
-    floor: { objectFloor(NSManagedObject.self, readAll) }
-) {
-    let context = newContext(coordinator)
-    let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
-    return withExtendedLifetime(context) { readAll(objects) == 0 ? 0 : objects.count }
-}
+    floor: { objectFloor(raw: readAndSum, NSManagedObject.self, readAll) }
+) { try fetchAndRead(coordinator, NSManagedObject.self, readAll) }
 measure(
-    "objects: fetch every employee as faults, nothing read (rows fetched and kept)", goal: 1.4,
-    raw: { rawRows(raw, allEmployeesSQL, decodeEmployee).count },
-    floor: {
-        let rows = rawRows(raw, allEmployeesSQL, decodeEmployee).count
-        let context = newContext(memoryCoordinator)
-        let objects = (try? context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))) ?? []
-        return rows == 0 ? 0 : objects.count
-    }
-) {
-    try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
-}
+    "objects: fetch every employee as faults, nothing read (rows fetched and kept)", goal: 1.4, raw: rawFaults,
+    floor: { objectFloor(raw: rawFaults, NSManagedObject.self, readFaults) }
+) { try fetchAndRead(coordinator, NSManagedObject.self, readFaults) }
 measure(
     "object IDs of every employee", goal: 1.9,
     raw: { rawRows(raw, idsSQL) { try $0.decode((Int64, Int64).self) }.count }
