@@ -107,6 +107,24 @@ enum SQLiteStoreError {
             extra: [:])
     }
 
+    /// `NSMigrationError`: a migration that could not be carried out.
+    static let migrationCode = 134_110
+    /// `NSMigrationConstraintViolationError`: migrated rows break a uniqueness constraint.
+    static let migrationConstraintCode = 134_111
+
+    /// A migration that failed; nothing of it was kept. `entity` and `property`, when given, are
+    /// in `userInfo` (`"entity"`, `"property"`).
+    static func migration(
+        _ reason: String, path: String?, code: Int = migrationCode, entity: String? = nil, property: String? = nil,
+        underlying: NSError? = nil
+    ) -> NSError {
+        var extra: [String: Any] = [:]
+        if let entity { extra["entity"] = entity }
+        if let property { extra["property"] = property }
+        if let underlying { extra[NSUnderlyingErrorKey] = underlying }
+        return make(code: code, reason: reason, path: path, extra: extra)
+    }
+
     private static func make(code: Int, reason: String, path: String?, extra: [String: Any]) -> NSError {
         var info: [String: Any] = [NSLocalizedDescriptionKey: reason, NSLocalizedFailureReasonErrorKey: reason]
         if let path { info[NSFilePathErrorKey] = path }

@@ -73,5 +73,21 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134_091
 public let NSPersistentStoreIncompatibleVersionHashError = 134_100
 /// A migration failed.
 public let NSMigrationError = 134_110
+/// Migrated rows break a uniqueness constraint of the destination model.
+public let NSMigrationConstraintViolationError = 134_111
+/// A migration was cancelled (`NSMigrationManager.cancelMigrationWithError(_:)`).
+public let NSMigrationCancelledError = 134_120
+/// No model matching the store's version hashes was found, so the store can't be migrated.
+public let NSMigrationMissingSourceModelError = 134_130
+/// No mapping model from the store's model to the current one was found (and none was inferred).
+public let NSMigrationMissingMappingModelError = 134_140
+/// The migration manager could not open the source store.
+public let NSMigrationManagerSourceStoreError = 134_150
+/// The migration manager could not create or write the destination store.
+public let NSMigrationManagerDestinationStoreError = 134_160
+/// An entity migration policy failed.
+public let NSEntityMigrationPolicyError = 134_170
 /// SQLite reported an error.
 public let NSSQLiteError = 134_180
+/// No mapping model could be inferred between two models.
+public let NSInferredMappingModelError = 134_190

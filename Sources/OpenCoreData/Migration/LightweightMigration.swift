@@ -1,0 +1,60 @@
+import OpenPredicate
+import OpenSQLiteStore
+
+/// Automatic migration when a store is added (`NSMigratePersistentStoresAutomaticallyOption`,
+/// `NSInferMappingModelAutomaticallyOption`), as Apple's coordinator does it.
+enum LightweightMigration {
+    /// Migrates the SQLite store at `url` to `model` when the store was written with another
+    /// version of it and `options` ask for automatic migration; does nothing otherwise (the
+    /// store's open then reports any mismatch).
+    ///
+    /// The store's model is found by its version hashes (`NSManagedObjectModel.storeModel(forMetadata:besides:)`);
+    /// the mapping is a mapping model found for the two versions or, with
+    /// `NSInferMappingModelAutomaticallyOption`, the inferred one.
+    /// - Throws: `NSMigrationMissingSourceModelError` when no version of the model matches the
+    ///   store; `NSMigrationMissingMappingModelError` when no mapping is found and inference is
+    ///   off; the errors of `NSMappingModel.inferredMappingModel` and of
+    ///   `NSMigrationManager.migrateStore`. The store is unchanged after any of them.
+    static func migrateIfNeeded(at url: URL, model: NSManagedObjectModel, options: [AnyHashable: Any]?) throws {
+        guard flag(options?[NSMigratePersistentStoresAutomaticallyOption]),
+            !flag(options?[NSReadOnlyPersistentStoreOption]), !SQLiteConnection.isInMemory(url),
+            FileManager.default.fileExists(atPath: url.path)
+        else { return }
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
+        let differing = SQLiteCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
+        guard !differing.isEmpty else { return }
+        guard let sourceModel = NSManagedObjectModel.storeModel(forMetadata: metadata, besides: model) else {
+            throw CoreDataError.make(
+                code: NSMigrationMissingSourceModelError,
+                reason: "Can't find the model the store \(url.path) was written with, so it can't be migrated: no version "
+                    + "of the model has its version hashes (entities that differ from the current model: "
+                    + "\(differing.joined(separator: ", ")))",
+                userInfo: [NSFilePathErrorKey: url.path, "entities": differing])
+        }
+        let mapping: NSMappingModel
+        if let found = NSMappingModel(from: nil, forSourceModel: sourceModel, destinationModel: model) {
+            mapping = found
+        } else if flag(options?[NSInferMappingModelAutomaticallyOption]) {
+            mapping = try NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: model)
+        } else {
+            throw CoreDataError.make(
+                code: NSMigrationMissingMappingModelError,
+                reason: "Can't migrate the store \(url.path): no mapping model from its model to the current one was found, "
+                    + "and NSInferMappingModelAutomaticallyOption is off",
+                userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let manager = NSMigrationManager(sourceModel: sourceModel, destinationModel: model)
+        try manager.migrateStore(
+            from: url, sourceType: NSSQLiteStoreType, options: options, with: mapping, toDestinationURL: url,
+            destinationType: NSSQLiteStoreType, destinationOptions: options)
+    }
+
+    private static func flag(_ value: Any?) -> Bool {
+        switch value {
+        case let value as Bool: value
+        case let value as NSNumber: value.boolValue
+        default: false
+        }
+    }
+}
