@@ -1,0 +1,244 @@
+import Foundation
+@testable import OpenCoreData
+import Testing
+
+/// Random model changes within Apple's inference rules, applied to random stores: each round
+/// picks changes from a fixed seed, fills a store of the first version with random objects,
+/// migrates it, and compares it with a store of the second version into which the same objects
+/// were inserted directly, changed as the rules say (renamed, converted, defaulted, dropped).
+/// Objects are matched by a `uid` attribute no change touches, relationships by their members'
+/// `uid`s.
+@Suite struct RandomMigrationTests {
+    typealias Seeded = RealStoreRandomTests.Seeded
+
+    /// The changes a round may make to the first version.
+    enum Change: CaseIterable {
+        case renameTitle, widenCount, priceToInteger, removeFlag, addRating, requireOwnerName, renameTag
+        case removeSpecial, ownerToMany, addNote, newParentForOwner, dateToDouble, uniqueOwnerUID
+    }
+
+    // MARK: - Models
+
+    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, default value: Any? = nil)
+        -> NSAttributeDescription
+    {
+        let attribute = RealWorldModels.attribute(name, type, optional: optional)
+        attribute.defaultValue = value
+        return attribute
+    }
+
+    /// Item(uid, title, count: Int16, price: Double, flag, added: Date) > Special(level: Int32);
+    /// Owner(uid, name) with items ↔ Item.owner; Tag(uid, label) with items ↔ Item.tags (many
+    /// to many). The second version applies `changes`.
+    static func model(_ changes: Set<Change> = []) -> NSManagedObjectModel {
+        let item = RealWorldModels.entity("Item"), special = RealWorldModels.entity("Special")
+        let owner = RealWorldModels.entity("Owner")
+        let tag = RealWorldModels.entity(changes.contains(.renameTag) ? "Label" : "Tag")
+        if changes.contains(.renameTag) { tag.renamingIdentifier = "Tag" }
+        var itemProperties: [NSPropertyDescription] = [attribute("uid", .integer64AttributeType, optional: false)]
+        let title = attribute(changes.contains(.renameTitle) ? "heading" : "title", .stringAttributeType)
+        if changes.contains(.renameTitle) { title.renamingIdentifier = "title" }
+        itemProperties.append(title)
+        itemProperties.append(attribute("count", changes.contains(.widenCount) ? .integer64AttributeType : .integer16AttributeType))
+        itemProperties.append(attribute("price", changes.contains(.priceToInteger) ? .integer64AttributeType : .doubleAttributeType))
+        if !changes.contains(.removeFlag) { itemProperties.append(attribute("flag", .booleanAttributeType)) }
+        itemProperties.append(attribute("added", changes.contains(.dateToDouble) ? .doubleAttributeType : .dateAttributeType))
+        if changes.contains(.addRating) { itemProperties.append(attribute("rating", .integer32AttributeType, default: 3)) }
+
+        let toOwner: NSRelationshipDescription
+        if changes.contains(.ownerToMany) {
+            toOwner = RealWorldModels.relationship("owners", to: owner, maxCount: 0)
+            toOwner.renamingIdentifier = "owner"
+        } else {
+            toOwner = RealWorldModels.relationship("owner", to: owner, maxCount: 1)
+        }
+        let ownerItems = RealWorldModels.relationship("items", to: item, maxCount: 0)
+        RealWorldModels.inverses(toOwner, ownerItems)
+        let itemTags = RealWorldModels.relationship("tags", to: tag, maxCount: 0)
+        let tagItems = RealWorldModels.relationship("items", to: item, maxCount: 0)
+        RealWorldModels.inverses(itemTags, tagItems)
+        item.properties = itemProperties + [toOwner, itemTags]
+
+        owner.properties = [
+            attribute("uid", .integer64AttributeType, optional: false),
+            changes.contains(.requireOwnerName)
+                ? attribute("name", .stringAttributeType, optional: false, default: "anon") : attribute("name", .stringAttributeType),
+            ownerItems,
+        ]
+        if changes.contains(.uniqueOwnerUID) { owner.uniquenessConstraints = [["uid"]] }
+        tag.properties = [attribute("uid", .integer64AttributeType, optional: false), attribute("label", .stringAttributeType), tagItems]
+        var entities = [item, owner, tag]
+        if !changes.contains(.removeSpecial) {
+            special.properties = [attribute("level", .integer32AttributeType)]
+            item.subentities = [special]
+            entities.append(special)
+        }
+        if changes.contains(.addNote) {
+            let note = RealWorldModels.entity("Note")
+            note.properties = [attribute("uid", .integer64AttributeType, optional: false), attribute("text", .stringAttributeType)]
+            entities.append(note)
+        }
+        if changes.contains(.newParentForOwner) {
+            let thing = RealWorldModels.entity("Thing")
+            thing.isAbstract = true
+            thing.properties = [attribute("created", .dateAttributeType)]
+            thing.subentities = [owner]
+            entities.append(thing)
+        }
+        let model = NSManagedObjectModel()
+        model.entities = entities
+        return model
+    }
+
+    // MARK: - Data
+
+    struct Row {
+        var entity: String
+        var uid: Int64
+        var values: [String: Any]
+        var owner: Int64?
+        var tags: [Int64] = []
+    }
+
+    static func randomRows(using random: inout Seeded) -> [Row] {
+        var rows: [Row] = []
+        var uid: Int64 = 0
+        func next() -> Int64 {
+            uid += 1
+            return uid
+        }
+        let owners = (0..<Int.random(in: 2...6, using: &random)).map { _ in
+            Row(entity: "Owner", uid: next(), values: Bool.random(using: &random) ? ["name": "owner\(uid)"] : [:])
+        }
+        let tags = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+            Row(entity: "Tag", uid: next(), values: ["label": "tag\(uid)"])
+        }
+        rows += owners + tags
+        for _ in 0..<Int.random(in: 10...40, using: &random) {
+            var values: [String: Any] = [:]
+            if Bool.random(using: &random) { values["title"] = "title \(Int.random(in: 0...99, using: &random))" }
+            if Bool.random(using: &random) { values["count"] = Int16.random(in: -300...300, using: &random) }
+            if Bool.random(using: &random) { values["price"] = Double(Int.random(in: -5000...5000, using: &random)) / 8 }
+            if Bool.random(using: &random) { values["flag"] = Bool.random(using: &random) }
+            if Bool.random(using: &random) {
+                values["added"] = Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000, using: &random)))
+            }
+            let special = Int.random(in: 0..<4, using: &random) == 0
+            if special { values["level"] = Int32.random(in: 0...9, using: &random) }
+            var row = Row(entity: special ? "Special" : "Item", uid: next(), values: values)
+            if Bool.random(using: &random) { row.owner = owners.randomElement(using: &random)?.uid }
+            row.tags = tags.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }.map(\.uid)
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// The rows as the second version holds them, by the inference rules.
+    static func expected(_ rows: [Row], _ changes: Set<Change>) -> [Row] {
+        rows.compactMap { original in
+            var row = original
+            if changes.contains(.removeSpecial) && row.entity == "Special" { return nil }
+            if changes.contains(.renameTag) && row.entity == "Tag" { row.entity = "Label" }
+            if changes.contains(.renameTitle), let title = row.values.removeValue(forKey: "title") { row.values["heading"] = title }
+            if changes.contains(.widenCount), let count = row.values["count"] as? Int16 { row.values["count"] = Int64(count) }
+            if changes.contains(.priceToInteger), let price = row.values["price"] as? Double { row.values["price"] = Int64(price) }
+            if changes.contains(.removeFlag) { row.values["flag"] = nil }
+            if changes.contains(.dateToDouble), let date = row.values["added"] as? Date {
+                row.values["added"] = date.timeIntervalSinceReferenceDate
+            }
+            if changes.contains(.addRating) && (row.entity == "Item" || row.entity == "Special") { row.values["rating"] = 3 }
+            if changes.contains(.requireOwnerName) && row.entity == "Owner" && row.values["name"] == nil { row.values["name"] = "anon" }
+            if changes.contains(.removeSpecial) { row.values["level"] = nil }
+            return row
+        }
+    }
+
+    /// Inserts the rows into the store at `url` (created with `model`).
+    static func insert(_ rows: [Row], into url: URL, model: NSManagedObjectModel, changes: Set<Change>) throws {
+        let context = try AppleWrittenStoreTests.open(url, model: model, readOnly: false)
+        try context.performAndWait {
+            var objects: [Int64: NSManagedObject] = [:]
+            for row in rows {
+                let object = NSEntityDescription.insertNewObject(forEntityName: row.entity, into: context)
+                object.setValue(row.uid, forKey: "uid")
+                for (key, value) in row.values { object.setValue(value, forKey: key) }
+                objects[row.uid] = object
+            }
+            for row in rows {
+                guard let object = objects[row.uid] else { continue }
+                if let owner = row.owner.flatMap({ objects[$0] }) {
+                    if changes.contains(.ownerToMany) {
+                        object.mutableSetValue(forKey: "owners").add(owner)
+                    } else {
+                        object.setValue(owner, forKey: "owner")
+                    }
+                }
+                for tag in row.tags.compactMap({ objects[$0] }) { object.mutableSetValue(forKey: "tags").add(tag) }
+            }
+            try context.save()
+        }
+    }
+
+    /// Every object by entity and `uid`: attributes as text, relationships as sorted `uid`s.
+    static func contents(of url: URL, model: NSManagedObjectModel) throws -> [String: [Int64: [String: String]]] {
+        let context = try AppleWrittenStoreTests.open(url, model: model, readOnly: true)
+        var contents: [String: [Int64: [String: String]]] = [:]
+        try context.performAndWait {
+            for entity in model.entities where !entity.isAbstract {
+                let name = try #require(entity.name)
+                let request = NSFetchRequest<NSManagedObject>(entityName: name)
+                request.includesSubentities = false
+                for object in try context.fetch(request) {
+                    var values: [String: String] = [:]
+                    for property in entity.properties {
+                        if let relationship = property as? NSRelationshipDescription {
+                            let members =
+                                relationship.isToMany
+                                ? (object.value(forKey: property.name) as? NSSet)?.allObjects as? [NSManagedObject] ?? []
+                                : [object.value(forKey: property.name) as? NSManagedObject].compactMap { $0 }
+                            values[property.name] = members.compactMap { $0.value(forKey: "uid") as? Int64 }.sorted().description
+                        } else {
+                            values[property.name] = object.value(forKey: property.name).map { "\($0)" } ?? "nil"
+                        }
+                    }
+                    let uid = try #require(object.value(forKey: "uid") as? Int64)
+                    contents[name, default: [:]][uid] = values
+                }
+            }
+        }
+        return contents
+    }
+
+    @Test(arguments: 0..<24)
+    func migratedStoreEqualsTheDataInsertedUnderTheNewModel(_ round: Int) throws {
+        var random = Seeded(state: 0x519_2026 &+ UInt64(round))
+        let changes = Set(Change.allCases.filter { _ in Int.random(in: 0..<5, using: &random) < 2 })
+        let rows = Self.randomRows(using: &random)
+        let folder = try TemporaryFolder()
+        let v1 = Self.model(), v2 = Self.model(changes)
+        let migrated = folder.url.appendingPathComponent("migrated.sqlite")
+        try Self.insert(rows, into: migrated, model: v1, changes: [])
+
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+        try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
+            from: migrated, sourceType: NSSQLiteStoreType, with: mapping, toDestinationURL: migrated,
+            destinationType: NSSQLiteStoreType)
+
+        let direct = folder.url.appendingPathComponent("direct.sqlite")
+        try Self.insert(Self.expected(rows, changes), into: direct, model: Self.model(changes), changes: changes)
+        let want = try Self.contents(of: direct, model: Self.model(changes))
+        let got = try Self.contents(of: migrated, model: Self.model(changes))
+        #expect(got == want, "changes: \(changes.map { "\($0)" }.sorted())")
+
+        // The migrated store takes new objects after its old keys, and saves them.
+        let context = try AppleWrittenStoreTests.open(migrated, model: Self.model(changes), readOnly: false)
+        try context.performAndWait {
+            let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+            owner.setValue(Int64(999), forKey: "uid")
+            owner.setValue("new", forKey: "name")
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+            #expect(try context.count(for: request) == rows.filter { $0.entity == "Owner" }.count + 1)
+        }
+    }
+}
