@@ -39,8 +39,10 @@ import Testing
         let title = attribute(changes.contains(.renameTitle) ? "heading" : "title", .stringAttributeType)
         if changes.contains(.renameTitle) { title.renamingIdentifier = "title" }
         itemProperties.append(title)
-        itemProperties.append(attribute("count", changes.contains(.widenCount) ? .integer64AttributeType : .integer16AttributeType))
-        itemProperties.append(attribute("price", changes.contains(.priceToInteger) ? .integer64AttributeType : .doubleAttributeType))
+        itemProperties.append(
+            attribute("count", changes.contains(.widenCount) ? .integer64AttributeType : .integer16AttributeType))
+        itemProperties.append(
+            attribute("price", changes.contains(.priceToInteger) ? .integer64AttributeType : .doubleAttributeType))
         if !changes.contains(.removeFlag) { itemProperties.append(attribute("flag", .booleanAttributeType)) }
         itemProperties.append(attribute("added", changes.contains(.dateToDouble) ? .doubleAttributeType : .dateAttributeType))
         if changes.contains(.addRating) { itemProperties.append(attribute("rating", .integer32AttributeType, default: 3)) }
@@ -62,11 +64,14 @@ import Testing
         owner.properties = [
             attribute("uid", .integer64AttributeType, optional: false),
             changes.contains(.requireOwnerName)
-                ? attribute("name", .stringAttributeType, optional: false, default: "anon") : attribute("name", .stringAttributeType),
+                ? attribute("name", .stringAttributeType, optional: false, default: "anon")
+                : attribute("name", .stringAttributeType),
             ownerItems,
         ]
         if changes.contains(.uniqueOwnerUID) { owner.uniquenessConstraints = [["uid"]] }
-        tag.properties = [attribute("uid", .integer64AttributeType, optional: false), attribute("label", .stringAttributeType), tagItems]
+        tag.properties = [
+            attribute("uid", .integer64AttributeType, optional: false), attribute("label", .stringAttributeType), tagItems,
+        ]
         var entities = [item, owner, tag]
         if !changes.contains(.removeSpecial) {
             special.properties = [attribute("level", .integer32AttributeType)]
@@ -75,7 +80,9 @@ import Testing
         }
         if changes.contains(.addNote) {
             let note = RealWorldModels.entity("Note")
-            note.properties = [attribute("uid", .integer64AttributeType, optional: false), attribute("text", .stringAttributeType)]
+            note.properties = [
+                attribute("uid", .integer64AttributeType, optional: false), attribute("text", .stringAttributeType),
+            ]
             entities.append(note)
         }
         if changes.contains(.newParentForOwner) {
@@ -139,15 +146,21 @@ import Testing
             var row = original
             if changes.contains(.removeSpecial) && row.entity == "Special" { return nil }
             if changes.contains(.renameTag) && row.entity == "Tag" { row.entity = "Label" }
-            if changes.contains(.renameTitle), let title = row.values.removeValue(forKey: "title") { row.values["heading"] = title }
+            if changes.contains(.renameTitle), let title = row.values.removeValue(forKey: "title") {
+                row.values["heading"] = title
+            }
             if changes.contains(.widenCount), let count = row.values["count"] as? Int16 { row.values["count"] = Int64(count) }
-            if changes.contains(.priceToInteger), let price = row.values["price"] as? Double { row.values["price"] = Int64(price) }
+            if changes.contains(.priceToInteger), let price = row.values["price"] as? Double {
+                row.values["price"] = Int64(price)
+            }
             if changes.contains(.removeFlag) { row.values["flag"] = nil }
             if changes.contains(.dateToDouble), let date = row.values["added"] as? Date {
                 row.values["added"] = date.timeIntervalSinceReferenceDate
             }
             if changes.contains(.addRating) && (row.entity == "Item" || row.entity == "Special") { row.values["rating"] = 3 }
-            if changes.contains(.requireOwnerName) && row.entity == "Owner" && row.values["name"] == nil { row.values["name"] = "anon" }
+            if changes.contains(.requireOwnerName) && row.entity == "Owner" && row.values["name"] == nil {
+                row.values["name"] = "anon"
+            }
             if changes.contains(.removeSpecial) { row.values["level"] = nil }
             return row
         }
