@@ -115,12 +115,7 @@
                     // One opener at a time per schema: the first creates the tables, the others wait
                     // and then find them.
                     try connection.execute("SELECT pg_advisory_xact_lock($1)", [.integer(advisoryLockKey(parsed.schema))])
-                    var tableCount: Int64 = 0
-                    try connection.query(
-                        "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2",
-                        [.string(parsed.schema), .string("Z_METADATA")]
-                    ) { tableCount = $0.int64(0) ?? 0 }
-                    if tableCount == 0 {
+                    if try !hasStore(connection, schemaName: parsed.schema) {
                         guard !readOnly else {
                             throw PostgreSQLStoreError.open(
                                 "There is no store in \(name) to open read-only (no Z_METADATA table)", store: name)
@@ -218,10 +213,18 @@
             return (layout, metadata)
         }
 
-        /// Reads an existing store's metadata and entity numbers and checks them against the model.
-        private static func check(
-            _ connection: PostgresSession, schema: StoreSchema, name: String, schemaName: String, hashes: [String: Data]
-        ) throws -> (SQLiteLayout, SQLiteMetadata) {
+        /// Whether the schema holds a store (a `Z_METADATA` table).
+        static func hasStore(_ connection: PostgresSession, schemaName: String) throws -> Bool {
+            var tableCount: Int64 = 0
+            try connection.query(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2",
+                [.string(schemaName), .string("Z_METADATA")]
+            ) { tableCount = $0.int64(0) ?? 0 }
+            return tableCount > 0
+        }
+
+        /// The store's metadata, checked to be a PostgreSQL store's.
+        static func readMetadata(_ connection: PostgresSession, name: String) throws -> SQLiteMetadata {
             var row: (Int64, String?, Data?)?
             try connection.query(
                 "SELECT \"Z_VERSION\", \"Z_UUID\", \"Z_PLIST\" FROM \"Z_METADATA\" ORDER BY \"Z_VERSION\" LIMIT 1", []
@@ -233,6 +236,14 @@
             if let type = metadata.storeTypeName, type != storeType {
                 throw PostgreSQLStoreError.invalidType("The store \(name) is of type \(type), not \(storeType)", store: name)
             }
+            return metadata
+        }
+
+        /// Reads an existing store's metadata and entity numbers and checks them against the model.
+        static func check(
+            _ connection: PostgresSession, schema: StoreSchema, name: String, schemaName: String, hashes: [String: Data]
+        ) throws -> (SQLiteLayout, SQLiteMetadata) {
+            let metadata = try readMetadata(connection, name: name)
             try SQLiteCompatibility.check(store: metadata.versionHashes, model: hashes, path: name)
             var numbers: [String: Int] = [:]
             try connection.query("SELECT \"Z_NAME\", \"Z_ENT\" FROM \"Z_PRIMARYKEY\" ORDER BY \"Z_ENT\"", []) { row in
@@ -638,7 +649,7 @@
 
     extension String {
         /// A URL's text with the password (between `:` and `@` after `//`) replaced by `***`.
-        var redactingPassword: String {
+        package var redactingPassword: String {
             guard let scheme = range(of: "://"), let at = self[scheme.upperBound...].firstIndex(of: "@"),
                 let colon = self[scheme.upperBound..<at].firstIndex(of: ":")
             else { return self }

@@ -45,6 +45,12 @@
             self.storeName = storeName
         }
 
+        /// Statements naming the tables and columns of two layouts (a migration's old and new).
+        init(layouts: [SQLiteLayout], storeName: String) {
+            identifiers = layouts.reduce(PostgreSQLRowStore.historyIdentifiers) { $0.union($1.postgreSQLIdentifiers) }
+            self.storeName = storeName
+        }
+
         func finished(_ sql: String) -> String {
             lock.lock()
             defer { lock.unlock() }

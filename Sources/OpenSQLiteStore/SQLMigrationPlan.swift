@@ -38,6 +38,8 @@ package struct SQLMigrationPlan {
     package let source: SQLiteLayout
     package let destination: SQLiteLayout
     package let migration: StoreMigration
+    /// The SQL the statements are written in (type names and conversions differ).
+    package let dialect: SQLDialect
     /// `ALTER TABLE … RENAME TO Z_OLD_<n>` for each source table (entity tables, then join tables).
     package private(set) var renames: [(from: String, to: String)] = []
     /// The `INSERT … SELECT`s that fill the destination tables.
@@ -53,10 +55,13 @@ package struct SQLMigrationPlan {
     /// Plans the migration.
     /// - Throws: `NSMigrationError` when a value cannot be converted in SQL (the lowering only
     ///   hands over conversions this plan supports).
-    package init(source: SQLiteLayout, destination: SQLiteLayout, migration: StoreMigration) throws {
+    package init(
+        source: SQLiteLayout, destination: SQLiteLayout, migration: StoreMigration, dialect: SQLDialect = .sqlite
+    ) throws {
         self.source = source
         self.destination = destination
         self.migration = migration
+        self.dialect = dialect
         for (index, table) in source.tables.enumerated() {
             renames.append((table.name, "Z_OLD_\(index)"))
             oldNames[table.name] = "Z_OLD_\(index)"
@@ -181,7 +186,7 @@ package struct SQLMigrationPlan {
             return "?"
         case .attribute(let slot, let sourceKind, let fallback):
             guard case .attribute(let column, _) = source.entities[sourceID - 1].slots[slot] else { return nil }
-            guard let converted = Self.conversion(of: "s.\(column)", from: sourceKind, to: kind) else {
+            guard let converted = Self.conversion(of: "s.\(column)", from: sourceKind, to: kind, dialect: dialect) else {
                 throw SQLiteStoreError.migration(
                     "Can't convert \(migration.source.entity(sourceID).name).\(migration.source.entity(sourceID).properties[slot].name) "
                         + "from \(sourceKind) to \(kind) in SQL", path: nil)
@@ -193,25 +198,38 @@ package struct SQLMigrationPlan {
     }
 
     /// A source value of `from` as a value of `to`, in SQL; nil for kinds with no conversion.
-    /// Numbers convert among themselves (`CAST`), to and from Booleans (non-zero is true) and
-    /// to and from strings (`CAST`, as `NSNumber.stringValue` and `NSString.doubleValue` do for
-    /// plain numbers); dates and numbers share their stored value (seconds since 2001).
-    package static func conversion(of column: String, from: AttributeKind, to: AttributeKind) -> String? {
+    /// Numbers convert among themselves (integers truncate toward zero), to and from Booleans
+    /// (non-zero is true) and to and from strings (a string's leading number, else 0, as SQLite's
+    /// `CAST` and `NSString.integerValue` read it); dates and numbers share their stored value
+    /// (seconds since 2001); URIs and strings their text.
+    package static func conversion(
+        of column: String, from: AttributeKind, to: AttributeKind, dialect: SQLDialect = .sqlite
+    ) -> String? {
         if from == to { return column }
         let integers: Set<AttributeKind> = [.integer16, .integer32, .integer64]
         let reals: Set<AttributeKind> = [.double, .float, .decimal]
+        let sqlite = dialect == .sqlite
+        let toReal = sqlite ? "CAST(\(column) AS REAL)" : "CAST(\(column) AS double precision)"
+        let toInteger = sqlite ? "CAST(\(column) AS INTEGER)" : "CAST(trunc(\(column)) AS bigint)"
+        func fromText(_ pattern: String, _ type: String) -> String {
+            sqlite
+                ? "CAST(\(column) AS \(type == "bigint" ? "INTEGER" : "REAL"))"
+                : "CASE WHEN \(column) IS NULL THEN NULL ELSE COALESCE(CAST(substring(\(column) from '\(pattern)') AS \(type)), 0) END"
+        }
         switch (from, to) {
         case _ where integers.contains(from) && integers.contains(to): return column
         case _ where reals.contains(from) && reals.contains(to): return column
-        case _ where integers.contains(from) && reals.contains(to): return "CAST(\(column) AS REAL)"
-        case _ where reals.contains(from) && integers.contains(to): return "CAST(\(column) AS INTEGER)"
+        case _ where integers.contains(from) && reals.contains(to): return toReal
+        case _ where reals.contains(from) && integers.contains(to): return toInteger
         case (.boolean, _) where integers.contains(to): return column
-        case (.boolean, _) where reals.contains(to): return "CAST(\(column) AS REAL)"
+        case (.boolean, _) where reals.contains(to): return toReal
         case (_, .boolean) where integers.contains(from) || reals.contains(from):
             return "CASE WHEN \(column) IS NULL THEN NULL WHEN \(column) <> 0 THEN 1 ELSE 0 END"
-        case (_, .string) where integers.contains(from) || from == .boolean: return "CAST(\(column) AS TEXT)"
-        case (.string, _) where integers.contains(to): return "CAST(\(column) AS INTEGER)"
-        case (.string, _) where reals.contains(to): return "CAST(\(column) AS REAL)"
+        case (_, .string) where integers.contains(from) || from == .boolean:
+            return sqlite ? "CAST(\(column) AS TEXT)" : "CAST(\(column) AS text)"
+        case (.string, _) where integers.contains(to): return fromText("^\\s*([-+]?[0-9]+)", "bigint")
+        case (.string, _) where reals.contains(to):
+            return fromText("^\\s*([-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?)", "double precision")
         case (.date, _) where reals.contains(to), (_, .date) where reals.contains(from): return column
         case (.uri, .string), (.string, .uri): return column
         default: return nil
@@ -398,5 +416,93 @@ package struct SQLMigrationPlan {
             else { return false }
             return sourceOrderColumn(ofToOne: sourceID, slot: sourceSlot) != nil
         }
+    }
+}
+
+// MARK: - Running
+
+extension SQLMigrationPlan {
+    /// Runs the plan on `session`, inside the caller's transaction, after the caller has
+    /// cleared away what names the old schema's indexes and triggers: renames the old tables,
+    /// creates `tables`, copies, checks, fixes, drops the old tables, creates `indexes`, then
+    /// writes `Z_PRIMARYKEY` and renumbers persistent history. `execute` runs DDL as it is.
+    package func run(
+        on session: some SQLSession, path: String, oldKeys: [SQLitePrimaryKeyRow], tables: [String], indexes: [String],
+        execute: (String) throws -> Void, progress: (Double) throws -> Void
+    ) throws {
+        let steps = Double(copyStatements.count + 2)
+        for (from, to) in renames { try session.run("ALTER TABLE \(from) RENAME TO \(to)", []) }
+        for statement in tables { try execute(statement) }
+        for (done, statement) in copyStatements.enumerated() {
+            try session.run(statement.sql, statement.arguments)
+            try progress(Double(done + 1) / steps)
+        }
+        for check in checks {
+            var count: Int64 = 0
+            try session.query(check.sql, []) { count = $0.int64(at: 0) }
+            guard count == 0 else {
+                throw SQLiteStoreError.migration(
+                    "Can't migrate the store \(path): \(check.entity).\(check.property) \(check.reason); "
+                        + "\(count) rows have none. The store was left as it was",
+                    path: path, entity: check.entity, property: check.property)
+            }
+        }
+        for statement in fixStatements { try session.run(statement, []) }
+        for (_, old) in renames { try session.run("DROP TABLE \(old)", []) }
+        try progress((steps - 1) / steps)
+        for statement in indexes {
+            do {
+                try execute(statement)
+            } catch let error as NSError where statement.hasPrefix("CREATE UNIQUE INDEX") {
+                throw SQLiteStoreError.migration(
+                    "Can't migrate the store \(path): its rows break the new uniqueness constraint "
+                        + "\(statement.split(separator: " ")[3]) (two rows have the same values). The store was left as it was",
+                    path: path, code: SQLiteStoreError.migrationConstraintCode, underlying: error)
+            }
+        }
+        try writeKeys(oldKeys: oldKeys, on: session)
+        try renumberHistory(on: session)
+    }
+
+    /// Replaces the model's `Z_PRIMARYKEY` rows (history's, from 16001, stay): the destination's
+    /// entity numbers, each root's `Z_MAX` the largest of its rows' keys and of the old `Z_MAX`
+    /// of every hierarchy its rows came from.
+    private func writeKeys(oldKeys: [SQLitePrimaryKeyRow], on session: some SQLSession) throws {
+        let oldMax = Dictionary(oldKeys.map { ($0.entityNumber, $0.max) }) { first, _ in first }
+        try session.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < 16000", [])
+        for (index, row) in destination.primaryKeyRows.enumerated() {
+            let entity = destination.schema.entity(destination.entities[index].entityID)
+            var maximum: Int64 = 0
+            if entity.superID == nil {
+                for member in entity.familyIDs {
+                    guard let sourceID = migration.entities[member - 1].sourceID else { continue }
+                    maximum = max(maximum, oldMax[source.entityNumber(of: source.table(of: sourceID).rootID)] ?? 0)
+                }
+                try session.query("SELECT MAX(Z_PK) FROM \(destination.table(of: entity.id).name)", []) {
+                    maximum = max(maximum, $0.int64(at: 0))
+                }
+            }
+            try session.run(
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                [.integer(Int64(row.entityNumber)), .string(row.name), .integer(Int64(row.superNumber)), .integer(maximum)])
+        }
+    }
+
+    /// Persistent history names entities by number: the changes of migrated entities take their
+    /// new numbers, those of removed entities 0.
+    private func renumberHistory(on session: some SQLSession) throws {
+        var exists = false
+        try session.query(
+            session.dialect == .sqlite
+                ? "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+                : "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+            [.string("ACHANGE")]
+        ) { _ in exists = true }
+        guard exists, !source.schema.entities.isEmpty else { return }
+        let cases = source.schema.entities.map { entity in
+            let number = migration.destinationID(ofSource: entity.id).map(destination.entityNumber(of:)) ?? 0
+            return "WHEN \(source.entityNumber(of: entity.id)) THEN \(number)"
+        }
+        try session.run("UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE 0 END", [])
     }
 }

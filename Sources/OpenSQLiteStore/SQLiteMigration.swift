@@ -49,49 +49,18 @@ package enum SQLiteMigration {
     static func run(
         _ plan: SQLMigrationPlan, in connection: SQLiteConnection, metadata: SQLiteMetadata, progress: (Double) throws -> Void
     ) throws {
-        let path = connection.url.path
         let oldKeys = try SQLitePrimaryKeys.read(from: connection)
-        let destination = plan.destination
-        let statements = destination.createStatements.filter {
+        let statements = plan.destination.createStatements.filter {
             $0 != SQLitePrimaryKeys.tableDDL && $0 != SQLiteMetadata.tableDDL
         }
-        let rTree = Set(destination.fetchIndexStatements.filter { !$0.hasPrefix("CREATE INDEX") })
-        let tables = statements.filter { $0.hasPrefix("CREATE TABLE ") || rTree.contains($0) }
-        let indexes = statements.filter { !$0.hasPrefix("CREATE TABLE ") && !rTree.contains($0) }
-        let steps = Double(plan.copyStatements.count + 2)
+        let rTree = Set(plan.destination.fetchIndexStatements.filter { !$0.hasPrefix("CREATE INDEX") })
         try connection.transaction {
             try clearAway(plan, in: connection)
-            for (from, to) in plan.renames { try connection.execute("ALTER TABLE \(from) RENAME TO \(to)") }
-            for statement in tables { try connection.execute(statement) }
-            for (done, statement) in plan.copyStatements.enumerated() {
-                try connection.run(statement.sql, statement.arguments)
-                try progress(Double(done + 1) / steps)
-            }
-            for check in plan.checks {
-                var count: Int64 = 0
-                try connection.query(check.sql, []) { count = $0.int64(at: 0) }
-                guard count == 0 else {
-                    throw SQLiteStoreError.migration(
-                        "Can't migrate the store \(path): \(check.entity).\(check.property) \(check.reason); "
-                            + "\(count) rows have none. The store was left as it was",
-                        path: path, entity: check.entity, property: check.property)
-                }
-            }
-            for statement in plan.fixStatements { try connection.execute(statement) }
-            for (_, old) in plan.renames { try connection.execute("DROP TABLE \(old)") }
-            try progress((steps - 1) / steps)
-            for statement in indexes {
-                do {
-                    try connection.execute(statement)
-                } catch let error as NSError where statement.hasPrefix("CREATE UNIQUE INDEX") {
-                    throw SQLiteStoreError.migration(
-                        "Can't migrate the store \(path): its rows break the new uniqueness constraint "
-                            + "\(statement.split(separator: " ")[3]) (two rows have the same values). The store was left as it was",
-                        path: path, code: SQLiteStoreError.migrationConstraintCode, underlying: error)
-                }
-            }
-            try writeKeys(plan, oldKeys: oldKeys, in: connection)
-            try renumberHistory(plan, in: connection)
+            try plan.run(
+                on: connection, path: connection.url.path, oldKeys: oldKeys,
+                tables: statements.filter { $0.hasPrefix("CREATE TABLE ") || rTree.contains($0) },
+                indexes: statements.filter { !$0.hasPrefix("CREATE TABLE ") && !rTree.contains($0) },
+                execute: connection.execute, progress: progress)
             try metadata.write(to: connection)
         }
         try progress(1)
@@ -117,46 +86,5 @@ package enum SQLiteMigration {
         }
         if try connection.tableExists("Z_MODELCACHE") { drops.append("DROP TABLE Z_MODELCACHE") }
         for drop in drops { try connection.execute(drop) }
-    }
-
-    /// Replaces the model's `Z_PRIMARYKEY` rows (history's, from 16001, stay): the destination's
-    /// entity numbers, each root's `Z_MAX` the largest of its rows' keys and of the old `Z_MAX`
-    /// of every hierarchy its rows came from.
-    private static func writeKeys(_ plan: SQLMigrationPlan, oldKeys: [SQLitePrimaryKeyRow], in connection: SQLiteConnection)
-        throws
-    {
-        let oldMax = Dictionary(oldKeys.map { ($0.entityNumber, $0.max) }) { first, _ in first }
-        let destination = plan.destination
-        var rows = destination.primaryKeyRows
-        for (index, row) in rows.enumerated() {
-            let entity = destination.schema.entity(destination.entities[index].entityID)
-            guard entity.superID == nil else { continue }
-            var maximum: Int64 = 0
-            for member in entity.familyIDs {
-                guard let sourceID = plan.migration.entities[member - 1].sourceID else { continue }
-                let sourceRoot = plan.source.table(of: sourceID).rootID
-                maximum = max(maximum, oldMax[plan.source.entityNumber(of: sourceRoot)] ?? 0)
-            }
-            try connection.query("SELECT MAX(Z_PK) FROM \(destination.table(of: entity.id).name)", []) {
-                maximum = max(maximum, $0.int64(at: 0))
-            }
-            rows[index] = SQLitePrimaryKeyRow(
-                entityNumber: row.entityNumber, name: row.name, superNumber: row.superNumber, max: maximum)
-        }
-        try connection.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
-        try SQLitePrimaryKeys.insert(rows, into: connection)
-    }
-
-    /// Persistent history names entities by number: the changes of migrated entities take their
-    /// new numbers, those of removed entities 0.
-    private static func renumberHistory(_ plan: SQLMigrationPlan, in connection: SQLiteConnection) throws {
-        guard try connection.tableExists("ACHANGE") else { return }
-        var cases: [String] = []
-        for entity in plan.source.schema.entities {
-            let number = plan.migration.destinationID(ofSource: entity.id).map(plan.destination.entityNumber(of:)) ?? 0
-            cases.append("WHEN \(plan.source.entityNumber(of: entity.id)) THEN \(number)")
-        }
-        guard !cases.isEmpty else { return }
-        try connection.execute("UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases.joined(separator: " ")) ELSE 0 END")
     }
 }

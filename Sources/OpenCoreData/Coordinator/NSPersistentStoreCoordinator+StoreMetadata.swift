@@ -1,5 +1,9 @@
 import OpenSQLiteStore
 
+#if PostgreSQL
+    import OpenPostgreSQLStore
+#endif
+
 extension NSPersistentStoreCoordinator {
     /// The metadata of a store file, read without adding the store to a coordinator: what apps
     /// check before opening a store, to decide whether it needs a migration.
@@ -15,10 +19,11 @@ extension NSPersistentStoreCoordinator {
     /// read-only and not changed (a `-wal` file beside it is read, not checkpointed).
     ///
     /// - Parameters:
-    ///   - storeType: `NSSQLiteStoreType`; other types keep no file to read.
-    ///   - url: The store file.
+    ///   - storeType: `NSSQLiteStoreType`, or `NSPostgreSQLStoreType` (the metadata of the store
+    ///     in the URL's schema); other types keep no metadata to read.
+    ///   - url: The store file (or `postgres://` URL).
     ///   - options: Ignored, as the SQLite store's options do not change how metadata is read.
-    /// - Throws: `NSFileReadNoSuchFileError` (260) when there is no file;
+    /// - Throws: `NSFileReadNoSuchFileError` (260) when there is no file (no store in the schema);
     ///   `NSPersistentStoreOpenError` (134080) for a file SQLite cannot read;
     ///   `NSPersistentStoreInvalidTypeError` (134000) for a type without files or an SQLite file
     ///   that is not a Core Data store. Each names the file.
@@ -28,6 +33,20 @@ extension NSPersistentStoreCoordinator {
         ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
     ) throws -> [String: Any] {
         let path = url.path
+        if storeType == NSPostgreSQLStoreType {
+            #if PostgreSQL
+                guard let metadata = try PostgreSQLRowStore.metadata(url: url) else {
+                    throw CoreDataError.make(
+                        code: NSFileReadNoSuchFileError,
+                        reason:
+                            "There is no store at \(url.absoluteString.redactingPassword) (its schema has no Z_METADATA table)",
+                        userInfo: [NSURLErrorKey: url])
+                }
+                return metadata
+            #else
+                throw postgreSQLNotBuilt()
+            #endif
+        }
         guard storeType == NSSQLiteStoreType else {
             throw CoreDataError.make(
                 code: NSPersistentStoreInvalidTypeError,

@@ -4,9 +4,10 @@ import OpenSQLiteStore
 /// Automatic migration when a store is added (`NSMigratePersistentStoresAutomaticallyOption`,
 /// `NSInferMappingModelAutomaticallyOption`), as Apple's coordinator does it.
 enum LightweightMigration {
-    /// Migrates the SQLite store at `url` to `model` when the store was written with another
-    /// version of it and `options` ask for automatic migration; does nothing otherwise (the
-    /// store's open then reports any mismatch).
+    /// Migrates the store at `url` (an `NSSQLiteStoreType` file or an `NSPostgreSQLStoreType`
+    /// schema) to `model` when the store was written with another version of it and `options`
+    /// ask for automatic migration; does nothing otherwise (the store's open then reports any
+    /// mismatch).
     ///
     /// The store's model is found by its version hashes (`NSManagedObjectModel.storeModel(forMetadata:besides:)`);
     /// the mapping is a mapping model found for the two versions or, with
@@ -15,22 +16,32 @@ enum LightweightMigration {
     ///   store; `NSMigrationMissingMappingModelError` when no mapping is found and inference is
     ///   off; the errors of `NSMappingModel.inferredMappingModel` and of
     ///   `NSMigrationManager.migrateStore`. The store is unchanged after any of them.
-    static func migrateIfNeeded(at url: URL, model: NSManagedObjectModel, options: [AnyHashable: Any]?) throws {
+    static func migrateIfNeeded(at url: URL, type: String, model: NSManagedObjectModel, options: [AnyHashable: Any]?) throws {
         guard flag(options?[NSMigratePersistentStoresAutomaticallyOption]),
-            !flag(options?[NSReadOnlyPersistentStoreOption]), !SQLiteConnection.isInMemory(url),
-            FileManager.default.fileExists(atPath: url.path)
+            !flag(options?[NSReadOnlyPersistentStoreOption])
         else { return }
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let metadata: [String: Any]
+        if type == NSSQLiteStoreType {
+            guard !SQLiteConnection.isInMemory(url), FileManager.default.fileExists(atPath: url.path) else { return }
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+        } else {
+            do {
+                metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+            } catch let error as NSError where error.code == NSFileReadNoSuchFileError {
+                return
+            }
+        }
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
         let differing = SQLiteCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
         guard !differing.isEmpty else { return }
         guard let sourceModel = NSManagedObjectModel.storeModel(forMetadata: metadata, besides: model) else {
             throw CoreDataError.make(
                 code: NSMigrationMissingSourceModelError,
-                reason: "Can't find the model the store \(url.path) was written with, so it can't be migrated: no version "
+                reason:
+                    "Can't find the model the store \(Self.name(of: url)) was written with, so it can't be migrated: no version "
                     + "of the model has its version hashes (entities that differ from the current model: "
                     + "\(differing.joined(separator: ", ")))",
-                userInfo: [NSFilePathErrorKey: url.path, "entities": differing])
+                userInfo: [NSURLErrorKey: url, "entities": differing])
         }
         let mapping: NSMappingModel
         if let found = NSMappingModel(from: nil, forSourceModel: sourceModel, destinationModel: model) {
@@ -40,14 +51,25 @@ enum LightweightMigration {
         } else {
             throw CoreDataError.make(
                 code: NSMigrationMissingMappingModelError,
-                reason: "Can't migrate the store \(url.path): no mapping model from its model to the current one was found, "
+                reason:
+                    "Can't migrate the store \(Self.name(of: url)): no mapping model from its model to the current one was found, "
                     + "and NSInferMappingModelAutomaticallyOption is off",
-                userInfo: [NSFilePathErrorKey: url.path])
+                userInfo: [NSURLErrorKey: url])
         }
         let manager = NSMigrationManager(sourceModel: sourceModel, destinationModel: model)
         try manager.migrateStore(
-            from: url, sourceType: NSSQLiteStoreType, options: options, with: mapping, toDestinationURL: url,
-            destinationType: NSSQLiteStoreType, destinationOptions: options)
+            from: url, sourceType: type, options: options, with: mapping, toDestinationURL: url, destinationType: type,
+            destinationOptions: options)
+    }
+
+    /// A store's name for messages: a file's path, or a URL without its password.
+    static func name(of url: URL) -> String {
+        guard !url.isFileURL else { return url.path }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
+            return url.absoluteString
+        }
+        components.password = "***"
+        return components.string ?? url.absoluteString
     }
 
     private static func flag(_ value: Any?) -> Bool {

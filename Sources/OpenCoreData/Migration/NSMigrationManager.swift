@@ -2,6 +2,10 @@ import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
 
+#if PostgreSQL
+    import OpenPostgreSQLStore
+#endif
+
 /// Migrates a store from one model version to another with a mapping model.
 ///
 /// ```swift
@@ -95,29 +99,28 @@ open class NSMigrationManager: NSObject {
         let mapping =
             try mappings ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         mappingModel = mapping
-        guard sStoreType == NSSQLiteStoreType, dStoreType == NSSQLiteStoreType,
+        let sqlTypes: Set = [NSSQLiteStoreType, NSPostgreSQLStoreType]
+        guard sqlTypes.contains(sStoreType), sqlTypes.contains(dStoreType),
             let migration = try MigrationLowering.storeMigration(mapping, source: sourceModel, destination: destinationModel)
         else {
             throw CoreDataError.make(
                 code: NSMigrationError,
-                reason: "Can't migrate \(sourceURL.path): this version migrates SQLite stores with inferred mappings only "
-                    + "(asked: \(sStoreType) to \(dStoreType)\(mapping.isInferred ? "" : ", a custom mapping"))",
+                reason:
+                    "Can't migrate \(LightweightMigration.name(of: sourceURL)): this version migrates SQLite and PostgreSQL stores with "
+                    + "inferred mappings only (asked: \(sStoreType) to \(dStoreType)\(mapping.isInferred ? "" : ", a custom mapping"))",
                 userInfo: [NSStoreTypeKey: sStoreType])
         }
-        let inPlace = sourceURL.standardizedFileURL == dURL.standardizedFileURL
+        let inPlace = sStoreType == dStoreType && sourceURL.standardizedFileURL == dURL.standardizedFileURL
         if !inPlace {
-            guard !FileManager.default.fileExists(atPath: dURL.path) else {
-                throw CoreDataError.make(
-                    code: NSMigrationManagerDestinationStoreError,
-                    reason: "Can't migrate \(sourceURL.path) to \(dURL.path): a file is already there",
-                    userInfo: [NSFilePathErrorKey: dURL.path])
-            }
-            try SQLiteBackup.copy(from: sourceURL, to: dURL)
+            try copyStore(from: sourceURL, type: sStoreType, to: dURL, type: dStoreType, options: dOptions)
         }
         do {
-            try migrateInPlace(at: dURL, migration: migration)
+            try migrateInPlace(at: dURL, type: dStoreType, migration: migration)
         } catch {
-            if !inPlace { Self.removeFiles(of: dURL) }
+            if !inPlace {
+                try? NSPersistentStoreCoordinator(managedObjectModel: sourceModel).destroyPersistentStore(
+                    at: dURL, ofType: dStoreType)
+            }
             throw error
         }
         migrationProgress = 1
@@ -136,33 +139,67 @@ open class NSMigrationManager: NSObject {
             toDestinationURL: destinationURL, destinationType: destinationType.rawValue, destinationOptions: destinationOptions)
     }
 
-    private func migrateInPlace(at url: URL, migration: StoreMigration) throws {
-        let identifiers = destinationModel.versionIdentifiers.compactMap { $0 as? String }.sorted()
-        do {
-            try SQLiteMigration.migrate(
-                at: url, migration: migration, sourceVersionHashes: sourceModel.entityVersionHashesByName,
-                destinationVersionHashes: destinationModel.entityVersionHashesByName,
-                versionIdentifiers: identifiers.isEmpty ? [""] : identifiers
-            ) { fraction in
-                migrationProgress = Float(fraction)
-                if let cancellation {
-                    throw cancellation
-                }
-            }
-        } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+    /// Copies the source store, unchanged, to where the migration goes: a file copy between
+    /// SQLite stores; otherwise every row with its key through a coordinator of the source model
+    /// (`migratePersistentStore(_:to:options:withType:)`).
+    private func copyStore(from sourceURL: URL, type sourceType: String, to url: URL, type: String, options: [AnyHashable: Any]?)
+        throws
+    {
+        if type == NSSQLiteStoreType, FileManager.default.fileExists(atPath: url.path) {
             throw CoreDataError.make(
-                code: NSMigrationManagerSourceStoreError,
-                reason:
-                    "Can't migrate \(url.path): it is not a store of the migration's source model (\(error.localizedDescription))",
-                userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
+                code: NSMigrationManagerDestinationStoreError,
+                reason: "Can't migrate \(LightweightMigration.name(of: sourceURL)) to \(url.path): a file is already there",
+                userInfo: [NSFilePathErrorKey: url.path])
+        }
+        if sourceType == NSSQLiteStoreType, type == NSSQLiteStoreType {
+            return try SQLiteBackup.copy(from: sourceURL, to: url)
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
+        var destinationOptions = options ?? [:]
+        destinationOptions[NSMigratePersistentStoresAutomaticallyOption] = false
+        do {
+            let source = try coordinator.addPersistentStore(
+                ofType: sourceType, configurationName: nil, at: sourceURL, options: [NSReadOnlyPersistentStoreOption: true])
+            try coordinator.remove(
+                try coordinator.migratePersistentStore(source, to: url, options: destinationOptions, withType: type))
+        } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+            throw sourceStoreError(sourceURL, error)
         }
     }
 
-    /// Removes a SQLite store file and its `-wal` and `-shm` companions.
-    static func removeFiles(of url: URL) {
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
+    private func migrateInPlace(at url: URL, type: String, migration: StoreMigration) throws {
+        let identifiers = destinationModel.versionIdentifiers.compactMap { $0 as? String }.sorted()
+        let progress = { (fraction: Double) throws in
+            self.migrationProgress = Float(fraction)
+            if let cancellation = self.cancellation { throw cancellation }
         }
+        do {
+            if type == NSPostgreSQLStoreType {
+                #if PostgreSQL
+                    try PostgreSQLRowStore.migrate(
+                        url: url, migration: migration, sourceVersionHashes: sourceModel.entityVersionHashesByName,
+                        destinationVersionHashes: destinationModel.entityVersionHashesByName,
+                        versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, progress: progress)
+                #else
+                    throw NSPersistentStoreCoordinator.postgreSQLNotBuilt()
+                #endif
+            } else {
+                try SQLiteMigration.migrate(
+                    at: url, migration: migration, sourceVersionHashes: sourceModel.entityVersionHashesByName,
+                    destinationVersionHashes: destinationModel.entityVersionHashesByName,
+                    versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, progress: progress)
+            }
+        } catch let error as NSError where error.code == NSPersistentStoreIncompatibleVersionHashError {
+            throw sourceStoreError(url, error)
+        }
+    }
+
+    private func sourceStoreError(_ url: URL, _ error: NSError) -> NSError {
+        CoreDataError.make(
+            code: NSMigrationManagerSourceStoreError,
+            reason: "Can't migrate \(LightweightMigration.name(of: url)): it is not a store of the migration's source model "
+                + "(\(error.localizedDescription))",
+            userInfo: [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
     }
 }
 

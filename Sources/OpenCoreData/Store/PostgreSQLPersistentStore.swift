@@ -57,6 +57,7 @@
             let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? NSNumber)?.boolValue ?? false
             let poolSize = (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber)?.intValue ?? 8
             let model = coordinator.managedObjectModel
+            try LightweightMigration.migrateIfNeeded(at: url, type: NSPostgreSQLStoreType, model: model, options: options)
             let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
             let rows = try PostgreSQLRowStore.open(
                 url: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,

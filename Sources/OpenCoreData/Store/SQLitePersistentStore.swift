@@ -38,7 +38,7 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
         }
         let readOnly = SQLitePersistentStore.flag(options?[NSReadOnlyPersistentStoreOption])
         let model = coordinator.managedObjectModel
-        try LightweightMigration.migrateIfNeeded(at: url, model: model, options: options)
+        try LightweightMigration.migrateIfNeeded(at: url, type: NSSQLiteStoreType, model: model, options: options)
         let identifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
         let rows = try SQLiteRowStore.open(
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,

@@ -166,9 +166,32 @@ import Testing
         }
     }
 
-    /// Inserts the rows into the store at `url` (created with `model`).
-    static func insert(_ rows: [Row], into url: URL, model: NSManagedObjectModel, changes: Set<Change>) throws {
-        let context = try AppleWrittenStoreTests.open(url, model: model, readOnly: false)
+    /// A store: its type and URL.
+    struct Store {
+        let type: String
+        let url: URL
+    }
+
+    /// A context on `store`, added without automatic migration.
+    static func open(_ store: Store, model: NSManagedObjectModel, readOnly: Bool) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: store.type, configurationName: nil, at: store.url, options: [NSReadOnlyPersistentStoreOption: readOnly])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// Where each round migrates: in place in a SQLite file or a PostgreSQL schema, and from a
+    /// SQLite file into a new PostgreSQL schema.
+    static let directions: [(String, String)] =
+        [(NSSQLiteStoreType, NSSQLiteStoreType)]
+        + (PostgresTestServer.isEnabled
+            ? [(NSPostgreSQLStoreType, NSPostgreSQLStoreType), (NSSQLiteStoreType, NSPostgreSQLStoreType)] : [])
+
+    /// Inserts the rows into `store` (created with `model`).
+    static func insert(_ rows: [Row], into store: Store, model: NSManagedObjectModel, changes: Set<Change>) throws {
+        let context = try open(store, model: model, readOnly: false)
         try context.performAndWait {
             var objects: [Int64: NSManagedObject] = [:]
             for row in rows {
@@ -193,8 +216,8 @@ import Testing
     }
 
     /// Every object by entity and `uid`: attributes as text, relationships as sorted `uid`s.
-    static func contents(of url: URL, model: NSManagedObjectModel) throws -> [String: [Int64: [String: String]]] {
-        let context = try AppleWrittenStoreTests.open(url, model: model, readOnly: true)
+    static func contents(of store: Store, model: NSManagedObjectModel) throws -> [String: [Int64: [String: String]]] {
+        let context = try open(store, model: model, readOnly: true)
         var contents: [String: [Int64: [String: String]]] = [:]
         try context.performAndWait {
             for entity in model.entities where !entity.isAbstract {
@@ -222,29 +245,38 @@ import Testing
         return contents
     }
 
-    @Test(arguments: 0..<24)
-    func migratedStoreEqualsTheDataInsertedUnderTheNewModel(_ round: Int) throws {
+    @Test(arguments: directions.flatMap { direction in (0..<24).map { (direction.0, direction.1, $0) } })
+    func migratedStoreEqualsTheDataInsertedUnderTheNewModel(_ sourceType: String, _ destinationType: String, _ round: Int)
+        throws
+    {
         var random = Seeded(state: 0x519_2026 &+ UInt64(round))
         let changes = Set(Change.allCases.filter { _ in Int.random(in: 0..<5, using: &random) < 2 })
         let rows = Self.randomRows(using: &random)
         let folder = try TemporaryFolder()
         let v1 = Self.model(), v2 = Self.model(changes)
-        let migrated = folder.url.appendingPathComponent("migrated.sqlite")
-        try Self.insert(rows, into: migrated, model: v1, changes: [])
+        let source = Store(type: sourceType, url: try #require(try folder.storeURL(for: sourceType, name: "source.sqlite")))
+        try Self.insert(rows, into: source, model: v1, changes: [])
+        let migrated =
+            sourceType == destinationType
+            ? source
+            : Store(type: destinationType, url: try #require(try folder.storeURL(for: destinationType, name: "migrated")))
 
         let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
         try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
-            from: migrated, sourceType: NSSQLiteStoreType, with: mapping, toDestinationURL: migrated,
-            destinationType: NSSQLiteStoreType)
+            from: source.url, sourceType: sourceType, with: mapping, toDestinationURL: migrated.url,
+            destinationType: destinationType)
 
-        let direct = folder.url.appendingPathComponent("direct.sqlite")
+        let direct = Store(type: destinationType, url: try #require(try folder.storeURL(for: destinationType, name: "direct")))
         try Self.insert(Self.expected(rows, changes), into: direct, model: Self.model(changes), changes: changes)
         let want = try Self.contents(of: direct, model: Self.model(changes))
         let got = try Self.contents(of: migrated, model: Self.model(changes))
         #expect(got == want, "changes: \(changes.map { "\($0)" }.sorted())")
+        if sourceType != destinationType {
+            #expect(try Self.contents(of: source, model: v1).values.map(\.count).reduce(0, +) == rows.count, "the source is kept")
+        }
 
         // The migrated store takes new objects after its old keys, and saves them.
-        let context = try AppleWrittenStoreTests.open(migrated, model: Self.model(changes), readOnly: false)
+        let context = try Self.open(migrated, model: Self.model(changes), readOnly: false)
         try context.performAndWait {
             let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
             owner.setValue(Int64(999), forKey: "uid")
