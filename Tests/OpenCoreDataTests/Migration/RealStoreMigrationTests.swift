@@ -77,8 +77,8 @@ struct RealStoreMigrationTests {
     /// text, relationships as sorted member keys.
     typealias Contents = [String: [Int64: [String: String]]]
 
-    static func contents(of url: URL, model: NSManagedObjectModel) throws -> Contents {
-        let context = try AppleWrittenStoreTests.open(url, model: model, readOnly: true)
+    static func contents(of url: URL, type: String = NSSQLiteStoreType, model: NSManagedObjectModel) throws -> Contents {
+        let context = try RandomMigrationTests.open(.init(type: type, url: url), model: model, readOnly: true)
         var contents: Contents = [:]
         try context.performAndWait {
             for entity in model.entities {
@@ -161,6 +161,24 @@ struct RealStoreMigrationTests {
             let renamed = destination.entities.first { $0.renamingIdentifier == entity }?.name ?? entity
             if let after = keysAfter[renamed] { #expect(after >= maximum, "Z_MAX of \(renamed)") }
         }
+    }
+
+    /// Each pair again, from the Apple-written file into a new PostgreSQL schema: the same rows,
+    /// values and relationships as the SQLite migration gives.
+    @Test(.enabled(if: PostgresTestServer.isEnabled, "no PostgreSQL test server"), arguments: pairs)
+    func migratesIntoPostgreSQLAsIntoSQLite(_ pair: Pair) throws {
+        let folder = try TemporaryFolder()
+        let url = try pair.store.copy(into: folder)
+        let source = try pair.store.model()
+        let destination = try pair.destinationModel()
+        let server = try #require(try folder.storeURL(for: NSPostgreSQLStoreType, name: "migrated"))
+        let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+        try manager.migrateStore(
+            from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: server, destinationType: NSPostgreSQLStoreType)
+        let onServer = try Self.contents(of: server, type: NSPostgreSQLStoreType, model: destination)
+        try manager.migrateStore(
+            from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: url, destinationType: NSSQLiteStoreType)
+        #expect(onServer == (try Self.contents(of: url, model: destination)))
     }
 
     @Test func elementIDRenamesCarryTheValue() throws {
