@@ -54,9 +54,25 @@ enum Casting {
 /// `FUNCTION(receiver, 'selector', args…)`: with no Objective-C runtime, the selectors that work
 /// are the common `NSString` ones and, for zero-argument selectors, any key the receiver answers
 /// through key-value coding. Anything else gives nil.
+/// An object that answers `FUNCTION(object, "selector:", …)` in expressions itself, where
+/// Objective-C would send it the message (a migration manager answers
+/// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
+package protocol ExpressionFunctionReceiver: AnyObject {
+    /// The result of `selector` with `arguments`; `.none` when the object has no such method.
+    func performExpressionFunction(_ selector: String, arguments: [Any?]) -> Any??
+}
+
 enum SelectorInvocation {
     static func invoke(_ selector: String, on target: Any?, arguments: [Any?]) -> Any? {
         guard let target = ValueSemantics.unwrapOptional(target) else { return nil }
+        if let receiver = target as? ExpressionFunctionReceiver,
+            let result = receiver.performExpressionFunction(selector, arguments: arguments)
+        {
+            return result
+        }
+        if selector == "valueForKey:", arguments.count == 1, let key = ValueSemantics.string(arguments[0] ?? nil) {
+            return KeyValueReader.value(of: target, forKey: key)
+        }
         if let string = ValueSemantics.string(target), let result = invokeOnString(selector, string, arguments) {
             return result
         }
