@@ -128,9 +128,9 @@ open class NSEntityMigrationPolicy: NSObject {
         return CoreDataError.make(code: NSEntityMigrationPolicyError, reason: "Can't migrate: \(reason)", userInfo: info)
     }
 
-    static func evaluate(_ expression: NSExpression, on object: NSManagedObject, variables: NSMutableDictionary, mapping: NSEntityMapping)
-        throws -> Any?
-    {
+    static func evaluate(
+        _ expression: NSExpression, on object: NSManagedObject, variables: NSMutableDictionary, mapping: NSEntityMapping
+    ) throws -> Any? {
         do {
             return try expression.expressionValue(validating: object, context: variables)
         } catch {

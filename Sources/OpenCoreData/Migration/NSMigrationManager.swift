@@ -125,7 +125,7 @@ open class NSMigrationManager: NSObject {
     ///
     /// - Parameters:
     ///   - sourceURL: The store to migrate, written with `sourceModel`.
-    ///   - sStoreType: Its type (`NSSQLiteStoreType`).
+    ///   - sStoreType: Its type (`NSSQLiteStoreType`, `NSPostgreSQLStoreType`; any type through objects).
     ///   - sOptions: Its options.
     ///   - mappings: The mapping from `sourceModel` to `destinationModel`.
     ///   - dURL: Where the migrated store goes: `sourceURL` itself to migrate in place, or a
@@ -157,7 +157,9 @@ open class NSMigrationManager: NSObject {
         guard usesStoreSpecificMigrationManager, sqlTypes.contains(sStoreType), sqlTypes.contains(dStoreType),
             let migration = try MigrationLowering.storeMigration(mapping, source: sourceModel, destination: destinationModel)
         else {
-            try migrateObjects(from: sourceURL, type: sStoreType, mapping: mapping, to: dURL, type: dStoreType, options: dOptions, inPlace: inPlace)
+            try migrateObjects(
+                from: sourceURL, type: sStoreType, mapping: mapping, to: dURL, type: dStoreType, options: dOptions,
+                inPlace: inPlace)
             migrationProgress = 1
             return
         }
@@ -189,7 +191,8 @@ open class NSMigrationManager: NSObject {
             let temporary = dURL.deletingLastPathComponent().appendingPathComponent(
                 ".\(dURL.lastPathComponent).migrating-\(UUID().uuidString)")
             defer { destroyStore(at: temporary, type: NSSQLiteStoreType) }
-            try migrateObjects(from: sourceURL, type: sStoreType, mapping: mapping, to: temporary, type: NSSQLiteStoreType, options: options)
+            try migrateObjects(
+                from: sourceURL, type: sStoreType, mapping: mapping, to: temporary, type: NSSQLiteStoreType, options: options)
             try NSPersistentStoreCoordinator(managedObjectModel: destinationModel).replacePersistentStore(
                 at: dURL, withPersistentStoreFrom: temporary, ofType: NSSQLiteStoreType)
             return
