@@ -49,7 +49,7 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     let layouts: [EntityLayout]
     private let lock = NSLock()
     /// One table per hierarchy root, at the root's number minus one; other entries stay empty.
-    private var tables: [RowTable]
+    var tables: [RowTable]
     /// Test hook: sort only through OpenPredicate's `sorted(using:)` when false (see `+Testing`).
     private var usesNativeSort = true
     /// Test hook: how many times each entry point ran (see `+Testing`).

@@ -1,13 +1,6 @@
 import OpenPredicate
 import OpenStoreCore
 
-/// Everything a SQL store holds, to move it into another (`SQLStoreTransfer`): every row with
-/// its primary key and to-many members, and each `Z_PRIMARYKEY` entity's `Z_MAX` by name.
-package struct StoreContents: Sendable {
-    package var rows: [RowSnapshot]
-    package var keyMaxima: [String: Int64]
-}
-
 /// A store's rows moved between SQL stores in Apple's layout (SQLite ↔ PostgreSQL), keeping
 /// every primary key and `Z_MAX`, so that object IDs and the keys handed out next stay the same.
 package enum SQLStoreTransfer {
@@ -42,15 +35,10 @@ package enum SQLStoreTransfer {
     }
 }
 
-/// A row store in Apple's layout in a SQL database, whose contents move to another such store.
-package protocol SQLRowStore: RowStore {
+/// A row store in Apple's layout in a SQL database, whose contents move to another store.
+package protocol SQLRowStore: TransferableRowStore {
     /// The store's UUID (`Z_METADATA.Z_UUID`).
     var storeUUID: String? { get }
-    /// Everything the store holds (`SQLStoreTransfer.export`).
-    func exportContents() throws -> StoreContents
-    /// Writes `contents` into the store, which must be empty, in one transaction, and takes
-    /// `storeUUID` as its own (`SQLStoreTransfer.import`).
-    func importContents(_ contents: StoreContents, storeUUID: String?) throws
     /// How `execute(_:)` runs `plan`, without running it (see `FetchExplanation`).
     func explain(_ plan: FetchPlan) throws -> FetchExplanation
 }

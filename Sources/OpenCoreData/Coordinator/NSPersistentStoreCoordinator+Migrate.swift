@@ -13,10 +13,11 @@ extension NSPersistentStoreCoordinator {
     ///     deviceStore, to: URL(string: "postgres://app@db/shop?schema=catalog")!, withType: NSPostgreSQLStoreType)
     /// ```
     ///
-    /// Between the SQL stores (`NSSQLiteStoreType`, `NSPostgreSQLStoreType`) every row keeps its
-    /// primary key and each entity its `Z_MAX`, and the new store takes the old one's UUID, so
-    /// object IDs and their URIs stay valid and new objects get the keys they would have got.
-    /// The copy is one transaction: a failure leaves the destination without rows.
+    /// Between any two of the SQLite, PostgreSQL and in-memory stores, every row keeps its
+    /// primary key and each hierarchy its highest key (`Z_MAX`), and the new store takes the old
+    /// one's UUID (`identifier`), so object IDs and their URIs stay valid and new objects get the
+    /// keys they would have got. The copy is one transaction: a failure leaves the destination
+    /// without rows.
     ///
     /// See [migratePersistentStore(_:to:options:withType:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/migratepersistentstore(_:to:options:withtype:)).
     ///
@@ -27,37 +28,36 @@ extension NSPersistentStoreCoordinator {
     ///   - storeType: The new store's type.
     /// - Returns: The new store, now one of the coordinator's.
     /// - Throws: `NSPersistentStoreOperationError` when `store` is not one of the coordinator's,
-    ///   when either store is not a SQL store (**differences from Apple:** in-memory stores are
-    ///   not migrated here), or when the destination already holds rows; the errors of
+    ///   or when the destination already holds rows; the errors of
     ///   `addPersistentStore(ofType:configurationName:at:options:)`.
     @discardableResult
     public func migratePersistentStore(
         _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
     ) throws -> NSPersistentStore {
         guard persistentStores.contains(where: { $0 === store }),
-            let source = (store as? RowBackedPersistentStore)?.rows as? any SQLRowStore
+            let source = (store as? RowBackedPersistentStore)?.rows as? any TransferableRowStore
         else {
             throw CoreDataError.make(
                 code: NSPersistentStoreOperationError,
-                reason: "Can't migrate the store \(store.url?.absoluteString ?? ""): it is not a SQL store of this coordinator",
+                reason: "Can't migrate the store \(store.url?.absoluteString ?? ""): it is not a store of this coordinator",
                 userInfo: [NSStoreTypeKey: store.type])
         }
         let configuration =
             store.configurationName == NSManagedObjectModel.defaultConfigurationName ? nil : store.configurationName
         let destination = try addPersistentStore(ofType: storeType, configurationName: configuration, at: url, options: options)
         do {
-            guard let target = (destination as? RowBackedPersistentStore)?.rows as? any SQLRowStore else {
+            guard let target = (destination as? RowBackedPersistentStore)?.rows as? any TransferableRowStore else {
                 throw CoreDataError.make(
                     code: NSPersistentStoreOperationError,
-                    reason: "Can't migrate a store to the type \(storeType): only SQL stores are migrated here",
+                    reason: "Can't migrate a store to the type \(storeType): it keeps no rows to copy into",
                     userInfo: [NSStoreTypeKey: storeType])
             }
-            try target.importContents(try source.exportContents(), storeUUID: source.storeUUID)
+            try target.importContents(try source.exportContents(), storeUUID: store.identifier)
         } catch {
             try? remove(destination)
             throw error
         }
-        if let uuid = source.storeUUID { destination.identifier = uuid }
+        if let uuid = store.identifier { destination.identifier = uuid }
         try remove(store)
         return destination
     }

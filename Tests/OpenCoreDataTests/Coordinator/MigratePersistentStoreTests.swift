@@ -57,16 +57,6 @@ struct MigratePersistentStoreTests {
         #expect(try occupied.freshContext().count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 4)
     }
 
-    @Test func anInMemoryStoreIsNotMigrated() throws {
-        let fixture = try ContextFixture(storeType: NSInMemoryStoreType)
-        let folder = try TemporaryFolder()
-        let error = #expect(throws: NSError.self) {
-            try fixture.coordinator.migratePersistentStore(
-                fixture.store, to: folder.url.appendingPathComponent("x.sqlite"), withType: NSSQLiteStoreType)
-        }
-        #expect(error?.code == NSPersistentStoreOperationError)
-    }
-
     struct Person: Equatable {
         let key: Int64
         let name: String

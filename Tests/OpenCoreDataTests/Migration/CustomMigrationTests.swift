@@ -31,12 +31,14 @@ struct CustomMigrationTests {
 
     @Test func expressionRenamesAnAttribute() throws {
         let folder = try TemporaryFolder()
-        let store = Store("wibosco-migration-posts", "CoreDataMigration_Example_1.sqlite", xml: "v1.xcdatamodel.contents.xml", counts: [:])
+        let store = Store(
+            "wibosco-migration-posts", "CoreDataMigration_Example_1.sqlite", xml: "v1.xcdatamodel.contents.xml", counts: [:])
         let url = try store.copy(into: folder)
         let v1 = try Self.posts(1), v2 = try Self.posts(2)
         let before = try RealStoreMigrationTests.contents(of: url, model: v1)["Post"] ?? [:]
         let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
-        let hexColor = try #require(mapping.entityMappingsByName["PostToPost"]?.attributeMappings?.first { $0.name == "hexColor" })
+        let hexColor = try #require(
+            mapping.entityMappingsByName["PostToPost"]?.attributeMappings?.first { $0.name == "hexColor" })
         hexColor.valueExpression = NSExpression(format: "FUNCTION($source, \"valueForKey:\", \"color\")")
         #expect(!mapping.isInferred)
 
@@ -46,14 +48,16 @@ struct CustomMigrationTests {
         #expect(manager.migrationProgress == 1)
         let after = try RealStoreMigrationTests.contents(of: url, model: v2)["Post"] ?? [:]
         #expect(after.count == 1001)
-        #expect(Set(after.values.map { "\($0["postID"] ?? "")|\($0["hexColor"] ?? "")" })
-            == Set(before.values.map { "\($0["postID"] ?? "")|\($0["color"] ?? "")" }))
+        #expect(
+            Set(after.values.map { "\($0["postID"] ?? "")|\($0["hexColor"] ?? "")" })
+                == Set(before.values.map { "\($0["postID"] ?? "")|\($0["color"] ?? "")" }))
         #expect(after.values.contains { $0["hexColor"] != "nil" })
     }
 
     @Test func policyMakesTheRequiredObjectsInference_cannot() throws {
         let folder = try TemporaryFolder()
-        let store = Store("wibosco-migration-posts", "CoreDataMigration_Example_2.sqlite", xml: "v2.xcdatamodel.contents.xml", counts: [:])
+        let store = Store(
+            "wibosco-migration-posts", "CoreDataMigration_Example_2.sqlite", xml: "v2.xcdatamodel.contents.xml", counts: [:])
         let url = try store.copy(into: folder)
         let v2 = try Self.posts(2), v3 = try Self.posts(3)
         let before = try RealStoreMigrationTests.contents(of: url, model: v2)["Post"] ?? [:]
@@ -86,7 +90,8 @@ struct CustomMigrationTests {
 
     @Test func unknownPolicyClassFailsAndLeavesNothing() throws {
         let folder = try TemporaryFolder()
-        let store = Store("wibosco-migration-posts", "CoreDataMigration_Example_2.sqlite", xml: "v2.xcdatamodel.contents.xml", counts: [:])
+        let store = Store(
+            "wibosco-migration-posts", "CoreDataMigration_Example_2.sqlite", xml: "v2.xcdatamodel.contents.xml", counts: [:])
         let url = try store.copy(into: folder)
         let v2 = try Self.posts(2), v3 = try Self.posts(3)
         let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: v3)

@@ -217,7 +217,13 @@ import Testing
 
     /// Every object by entity and `uid`: attributes as text, relationships as sorted `uid`s.
     static func contents(of store: Store, model: NSManagedObjectModel) throws -> [String: [Int64: [String: String]]] {
-        let context = try open(store, model: model, readOnly: true)
+        try contents(in: try open(store, model: model, readOnly: true), model: model)
+    }
+
+    /// Every object `context` fetches, as `contents(of:model:)` gives them.
+    static func contents(in context: NSManagedObjectContext, model: NSManagedObjectModel) throws
+        -> [String: [Int64: [String: String]]]
+    {
         var contents: [String: [Int64: [String: String]]] = [:]
         try context.performAndWait {
             for entity in model.entities where !entity.isAbstract {

@@ -1,0 +1,38 @@
+import OpenPredicate
+import OpenStoreCore
+
+extension InMemoryRowStore: TransferableRowStore {
+    /// Every row (to-many members included, as the store keeps them) and each hierarchy's
+    /// highest key, under its root entity's name.
+    package func exportContents() throws -> StoreContents {
+        try withLock {
+            var maxima: [String: Int64] = [:]
+            for entity in schema.entities where entity.superID == nil {
+                maxima[entity.name] = tables[layouts[entity.id - 1].table].maxPrimaryKey
+            }
+            let rows = tables.flatMap { table in table.rows.compactMap { $0 } }
+            return StoreContents(rows: rows, keyMaxima: maxima)
+        }
+    }
+
+    /// Takes the rows with their keys, and raises each hierarchy's highest key to the
+    /// contents'. `storeUUID` is ignored: an in-memory store's UUID is its `identifier`.
+    package func importContents(_ contents: StoreContents, storeUUID: String?) throws {
+        try withLock {
+            guard tables.allSatisfy({ $0.count == 0 }) else {
+                throw InMemoryStoreError.operation("Can't copy a store into one that holds rows already; nothing was copied")
+            }
+            for row in contents.rows {
+                guard layouts.indices.contains(row.key.entityID - 1) else {
+                    throw InMemoryStoreError.operation("No entity numbered \(row.key.entityID) in the store's schema")
+                }
+            }
+            for row in contents.rows { tables[layouts[row.key.entityID - 1].table].insert(row) }
+            for (name, maximum) in contents.keyMaxima {
+                guard let entity = schema.entity(named: name) else { continue }
+                let table = layouts[entity.id - 1].table
+                tables[table].maxPrimaryKey = max(tables[table].maxPrimaryKey, maximum)
+            }
+        }
+    }
+}
