@@ -86,13 +86,15 @@
         ///   - poolSize: the most connections the store opens. **Default:** 8.
         ///   - tracksHistory: records persistent history (`NSPersistentHistoryTrackingKey`),
         ///     creating its tables when the schema lacks them. **Default:** false.
+        ///   - checksVersionHashes: false opens a store whatever its version hashes
+        ///     (`NSIgnorePersistentStoreVersioningOption`). **Default:** true.
         /// - Throws: `NSPersistentStoreOpenError` (a malformed URL, a server that cannot be reached
         ///   or refuses the login), `NSPersistentStoreInvalidTypeError` (the schema holds another kind
         ///   of store), `NSPersistentStoreIncompatibleVersionHashError` (another model's store),
         ///   `NSPersistentStoreIncompatibleSchemaError` (tables or columns missing).
         package static func open(
             url: URL, schema: StoreSchema, readOnly: Bool = false, modelVersionHashes: [String: Data],
-            versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false
+            versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false, checksVersionHashes: Bool = true
         ) throws -> PostgreSQLRowStore {
             let parsed: PostgresStoreURL
             do {
@@ -128,7 +130,8 @@
                         return (layout, metadata, history)
                     }
                     let (layout, metadata) = try check(
-                        connection, schema: schema, name: name, schemaName: parsed.schema, hashes: modelVersionHashes)
+                        connection, schema: schema, name: name, schemaName: parsed.schema,
+                        hashes: checksVersionHashes ? modelVersionHashes : nil)
                     let history =
                         tracksHistory && !readOnly
                         ? try createHistoryTables(connection, layout: layout, schemaName: parsed.schema) : nil
@@ -241,10 +244,10 @@
 
         /// Reads an existing store's metadata and entity numbers and checks them against the model.
         static func check(
-            _ connection: PostgresSession, schema: StoreSchema, name: String, schemaName: String, hashes: [String: Data]
+            _ connection: PostgresSession, schema: StoreSchema, name: String, schemaName: String, hashes: [String: Data]?
         ) throws -> (SQLiteLayout, SQLiteMetadata) {
             let metadata = try readMetadata(connection, name: name)
-            try SQLiteCompatibility.check(store: metadata.versionHashes, model: hashes, path: name)
+            if let hashes { try SQLiteCompatibility.check(store: metadata.versionHashes, model: hashes, path: name) }
             var numbers: [String: Int] = [:]
             try connection.query("SELECT \"Z_NAME\", \"Z_ENT\" FROM \"Z_PRIMARYKEY\" ORDER BY \"Z_ENT\"", []) { row in
                 if let entity = row.string(0), numbers[entity] == nil { numbers[entity] = Int(row.int64(1) ?? 0) }

@@ -77,13 +77,16 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     ///   - tracksHistory: records persistent history (`NSPersistentHistoryTrackingKey`): the
     ///     history tables are created when the file lacks them (unless `readOnly`).
     ///     **Default:** false.
+    ///   - checksVersionHashes: false opens a store whatever its version hashes
+    ///     (`NSIgnorePersistentStoreVersioningOption`). **Default:** true.
     package static func open(
         at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
-        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = [], tracksHistory: Bool = false
+        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = [], tracksHistory: Bool = false,
+        checksVersionHashes: Bool = true
     ) throws -> SQLiteRowStore {
         let store = try openFile(
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: modelVersionHashes,
-            versionIdentifiers: versionIdentifiers, pragmas: pragmas)
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas, checksVersionHashes: checksVersionHashes)
         let connection = store.file.connection
         store.historyTables =
             tracksHistory && !readOnly
@@ -93,7 +96,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
 
     private static func openFile(
         at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
-        versionIdentifiers: [String], pragmas: [(name: String, value: String)]
+        versionIdentifiers: [String], pragmas: [(name: String, value: String)], checksVersionHashes: Bool
     ) throws -> SQLiteRowStore {
         let path = url.path
         if SQLiteConnection.isInMemory(url) {
@@ -114,7 +117,7 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         }
         let file = try SQLiteStoreFile.openOrCreate(
             at: url, schema: schema, readOnly: readOnly, versionHashes: modelVersionHashes,
-            versionIdentifiers: versionIdentifiers, pragmas: pragmas
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas, checksVersionHashes: checksVersionHashes
         ).file
         return SQLiteRowStore(file: file, isReadOnly: readOnly)
     }

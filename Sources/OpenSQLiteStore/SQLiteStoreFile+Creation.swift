@@ -38,10 +38,12 @@ extension SQLiteStoreFile {
     ///   - versionIdentifiers: the model's version identifiers, written into a new store.
     ///   - pragmas: SQLite pragmas (name → value) set on the connection (`NSSQLitePragmasOption`);
     ///     `journal_mode` also chooses a new store's journal mode. **Default:** none (WAL).
+    ///   - checksVersionHashes: false opens an existing store whatever its version hashes (its
+    ///     tables and columns are still checked). **Default:** true.
     /// - Returns: the store, and whether it was created by this call.
     package static func openOrCreate(
         at url: URL, schema: StoreSchema, readOnly: Bool, versionHashes: [String: Data], versionIdentifiers: [String] = [""],
-        pragmas: [(name: String, value: String)] = []
+        pragmas: [(name: String, value: String)] = [], checksVersionHashes: Bool = true
     ) throws -> (file: SQLiteStoreFile, created: Bool) {
         let path = url.path
         let exists = FileManager.default.fileExists(atPath: path)
@@ -61,7 +63,10 @@ extension SQLiteStoreFile {
                     journalMode: journalMode(in: pragmas))
             }
             try apply(pragmas, to: connection, readOnly: readOnly)
-            return (try open(connection: connection, schema: schema, modelVersionHashes: versionHashes), created)
+            return (
+                try open(connection: connection, schema: schema, modelVersionHashes: checksVersionHashes ? versionHashes : nil),
+                created
+            )
         }
         let file = try create(
             at: url, schema: schema, versionHashes: versionHashes, versionIdentifiers: versionIdentifiers, pragmas: pragmas)

@@ -52,7 +52,8 @@ struct FetchSession {
         model = try StoreOpener.model(at: options.model)
         builder = FetchRequestBuilder(options: options, model: model)
         request = try builder.request()
-        context = try StoreOpener.context(model: model, storePath: options.store, write: options.write)
+        context = try StoreOpener.context(
+            model: model, modelPath: options.model, storePath: options.store, write: options.write, migrate: options.migrate)
     }
 
     /// Runs the request and turns its results into a table.

@@ -72,6 +72,13 @@ struct FetchOptions: ParsableArguments {
     @Flag(name: .long, help: "Open the store read-write (default: read-only).")
     var write = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Migrate a store written with another version of the model (found in the .xcdatamodeld): a copy, or the store itself with --write."
+    )
+    var migrate = false
+
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit)") }
         if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more, not \(offset)") }

@@ -18,7 +18,7 @@ enum LightweightMigration {
     ///   `NSMigrationManager.migrateStore`. The store is unchanged after any of them.
     static func migrateIfNeeded(at url: URL, type: String, model: NSManagedObjectModel, options: [AnyHashable: Any]?) throws {
         guard flag(options?[NSMigratePersistentStoresAutomaticallyOption]),
-            !flag(options?[NSReadOnlyPersistentStoreOption])
+            !flag(options?[NSReadOnlyPersistentStoreOption]), !flag(options?[NSIgnorePersistentStoreVersioningOption])
         else { return }
         let metadata: [String: Any]
         if type == NSSQLiteStoreType {

@@ -62,7 +62,8 @@
             let rows = try PostgreSQLRowStore.open(
                 url: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
                 versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1),
-                tracksHistory: Self.optionFlag(options?[NSPersistentHistoryTrackingKey]))
+                tracksHistory: Self.optionFlag(options?[NSPersistentHistoryTrackingKey]),
+                checksVersionHashes: !Self.optionFlag(options?[NSIgnorePersistentStoreVersioningOption]))
             super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
             isReadOnly = readOnly
             if let uuid = rows.storeUUID { identifier = uuid }

@@ -44,7 +44,8 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
             versionIdentifiers: identifiers.isEmpty ? [""] : identifiers,
             pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]),
-            tracksHistory: RowBackedPersistentStore.optionFlag(options?[NSPersistentHistoryTrackingKey]))
+            tracksHistory: RowBackedPersistentStore.optionFlag(options?[NSPersistentHistoryTrackingKey]),
+            checksVersionHashes: !SQLitePersistentStore.flag(options?[NSIgnorePersistentStoreVersioningOption]))
         super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
         isReadOnly = readOnly
         if let uuid = rows.storeUUID { identifier = uuid }

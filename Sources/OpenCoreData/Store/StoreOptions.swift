@@ -51,9 +51,12 @@ public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
 ///
 /// **Differences from Apple:** accepted and ignored: Linux has no data protection classes.
 public let NSPersistentStoreFileProtectionKey = "NSPersistentStoreFileProtectionKey"
-/// Option: do not compare the store's version hashes with the model's (an `NSNumber`/`Bool`).
-///
-/// **Differences from Apple:** accepted and ignored: a store of another model is refused.
+/// Option: do not compare the store's version hashes with the model's (an `NSNumber`/`Bool`):
+/// a store written with another version of the model opens as long as its tables and
+/// columns hold what the model needs (`NSPersistentStoreIncompatibleSchemaError` otherwise), and
+/// no migration runs. Use it for read-only opens across versions that differ only in what the
+/// store's layout does not show (optionality, defaults, validation, version hash modifiers).
+/// **Default:** off.
 public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Option: `destroyPersistentStore(at:ofType:options:)` destroys the store even when it cannot
 /// be opened (an `NSNumber`/`Bool`).

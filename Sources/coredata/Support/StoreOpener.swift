@@ -41,14 +41,46 @@ enum StoreOpener {
     ///
     /// A file must exist (the tool never creates a store), be a Core Data SQLite store, and
     /// match the model's version hashes; a PostgreSQL store must exist in its schema.
-    static func context(model: NSManagedObjectModel, storePath path: String, write: Bool) throws -> NSManagedObjectContext {
-        let (type, url) = try location(path)
+    ///
+    /// A store written with another version of the model (found among the versions of
+    /// `modelPath`): with `migrate`, a copy of it is migrated and opened (the store itself, with
+    /// `write`), after a report of what changed on stderr; without, a read-only open whose
+    /// differences leave the store's tables as they are goes ahead with a warning listing them,
+    /// and anything else is an error saying what differs.
+    static func context(
+        model: NSManagedObjectModel, modelPath: String? = nil, storePath path: String, write: Bool, migrate: Bool = false
+    ) throws -> NSManagedObjectContext {
+        var (type, url) = try location(path)
         if type == NSSQLiteStoreType {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
                 throw ToolError("no store file at \(path)")
             }
             guard !isDirectory.boolValue else { throw ToolError("the store \(path) is a folder, not a SQLite file") }
+        }
+        var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: !write]
+        if let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url),
+            !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        {
+            let storeModel = modelPath.flatMap { versions(at: $0) }?.first {
+                $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+            }
+            if migrate {
+                url = try migrated(url, type: type, path: path, from: storeModel, to: model, inPlace: write)
+            } else if let storeModel, !write, !ModelDifferences(from: storeModel, to: model).changesLayout {
+                let differences = ModelDifferences(from: storeModel, to: model).lines
+                Console.warning(
+                    "the store \(redacted(path)) was written with another version of the model; opened read-only, as the "
+                        + "differences leave its tables as they are: \(differences.joined(separator: "; "))")
+                options[NSIgnorePersistentStoreVersioningOption] = true
+            } else {
+                let what =
+                    storeModel.map { ModelDifferences(from: $0, to: model).lines.joined(separator: "; ") }
+                    ?? "no version of the model file has the store's version hashes"
+                throw ToolError(
+                    "the store \(redacted(path)) was written with another version of the model (\(what)); --migrate migrates "
+                        + "a copy of it (with --write, the store itself)")
+            }
         }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         do {
@@ -59,13 +91,60 @@ enum StoreOpener {
                     coordinator.addPersistentStore(
                         ofType: type, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true]))
             }
-            try coordinator.addPersistentStore(
-                ofType: type, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: !write])
+            try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         } catch {
             throw ToolError.wrapping(error, "can't open the store \(redacted(path))")
         }
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+
+    /// Every version of the model at `path`: the `.xcdatamodel` versions of an `.xcdatamodeld`
+    /// folder (or the `.mom` versions of a `.momd` folder); the model itself otherwise.
+    static func versions(at path: String) -> [NSManagedObjectModel] {
+        let url = URL(fileURLWithPath: path)
+        guard ["xcdatamodeld", "momd"].contains(url.pathExtension),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+        else { return NSManagedObjectModel(contentsOf: url).map { [$0] } ?? [] }
+        return names.sorted().filter { ["xcdatamodel", "mom"].contains(($0 as NSString).pathExtension) }.compactMap {
+            NSManagedObjectModel(contentsOf: url.appendingPathComponent($0))
+        }
+    }
+
+    /// Migrates the store (or, unless `inPlace`, a copy of it in a temporary folder) from
+    /// `storeModel` to `model`, reporting what changed; the URL of the migrated store.
+    private static func migrated(
+        _ url: URL, type: String, path: String, from storeModel: NSManagedObjectModel?, to model: NSManagedObjectModel,
+        inPlace: Bool
+    ) throws -> URL {
+        guard let storeModel else {
+            throw ToolError(
+                "can't migrate \(redacted(path)): no version of the model file has the store's version hashes "
+                    + "(give the .xcdatamodeld that holds every version)")
+        }
+        guard inPlace || type == NSSQLiteStoreType else {
+            throw ToolError("--migrate on a PostgreSQL store migrates the store itself: add --write")
+        }
+        let target =
+            inPlace
+            ? url
+            : FileManager.default.temporaryDirectory.appendingPathComponent("coredata-migrate-\(UUID().uuidString)")
+                .appendingPathComponent(url.lastPathComponent)
+        if !inPlace {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        for line in ModelDifferences(from: storeModel, to: model).lines { Console.note("migrating \(line)") }
+        do {
+            try NSMigrationManager(sourceModel: storeModel, destinationModel: model).migrateStore(
+                from: url, sourceType: type, with: nil, toDestinationURL: target, destinationType: type)
+        } catch {
+            throw ToolError.wrapping(error, "can't migrate the store \(redacted(path))")
+        }
+        Console.note(
+            inPlace
+                ? "migrated \(redacted(path)) in place"
+                : "migrated a copy of \(redacted(path)) at \(target.path); the store is unchanged")
+        return target
     }
 }

@@ -30,6 +30,16 @@ enum Console {
         FileHandle.standardError.write(Data("coredata: error: \(oneLine(message))\n".utf8))
     }
 
+    /// Writes one warning line to stderr: `coredata: warning: <message>`.
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data("coredata: warning: \(oneLine(message))\n".utf8))
+    }
+
+    /// Writes one line of information to stderr: `coredata: <message>`.
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("coredata: \(oneLine(message))\n".utf8))
+    }
+
     /// Writes a progress line to stderr, overwritten in place when stderr is a terminal.
     static func progress(_ text: String, done: Bool = false) {
         if isatty(2) != 0 {

@@ -1,0 +1,76 @@
+import CoreData
+import Testing
+
+/// `--migrate`, and stores written with another version of the model, on the posts example's
+/// files (`../shared/realworld/stores/wibosco-migration-posts`, copied first) put in an
+/// `.xcdatamodeld` the way Xcode keeps versions.
+@Suite struct MigrateOptionTests {
+    /// The posts example's folder copied, with `Posts.xcdatamodeld` holding `versions`.
+    static func posts(_ versions: [Int]) throws -> URL? {
+        guard let folder = try ToolRunner.realWorldStore("wibosco-migration-posts") else { return nil }
+        for version in versions {
+            let contents = try String(
+                contentsOf: folder.appendingPathComponent("v\(version).xcdatamodel.contents.xml"), encoding: .utf8)
+            let target = folder.appendingPathComponent("Posts.xcdatamodeld/v\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try contents.write(to: target.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        return folder
+    }
+
+    static func files(_ folder: URL, store: Int) -> [String] {
+        [
+            "--model", folder.appendingPathComponent("Posts.xcdatamodeld").path,
+            "--store", folder.appendingPathComponent("CoreDataMigration_Example_\(store).sqlite").path,
+        ]
+    }
+
+    @Test func withoutMigrateSaysWhatDiffersAndThatMigrateExists() throws {
+        guard let folder = try Self.posts([3, 4]) else { return }
+        let outcome = try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("Post: added attribute hide"))
+        #expect(outcome.stderr.contains("--migrate"))
+    }
+
+    @Test func migrateOpensAMigratedCopyAndLeavesTheStore() throws {
+        guard let folder = try Self.posts([3, 4]) else { return }
+        let store = folder.appendingPathComponent("CoreDataMigration_Example_3.sqlite")
+        let before = try Data(contentsOf: store)
+        let outcome = try ToolRunner.run(
+            ["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--predicate", "hide == NO", "--migrate"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "7995\n")
+        #expect(outcome.stderr.contains("migrating Post: added attribute hide"))
+        #expect(outcome.stderr.contains("the store is unchanged"))
+        #expect(try Data(contentsOf: store) == before)
+        // With --write the store itself is migrated: it then opens without --migrate.
+        #expect(
+            try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--migrate", "--write"]).status
+                == 0)
+        #expect(try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Color"]).stdout == "7995\n")
+    }
+
+    /// A later version that only makes `postID` required and gives it a default: the store's
+    /// tables are the same, so a read-only open works, with a warning naming the differences.
+    @Test func readOnlyOpenAcrossDifferencesTheTablesDoNotShow() throws {
+        guard let folder = try Self.posts([3]) else { return }
+        let v3 = folder.appendingPathComponent("Posts.xcdatamodeld/v3.xcdatamodel/contents")
+        let later = folder.appendingPathComponent("Posts.xcdatamodeld/v3 2.xcdatamodel")
+        try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+        try String(contentsOf: v3, encoding: .utf8).replacingOccurrences(
+            of: "<attribute name=\"postID\" optional=\"YES\" attributeType=\"String\" syncable=\"YES\"/>",
+            with: "<attribute name=\"postID\" attributeType=\"String\" defaultValueString=\"unknown\" syncable=\"YES\"/>"
+        ).write(to: later.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let outcome = try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "7995\n")
+        #expect(outcome.stderr.contains("coredata: warning:"))
+        #expect(outcome.stderr.contains("postID now required"))
+        #expect(outcome.stderr.contains("postID default none → unknown"))
+        // Writing needs a migration.
+        let write = try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--write"])
+        #expect(write.status == 1)
+        #expect(write.stderr.contains("--migrate"))
+    }
+}
