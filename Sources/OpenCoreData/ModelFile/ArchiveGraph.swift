@@ -22,6 +22,16 @@ struct ArchiveGraph {
 
     /// The deepest nesting `plainValue(_:)` follows (user info values, default values).
     static let maximumValueDepth = 32
+    /// The most values `plainValue(_:)` builds for one archive, all calls together: an archive
+    /// can share one array many times at every level, which would otherwise unfold into an
+    /// exponential tree.
+    static let maximumValueCount = 100_000
+
+    /// How many values `plainValue(_:)` has built so far for this archive.
+    private final class Counter {
+        var values = 0
+    }
+    private let counter = Counter()
 
     let file: URL
     let objects: [PropertyListValue]
@@ -191,7 +201,19 @@ struct ArchiveGraph {
     /// A value as Foundation types: `String`, `NSNumber`, `Date`, `Data`, `UUID`, `URL`,
     /// `NSDecimalNumber`, `[Any]`, `[String: Any]`; nil for `$null`. Anything else (an object of
     /// another class) is an error.
-    func plainValue(_ value: PropertyListValue?, what: @autoclosure () -> String, depth: Int = 0) throws -> Any? {
+    func plainValue(_ value: PropertyListValue?, what: @autoclosure () -> String) throws -> Any? {
+        var count = counter.values
+        defer { counter.values = count }
+        return try plainValue(value, what: what(), depth: 0, count: &count)
+    }
+
+    private func plainValue(
+        _ value: PropertyListValue?, what: @autoclosure () -> String, depth: Int, count: inout Int
+    ) throws -> Any? {
+        count += 1
+        guard count <= Self.maximumValueCount else {
+            throw error("\(what()): the archive's values unfold into more than \(Self.maximumValueCount) values")
+        }
         guard depth <= Self.maximumValueDepth else {
             throw error("\(what()) is nested more than \(Self.maximumValueDepth) levels deep (or refers to itself)")
         }
@@ -206,15 +228,17 @@ struct ArchiveGraph {
         case .string(let value): return value
         case .uid: throw error("\(what()) is a reference to a reference")
         case .array(let values):
-            return try values.map { try plainValue($0, what: what(), depth: depth + 1) ?? NSNull() }
+            return try values.map { try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? NSNull() }
         case .dictionary:
             guard case .uid(let index)? = value, index > 0 else { throw error("\(what()) is a dictionary outside an object") }
             let object = try Self.object(at: index, in: objects, file: file, what: what())
-            return try plainObject(object, what: what(), depth: depth)
+            return try plainObject(object, what: what(), depth: depth, count: &count)
         }
     }
 
-    private func plainObject(_ object: Object, what: @autoclosure () -> String, depth: Int) throws -> Any {
+    private func plainObject(
+        _ object: Object, what: @autoclosure () -> String, depth: Int, count: inout Int
+    ) throws -> Any {
         let fields = object.fields
         switch object.className {
         case "NSString", "NSMutableString":
@@ -238,17 +262,17 @@ struct ArchiveGraph {
             guard let relative = try string(fields["NS.relative"], what: what()) else {
                 throw error("\(what()) is an NSURL without NS.relative")
             }
-            let base = try plainValue(fields["NS.base"], what: what(), depth: depth + 1) as? URL
+            let base = try plainValue(fields["NS.base"], what: what(), depth: depth + 1, count: &count) as? URL
             guard let url = URL(string: relative, relativeTo: base) else { throw error("\(what()) is not a valid URL") }
             return url
         case "NSDecimalNumber":
             return try decimalNumber(object, what: what())
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
-            return try elements(of: object).map { try plainValue($0, what: what(), depth: depth + 1) ?? NSNull() }
+            return try elements(of: object).map { try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? NSNull() }
         case "NSDictionary", "NSMutableDictionary":
             var result: [String: Any] = [:]
             for (key, value) in try entries(of: object) {
-                result[key] = try plainValue(value, what: what(), depth: depth + 1) ?? NSNull()
+                result[key] = try plainValue(value, what: what(), depth: depth + 1, count: &count) ?? NSNull()
             }
             return result
         default:

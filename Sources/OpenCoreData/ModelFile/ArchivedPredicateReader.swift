@@ -15,9 +15,20 @@ struct ArchivedPredicateReader {
     let archive: ArchiveGraph
     /// The deepest nesting of predicates and expressions followed.
     static let maximumDepth = 64
+    /// The most predicates and expressions one model's archive may unfold into (an archive can
+    /// share one sub-predicate many times at every level).
+    static let maximumNodes = 100_000
+    private var nodes = 0
 
     init(archive: ArchiveGraph) {
         self.archive = archive
+    }
+
+    private mutating func countNode(_ what: String) throws {
+        nodes += 1
+        guard nodes <= Self.maximumNodes else {
+            throw archive.error("\(what): the model's predicates hold more than \(Self.maximumNodes) parts")
+        }
     }
 
     func unsupported(_ what: String) -> ModelFileError {
@@ -25,6 +36,7 @@ struct ArchivedPredicateReader {
     }
 
     mutating func predicate(_ value: PropertyListValue, what: String, depth: Int = 0) throws -> NSPredicate {
+        try countNode(what)
         guard depth <= Self.maximumDepth else {
             throw archive.error("\(what) is nested more than \(Self.maximumDepth) levels deep (or refers to itself)")
         }
@@ -70,6 +82,7 @@ struct ArchivedPredicateReader {
     }
 
     mutating func expression(_ value: PropertyListValue, what: String, depth: Int) throws -> NSExpression {
+        try countNode(what)
         guard depth <= Self.maximumDepth else {
             throw archive.error("\(what) is nested more than \(Self.maximumDepth) levels deep (or refers to itself)")
         }

@@ -60,7 +60,8 @@ struct ModelVersionLookupTests {
             versions.compactMap { $0.sourceFileURL?.lastPathComponent }
                 == ["v1.xcdatamodel", "v2.xcdatamodel", "v3.xcdatamodel", "v4.xcdatamodel"])
         // A model loaded from one version finds its siblings too; one made in code has none.
-        let v2 = try #require(NSManagedObjectModel(contentsOf: folder.url.appendingPathComponent("Posts.xcdatamodeld/v2.xcdatamodel")))
+        let v2 = try #require(
+            NSManagedObjectModel(contentsOf: folder.url.appendingPathComponent("Posts.xcdatamodeld/v2.xcdatamodel")))
         #expect(NSManagedObjectModel.allVersions(besides: v2).count == 4)
         #expect(NSManagedObjectModel.allVersions(besides: NSManagedObjectModel()).isEmpty)
     }
@@ -115,7 +116,8 @@ struct ModelVersionLookupTests {
         var hashes = try #require(metadata[NSStoreModelVersionHashesKey] as? [String: Any])
         // Only Post: the Tags file has no matching version and is left out.
         #expect(
-            NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata)?.entitiesByName.keys.sorted() == ["Post"])
+            NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata)?.entitiesByName.keys.sorted() == ["Post"]
+        )
         hashes["Tag"] = tags.entityVersionHashesByName["Tag"]
         metadata[NSStoreModelVersionHashesKey] = hashes
         let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata))
