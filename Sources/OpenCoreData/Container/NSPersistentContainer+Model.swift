@@ -6,7 +6,11 @@ extension NSPersistentContainer {
         let folders = modelSearchFolders()
         let fileManager = FileManager.default
         for folder in folders {
-            for fileExtension in [ModelFileLocator.versionedExtension, ModelFileLocator.versionExtension] {
+            let extensions = [
+                ModelFileLocator.versionedExtension, ModelFileLocator.versionExtension,
+                ModelFileLocator.compiledVersionedExtension, ModelFileLocator.compiledExtension,
+            ]
+            for fileExtension in extensions {
                 let url = folder.appendingPathComponent(name).appendingPathExtension(fileExtension)
                 guard fileManager.fileExists(atPath: url.path) else { continue }
                 do {
@@ -15,19 +19,14 @@ extension NSPersistentContainer {
                     return .failure(error)
                 }
             }
-            for fileExtension in ["momd", "mom"] {
-                let url = folder.appendingPathComponent(name).appendingPathExtension(fileExtension)
-                if fileManager.fileExists(atPath: url.path) {
-                    return .failure(ModelFileLocator.compiledModelError(url).nsError)
-                }
-            }
         }
         let searched = folders.map(\.path).joined(separator: ", ")
         return .failure(
             CoreDataError.make(
                 code: NSFileReadNoSuchFileError,
                 reason:
-                    "No model named '\(name)' (\(name).xcdatamodeld or \(name).xcdatamodel) was found; searched: \(searched)",
+                    "No model named '\(name)' (\(name).xcdatamodeld, \(name).xcdatamodel, \(name).momd or \(name).mom) was found; "
+                    + "searched: \(searched)",
                 userInfo: ["NSModelName": name]))
     }
 

@@ -44,15 +44,16 @@ open class NSPersistentContainer: NSObject {
     /// let container = NSPersistentContainer(name: "Model")
     /// ```
     ///
-    /// The model is `<name>.xcdatamodeld` (its current version) or `<name>.xcdatamodel`, loaded
-    /// as by `NSManagedObjectModel(contentsOf:)`, from the first folder that has one of: the
+    /// The model is `<name>.xcdatamodeld` (its current version), `<name>.xcdatamodel`,
+    /// `<name>.momd` or `<name>.mom` (looked for in that order), loaded as by
+    /// `NSManagedObjectModel(contentsOf:)`, from the first folder that has one of: the
     /// resource folders of `Bundle.main` and of every loaded bundle (`Bundle.allBundles`), and
     /// the SwiftPM resource bundles (`*.resources`, `*.bundle`) next to them — where
     /// `.copy("Model.xcdatamodeld")` in `Package.swift` puts it.
     ///
-    /// **Differences from Apple:** Apple's loads the compiled `<name>.momd` that Xcode puts in
-    /// the main bundle; there is no model compiler on Linux, so this loads the model files
-    /// themselves. When no model is found or it does not load, the container gets an empty
+    /// **Differences from Apple:** Apple's loads only the compiled `<name>.momd` that Xcode puts
+    /// in the main bundle; there is no model compiler on Linux, so this loads the model files
+    /// themselves too. When no model is found or it does not load, the container gets an empty
     /// model and `loadPersistentStores(completionHandler:)` passes the reason (an `NSError`
     /// naming the folders searched, or the model file's error) to its handler for every
     /// description, instead of Apple's log line and later failures.

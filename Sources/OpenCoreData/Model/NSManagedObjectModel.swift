@@ -19,6 +19,10 @@ open class NSManagedObjectModel: NSObject, NSCopying {
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
     private var inUse = false
+    /// The model file or folder `init(contentsOf:)` loaded this model from (nil for a model made
+    /// in code, merged, or copied); the migration code looks for the model's other versions
+    /// beside it.
+    var sourceFileURL: URL?
     /// Serializes `markInUse()` (coordinators made on several threads at once).
     private let useLock = NSLock()
 

@@ -18,7 +18,8 @@ struct ModelFileError: Error {
         /// Malformed XML, or XML that does not describe a valid model
         /// (`NSFileReadCorruptFileError`, 259).
         case corrupt
-        /// A compiled model (`.mom`, `.momd`), which OpenCoreData cannot read yet
+        /// Something OpenCoreData cannot read yet: a part of a compiled model it does not
+        /// decode, such as a derived attribute or a predicate with a function
         /// (`NSFeatureUnsupportedError`, 3328).
         case unsupportedFormat
     }
@@ -47,9 +48,13 @@ struct ModelFileError: Error {
         self.underlying = underlying
     }
 
-    /// An error about the element at `location`.
+    /// An error about the element at `location` (line 0: an element of a compiled model, which
+    /// has no lines; the message names the element).
     init(_ message: String, at location: ModelFileLocation, underlying: NSError? = nil) {
-        self.init(.corrupt, message, file: location.file, line: location.line, column: location.column, underlying: underlying)
+        let line = location.line > 0 ? location.line : nil
+        self.init(
+            .corrupt, message, file: location.file, line: line, column: line == nil ? nil : location.column,
+            underlying: underlying)
     }
 
     var code: Int {

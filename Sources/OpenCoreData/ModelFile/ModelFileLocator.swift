@@ -1,61 +1,85 @@
 import OpenPredicate
 
-/// Finds the `contents` XML file behind a URL given to `NSManagedObjectModel(contentsOf:)`, and
-/// the model files inside a bundle for `mergedModel(from:)`.
+/// Finds the file behind a URL given to `NSManagedObjectModel(contentsOf:)`, and the model files
+/// inside a bundle for `mergedModel(from:)`.
 ///
 /// - An `.xcdatamodeld` folder (a versioned model) gives its current version: the
 ///   `.xcdatamodel` named by `_XCCurrentVersionName` in its `.xccurrentversion` property list,
 ///   or, without that file, its only version, or the last one in numeric name order
 ///   ("Model 10" after "Model 2").
-/// - An `.xcdatamodel` folder (or any folder holding a `contents` file) gives its `contents`.
-/// - Any other file is read as `contents` XML itself, whatever its name.
-/// - A compiled model (`.mom`, `.momd`, `.omo`, or a binary property list) is refused.
+/// - A `.momd` folder (a compiled versioned model) gives its current version: the `.mom` named
+///   by `NSManagedObjectModel_CurrentVersionName` in its `VersionInfo.plist`, or, without one,
+///   its only or last `.mom` in the same order.
+/// - An `.xcdatamodel` folder (or any folder holding a `contents` file) gives its `contents`;
+///   one without `contents` but with an `elements` file (saved by Xcode 3) gives `elements`.
+/// - An `.omo` file (an optimized compiled model) gives the `.mom` of the same name beside it.
+/// - Any other file is given as it is; the loader tells `contents` XML from a compiled model
+///   or an `elements` file by its bytes.
 enum ModelFileLocator {
     static let versionedExtension = "xcdatamodeld"
     static let versionExtension = "xcdatamodel"
-    static let compiledExtensions: Set<String> = ["mom", "momd", "omo"]
+    static let compiledVersionedExtension = "momd"
+    static let compiledExtension = "mom"
+    static let optimizedExtension = "omo"
 
-    /// The URL of the `contents` file to parse for `url`.
+    /// The file to read for `url`.
     static func contentsFile(for url: URL) throws -> URL {
         guard url.isFileURL else {
             throw ModelFileError(.unsupportedScheme, "only file URLs can be loaded as model files", file: url)
         }
         let url = url.standardizedFileURL
-        if compiledExtensions.contains(url.pathExtension.lowercased()) {
-            throw compiledModelError(url)
-        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ModelFileError(.noSuchFile, "no such file or folder", file: url)
         }
-        guard isDirectory.boolValue else { return url }
-        if url.pathExtension == versionedExtension { return try contentsFile(for: try currentVersion(of: url)) }
+        guard isDirectory.boolValue else {
+            guard url.pathExtension.lowercased() == optimizedExtension else { return url }
+            let mom = url.deletingPathExtension().appendingPathExtension(compiledExtension)
+            guard FileManager.default.fileExists(atPath: mom.path) else {
+                throw ModelFileError(
+                    .unsupportedFormat, "optimized models (.omo) cannot be read; load the .mom of the same name", file: url)
+            }
+            return mom
+        }
+        switch url.pathExtension {
+        case versionedExtension: return try contentsFile(for: try currentVersion(of: url))
+        case compiledVersionedExtension: return try currentCompiledVersion(of: url)
+        default: break
+        }
         let contents = url.appendingPathComponent("contents")
         if FileManager.default.fileExists(atPath: contents.path) { return contents }
+        let elements = url.appendingPathComponent("elements")
+        if FileManager.default.fileExists(atPath: elements.path) { return elements }
         if !versions(in: url).isEmpty { return try contentsFile(for: try currentVersion(of: url)) }
         throw ModelFileError(.noSuchFile, "the folder has no model 'contents' file", file: contents)
     }
 
     /// Reads the file, turning file-system failures into Cocoa's file errors.
     static func data(of file: URL) throws -> Data {
-        let data: Data
         do {
-            data = try Data(contentsOf: file)
+            return try Data(contentsOf: file)
         } catch {
             let code =
                 FileManager.default.isReadableFile(atPath: file.path) ? NSFileReadUnknownError : NSFileReadNoPermissionError
             throw ModelFileError(
                 .unreadable(code: code), "the file could not be read", file: file, underlying: error as NSError)
         }
-        if data.starts(with: Array("bplist".utf8)) { throw compiledModelError(file) }
-        return data
     }
 
-    static func compiledModelError(_ url: URL) -> ModelFileError {
-        ModelFileError(
-            .unsupportedFormat,
-            "compiled models (.mom, .momd) are not supported yet: load the .xcdatamodeld or .xcdatamodel it was compiled from",
-            file: url)
+    /// A property list file as a dictionary.
+    static func propertyList(at file: URL) throws -> [String: Any] {
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: try data(of: file), options: [], format: nil)
+        } catch let error as ModelFileError {
+            throw error
+        } catch {
+            throw ModelFileError(.corrupt, "not a property list", file: file, underlying: error as NSError)
+        }
+        guard let dictionary = plist as? [String: Any] else {
+            throw ModelFileError(.corrupt, "the property list is not a dictionary", file: file)
+        }
+        return dictionary
     }
 
     // MARK: - Versions
@@ -73,18 +97,43 @@ enum ModelFileLocator {
             .map { folder.appendingPathComponent($0) }
     }
 
+    /// The compiled versions (`.mom` files) directly inside a `.momd` folder, in the same order.
+    static func compiledVersions(in folder: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return
+            names
+            .filter { ($0 as NSString).pathExtension == compiledExtension }
+            .map { ($0 as NSString).deletingPathExtension }
+            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .map { folder.appendingPathComponent($0 + "." + compiledExtension) }
+    }
+
+    /// The current version of a `.momd` folder.
+    static func currentCompiledVersion(of folder: URL) throws -> URL {
+        let info = folder.appendingPathComponent("VersionInfo.plist")
+        if FileManager.default.fileExists(atPath: info.path) {
+            let plist = try propertyList(at: info)
+            if let name = plist["NSManagedObjectModel_CurrentVersionName"] as? String, !name.isEmpty {
+                let version = folder.appendingPathComponent(name + "." + compiledExtension)
+                guard FileManager.default.fileExists(atPath: version.path) else {
+                    throw ModelFileError(
+                        .noSuchFile, "the current version '\(name)' named by VersionInfo.plist is missing", file: version)
+                }
+                return version
+            }
+        }
+        guard let last = compiledVersions(in: folder).last else {
+            throw ModelFileError(.noSuchFile, "the compiled model folder has no .mom version", file: folder)
+        }
+        return last
+    }
+
     /// The current version of a versioned model.
     static func currentVersion(of folder: URL) throws -> URL {
         let marker = folder.appendingPathComponent(".xccurrentversion")
         if FileManager.default.fileExists(atPath: marker.path) {
-            let data = try data(of: marker)
-            let plist: Any
-            do {
-                plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-            } catch {
-                throw ModelFileError(.corrupt, "not a property list", file: marker, underlying: error as NSError)
-            }
-            if let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty {
+            let plist = try propertyList(at: marker)
+            if let name = plist["_XCCurrentVersionName"] as? String, !name.isEmpty {
                 let version = folder.appendingPathComponent(name)
                 guard FileManager.default.fileExists(atPath: version.path) else {
                     throw ModelFileError(
@@ -101,24 +150,32 @@ enum ModelFileLocator {
 
     // MARK: - Bundles
 
-    /// Model files in a folder and its sub-folders, in path order: each `.xcdatamodeld`, and
-    /// each `.xcdatamodel` that is not a version inside one. Symbolic links are followed once;
-    /// the search stops 16 folders deep.
+    /// Model files in a folder and its sub-folders, in path order: each `.xcdatamodeld` and
+    /// `.momd`, and each `.xcdatamodel` and `.mom` that is not a version inside one. A compiled
+    /// model beside the model file of the same name (`Model.momd` beside `Model.xcdatamodeld`,
+    /// `Model.mom` beside `Model.xcdatamodel`) is the same model and is left out. Symbolic links
+    /// are followed once; the search stops 16 folders deep.
     static func modelFiles(in folder: URL) -> [URL] {
         var found: [URL] = []
         var visited: Set<String> = []
         func search(_ folder: URL, depth: Int) {
             guard depth <= 16, visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let nameSet = Set(names)
             for name in names.sorted() where !isHostCopy(name, besides: names) {
                 let url = folder.appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    continue
-                }
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
+                let base = (name as NSString).deletingPathExtension
                 switch url.pathExtension {
-                case versionedExtension, versionExtension: found.append(url)
-                default: search(url, depth: depth + 1)
+                case versionedExtension, versionExtension:
+                    if isDirectory.boolValue { found.append(url) }
+                case compiledVersionedExtension:
+                    if isDirectory.boolValue && !nameSet.contains(base + "." + versionedExtension) { found.append(url) }
+                case compiledExtension:
+                    if !isDirectory.boolValue && !nameSet.contains(base + "." + versionExtension) { found.append(url) }
+                default:
+                    if isDirectory.boolValue { search(url, depth: depth + 1) }
                 }
             }
         }

@@ -10,16 +10,17 @@ extension NSManagedObjectModel {
     ///
     /// Each bundle's resource folder is searched, sub-folders included (SwiftPM's
     /// `.copy("Model.xcdatamodeld")` puts the folder in the target's resource bundle), for
-    /// `.xcdatamodeld` folders (their current version is used) and `.xcdatamodel` folders that
-    /// are not versions inside one; each is loaded as by `init(contentsOf:)`, in path order, and
+    /// `.xcdatamodeld` and `.momd` folders (their current version is used) and `.xcdatamodel`
+    /// folders and `.mom` files that are not versions inside one (a compiled model beside the
+    /// model file of the same name is that model, and is skipped); each is loaded as by
+    /// `init(contentsOf:)`, in path order, and
     /// the models are merged as by `init(byMerging:)`: their entities, configurations and fetch
     /// request templates together.
     ///
     /// **Default:** `nil` for `bundles` searches the main bundle only.
     ///
-    /// **Differences from Apple:** Apple's merges the *compiled* models (`.mom`, `.momd`) that
-    /// Xcode puts in a bundle; this merges the model files themselves, and skips compiled ones.
-    /// Returns `nil` when a model file fails to load (`init(validatingContentsOf:)` says why)
+    /// **Differences from Apple:** Apple's merges only the *compiled* models (`.mom`, `.momd`)
+    /// that Xcode puts in a bundle; this merges the model files themselves too. Returns `nil` when a model file fails to load (`init(validatingContentsOf:)` says why)
     /// or when two models define an entity of the same name (where Apple's stops the process);
     /// a bundle without model files gives an empty model.
     /// See [mergedModel(from:)](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/mergedmodel(from:)).

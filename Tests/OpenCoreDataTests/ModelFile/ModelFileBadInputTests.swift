@@ -280,20 +280,25 @@ struct ModelFileBadInputTests {
         }
     }
 
-    @Test("Compiled models are refused with a clear message")
+    @Test("A truncated compiled model is refused as corrupt; a missing .momd as missing")
     func compiledModel() throws {
         let folder = try TemporaryFolder()
         let mom = try folder.write("bplist00", to: "Model.mom")
         let disguised = try folder.write("bplist00\u{1}\u{2}", to: "Model.xcdatamodel/contents")
-        for url in [mom, folder.url.appendingPathComponent("Model.momd"), disguised] {
+        for url in [mom, disguised] {
             #expect(NSManagedObjectModel(contentsOf: url) == nil)
             #expect {
                 try NSManagedObjectModel(validatingContentsOf: url)
             } throws: { error in
                 let error = error as NSError
-                return error.code == NSFeatureUnsupportedError
-                    && error.localizedDescription.contains("compiled models (.mom, .momd) are not supported yet")
+                return error.code == NSFileReadCorruptFileError
+                    && error.localizedDescription.contains("not a valid binary property list")
             }
+        }
+        #expect {
+            try NSManagedObjectModel(validatingContentsOf: folder.url.appendingPathComponent("Model.momd"))
+        } throws: { error in
+            (error as NSError).code == NSFileReadNoSuchFileError
         }
     }
 
