@@ -60,6 +60,11 @@ struct RealStoreMigrationTests {
             store: Store(
                 "coredataplus-samplemodel-v2", "SampleModel_V2.sqlite", xml: "SampleModel2.xcdatamodel.contents.xml", counts: [:]),
             destination: "SampleModel3.xcdatamodel.contents.xml", counts: [:]),
+        // Apple's Recipes sample: the 2010 store (Xcode 3's model) opened by the 2018 sample.
+        Pair(
+            store: Store("apple-recipes-2010", "Recipes.sqlite", code: { RealWorldModels.recipesModel() }, counts: [:]),
+            destination: "../apple-recipes-2018/Recipes.xcdatamodel.contents.xml",
+            counts: ["Image": 7, "Ingredient": 31, "Recipe": 7, "RecipeType": 5]),
         // The to-do app: its first store gains projects (1.3.0), then blocking items (1.5.0).
         Pair(
             store: Store("easylife-todo", "EasyLife.sqlite", code: AppleWrittenStoreTests.easyLifeBeforeProjects, counts: [:]),
