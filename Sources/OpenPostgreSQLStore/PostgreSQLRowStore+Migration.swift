@@ -68,22 +68,7 @@
 
         /// Opens a one-connection database for `url` and closes it after `body`.
         private static func withDatabase<T>(url: URL, _ body: (PostgresDatabase, PostgresStoreURL) throws -> T) throws -> T {
-            let parsed: PostgresStoreURL
-            do {
-                parsed = try PostgresStoreURL(url)
-            } catch {
-                throw PostgreSQLStoreError.open(
-                    "Can't open the PostgreSQL store \(url.absoluteString.redactingPassword): \(error)", store: "",
-                    underlying: error)
-            }
-            let database: PostgresDatabase
-            do {
-                database = try PostgresDatabase(url: parsed, poolSize: 1)
-            } catch {
-                throw PostgreSQLStoreError.open(
-                    "Can't connect to the PostgreSQL store \(parsed.redacted): \(error)", store: parsed.redacted,
-                    underlying: error)
-            }
+            let (database, parsed) = try connect(url: url, poolSize: 1)
             defer { database.close() }
             do {
                 return try body(database, parsed)

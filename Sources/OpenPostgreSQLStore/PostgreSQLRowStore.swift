@@ -96,22 +96,8 @@
             url: URL, schema: StoreSchema, readOnly: Bool = false, modelVersionHashes: [String: Data],
             versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false, checksVersionHashes: Bool = true
         ) throws -> PostgreSQLRowStore {
-            let parsed: PostgresStoreURL
-            do {
-                parsed = try PostgresStoreURL(url)
-            } catch {
-                throw PostgreSQLStoreError.open(
-                    "Can't open the PostgreSQL store \(url.absoluteString.redactingPassword): \(error)", store: "",
-                    underlying: error)
-            }
+            let (database, parsed) = try connect(url: url, poolSize: poolSize)
             let name = parsed.redacted
-            let database: PostgresDatabase
-            do {
-                database = try PostgresDatabase(url: parsed, poolSize: poolSize)
-            } catch {
-                throw PostgreSQLStoreError.open(
-                    "Can't connect to the PostgreSQL store \(name): \(error)", store: name, underlying: error)
-            }
             do {
                 let (layout, metadata, history) = try database.withTransaction { connection in
                     // One opener at a time per schema: the first creates the tables, the others wait
@@ -147,6 +133,27 @@
                         "Can't open the PostgreSQL store \(name): \(error)", store: name, underlying: error)
                 }
                 throw error
+            }
+        }
+
+        /// The database of a store URL, connected.
+        /// - Throws: `NSPersistentStoreOpenError` for a malformed URL or a server that can't be
+        ///   reached or refuses the login.
+        static func connect(url: URL, poolSize: Int) throws -> (PostgresDatabase, PostgresStoreURL) {
+            let parsed: PostgresStoreURL
+            do {
+                parsed = try PostgresStoreURL(url)
+            } catch {
+                throw PostgreSQLStoreError.open(
+                    "Can't open the PostgreSQL store \(url.absoluteString.redactingPassword): \(error)", store: "",
+                    underlying: error)
+            }
+            do {
+                return (try PostgresDatabase(url: parsed, poolSize: poolSize), parsed)
+            } catch {
+                throw PostgreSQLStoreError.open(
+                    "Can't connect to the PostgreSQL store \(parsed.redacted): \(error)", store: parsed.redacted,
+                    underlying: error)
             }
         }
 

@@ -63,6 +63,17 @@ private final class Readme {
         print(request?.predicate ?? "none")                         // salary > 40000
     }
 
+    // README: Model versions and migration
+    func modelVersions(postsModelURL: URL, storeURL: URL) throws {
+        // Posts.xcdatamodeld holds v1 and v2 (current); the store at storeURL was written with v1.
+        let model = try NSManagedObjectModel(validatingContentsOf: postsModelURL)
+        let container = NSPersistentContainer(name: "Posts", managedObjectModel: model)
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
+        var loaded = false
+        container.loadPersistentStores { _, error in loaded = error == nil }
+        print(loaded)   // true
+    }
+
     // README: Contexts, objects and the stores
     func contexts(model: NSManagedObjectModel) throws {
         final class Employee: NSManagedObject {
@@ -91,10 +102,14 @@ private final class Readme {
 
     // README: Contexts, objects and the stores — Streaming large fetches (set up as `contexts`)
     func streaming(model: NSManagedObjectModel) throws {
-        final class Employee: NSManagedObject {
+        // A class of its own name: `contexts` declares another `Employee`, and the process
+        // finds an entity's class by its name.
+        final class StreamedEmployee: NSManagedObject {
             @Managed var name: String?
             @Managed var salary: Decimal?
         }
+        typealias Employee = StreamedEmployee
+        model.entitiesByName["Employee"]?.managedObjectClassName = "StreamedEmployee"
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -211,7 +226,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 7)
+        #expect(blocks.count == 8)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -277,6 +292,47 @@ struct ReadmeExamplesTests {
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
         try Self.modelFile.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
         try body(folder.deletingLastPathComponent())
+    }
+
+    /// Two versions of a posts model, a store written with the first, and the README's
+    /// container migrating it: the posts are there with the new attribute's default.
+    @Test func modelVersions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = folder.appendingPathComponent("Posts.xcdatamodeld")
+        let v1 = #"<entity name="Post" representedClassName="Post"><attribute name="title" optional="YES" attributeType="String"/></entity>"#
+        let v2 = v1.replacingOccurrences(
+            of: "</entity>", with: #"<attribute name="hide" attributeType="Boolean" defaultValueString="NO"/></entity>"#)
+        for (name, entities) in [("v1", v1), ("v2", v2)] {
+            let version = bundle.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+            try #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><model type="com.apple.IDECoreDataModeler.DataModel">\#(entities)</model>"#
+                .write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let storeURL = folder.appendingPathComponent("Posts.sqlite")
+        let old = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("v1.xcdatamodel"))
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: old)
+        try writer.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = writer
+        try context.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Post", into: context).setValue("Hello", forKey: "title")
+            try context.save()
+        }
+        try writer.remove(try #require(writer.persistentStores.first))
+
+        let readme = Readme()
+        try readme.modelVersions(postsModelURL: bundle, storeURL: storeURL)
+        #expect(readme.printed == ["true"])
+        #expect(readme.printed == (try swiftBlock(containing: "postsModelURL")).expectedOutput)
+        let reader = NSPersistentStoreCoordinator(
+            managedObjectModel: try NSManagedObjectModel(validatingContentsOf: bundle))
+        try reader.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
+        let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        check.persistentStoreCoordinator = reader
+        let posts = try check.performAndWait { try check.fetch(NSFetchRequest<NSManagedObject>(entityName: "Post")) }
+        #expect(posts.map { $0.value(forKey: "title") as? String } == ["Hello"])
+        #expect(posts.map { $0.value(forKey: "hide") as? Bool } == [false])
     }
 
     @Test func contexts() throws {

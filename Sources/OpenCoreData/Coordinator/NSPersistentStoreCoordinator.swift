@@ -70,7 +70,10 @@ open class NSPersistentStoreCoordinator: NSObject {
     ///   does not have; for SQLite, `NSPersistentStoreOpenError` (missing or unreadable file,
     ///   not a database), `NSPersistentStoreIncompatibleVersionHashError` (the store was made
     ///   with another model; `userInfo["entities"]` names the entities that differ) and
-    ///   `NSPersistentStoreIncompatibleSchemaError`.
+    ///   `NSPersistentStoreIncompatibleSchemaError`; with `NSMigratePersistentStoresAutomaticallyOption`,
+    ///   a store of an older version of the model is migrated first, and the migration's errors
+    ///   (`NSMigrationMissingSourceModelError`, `NSMigrationMissingMappingModelError`,
+    ///   `NSInferredMappingModelError`, `NSMigrationError`, …) are thrown with the store unchanged.
     @discardableResult
     open func addPersistentStore(
         ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,

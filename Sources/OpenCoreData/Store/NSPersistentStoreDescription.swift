@@ -85,18 +85,17 @@ open class NSPersistentStoreDescription: NSObject, NSCopying {
     }
 
     /// Whether a store of an older model version is migrated when added
-    /// (`NSMigratePersistentStoresAutomaticallyOption`). **Default:** `true`.
-    ///
-    /// **Differences from Apple:** no migration is done yet.
+    /// (`NSMigratePersistentStoresAutomaticallyOption`): the store's model is found among the
+    /// versions of the model's file and the store migrated in place (see `NSMigrationManager`).
+    /// **Default:** `true`.
     open var shouldMigrateStoreAutomatically: Bool {
         get { flag(NSMigratePersistentStoresAutomaticallyOption, default: true) }
         set { options[NSMigratePersistentStoresAutomaticallyOption] = NSNumber(value: newValue) }
     }
 
-    /// Whether such a migration infers its mapping model (`NSInferMappingModelAutomaticallyOption`).
+    /// Whether such a migration infers its mapping model (`NSInferMappingModelAutomaticallyOption`,
+    /// see `NSMappingModel.inferredMappingModel(forSourceModel:destinationModel:)`).
     /// **Default:** `true`.
-    ///
-    /// **Differences from Apple:** no migration is done yet.
     open var shouldInferMappingModelAutomatically: Bool {
         get { flag(NSInferMappingModelAutomaticallyOption, default: true) }
         set { options[NSInferMappingModelAutomaticallyOption] = NSNumber(value: newValue) }

@@ -5,7 +5,9 @@ import OpenStoreCore
 /// `NSSQLiteStoreType`: a Core Data SQLite file in Apple's layout (see `SQLiteRowStore`).
 ///
 /// Adding the store creates the file (WAL journal, metadata with the model's version hashes and
-/// a new UUID) or opens an existing one, whose version hashes must equal the model's. The
+/// a new UUID) or opens an existing one, whose version hashes must equal the model's; with
+/// `NSMigratePersistentStoresAutomaticallyOption`, a file of an older version of the model is
+/// migrated first (`LightweightMigration`). The
 /// store's `identifier` is the file's UUID (`Z_METADATA.Z_UUID`), so object ID URIs stay valid
 /// across launches.
 ///

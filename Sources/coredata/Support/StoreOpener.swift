@@ -46,7 +46,8 @@ enum StoreOpener {
     /// `modelPath`): with `migrate`, a copy of it is migrated and opened (the store itself, with
     /// `write`), after a report of what changed on stderr; without, a read-only open whose
     /// differences leave the store's tables as they are goes ahead with a warning listing them,
-    /// and anything else is an error saying what differs.
+    /// and anything else is an error saying what differs. A store of no version of the model
+    /// is refused by the store itself (`NSPersistentStoreIncompatibleVersionHashError`).
     static func context(
         model: NSManagedObjectModel, modelPath: String? = nil, storePath path: String, write: Bool, migrate: Bool = false
     ) throws -> NSManagedObjectContext {
@@ -73,10 +74,8 @@ enum StoreOpener {
                     "the store \(redacted(path)) was written with another version of the model; opened read-only, as the "
                         + "differences leave its tables as they are: \(differences.joined(separator: "; "))")
                 options[NSIgnorePersistentStoreVersioningOption] = true
-            } else {
-                let what =
-                    storeModel.map { ModelDifferences(from: $0, to: model).lines.joined(separator: "; ") }
-                    ?? "no version of the model file has the store's version hashes"
+            } else if let storeModel {
+                let what = ModelDifferences(from: storeModel, to: model).lines.joined(separator: "; ")
                 throw ToolError(
                     "the store \(redacted(path)) was written with another version of the model (\(what)); --migrate migrates "
                         + "a copy of it (with --write, the store itself)")

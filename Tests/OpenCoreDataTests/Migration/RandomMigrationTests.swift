@@ -191,7 +191,11 @@ import Testing
 
     /// Inserts the rows into `store` (created with `model`).
     static func insert(_ rows: [Row], into store: Store, model: NSManagedObjectModel, changes: Set<Change>) throws {
-        let context = try open(store, model: model, readOnly: false)
+        try insert(rows, into: try open(store, model: model, readOnly: false), changes: changes)
+    }
+
+    /// Inserts the rows through `context` and saves.
+    static func insert(_ rows: [Row], into context: NSManagedObjectContext, changes: Set<Change> = []) throws {
         try context.performAndWait {
             var objects: [Int64: NSManagedObject] = [:]
             for row in rows {

@@ -18,22 +18,11 @@ import Testing
             ofType: from, configurationName: nil, at: try folder.storeURL(for: from, name: "from.sqlite"))
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        var ids: [URL] = []
-        try context.performAndWait {
-            var objects: [Int64: NSManagedObject] = [:]
-            for row in rows {
-                let object = NSEntityDescription.insertNewObject(forEntityName: row.entity, into: context)
-                object.setValue(row.uid, forKey: "uid")
-                for (key, value) in row.values { object.setValue(value, forKey: key) }
-                objects[row.uid] = object
-            }
-            for row in rows {
-                if let owner = row.owner.flatMap({ objects[$0] }) { objects[row.uid]?.setValue(owner, forKey: "owner") }
-                for tag in row.tags.compactMap({ objects[$0] }) { objects[row.uid]?.mutableSetValue(forKey: "tags").add(tag) }
-            }
-            try context.save()
-            ids = objects.values.map { $0.objectID.uriRepresentation() }
+        try RandomMigrationTests.insert(rows, into: context)
+        let ids = try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).map { $0.objectID.uriRepresentation() }
         }
+        #expect(ids.count == rows.filter { $0.entity == "Item" || $0.entity == "Special" }.count)
         let before = try RandomMigrationTests.contents(in: context, model: model)
         let uuid = store.identifier
 
