@@ -118,7 +118,8 @@ enum MigrationVersions {
     /// The child side of a trial: migrates the store at `options["store"]` in place from version
     /// 1 to version 2 with `NSMigrationManager`, saying `migrating` just before and `migrated`
     /// after; `error CODE MESSAGE` when it throws. With `read=1` it instead opens the store with
-    /// version 1 and counts its people over and over, saying `count N` (or `error …`) each time,
+    /// version 1 and reads all its people over and over, saying `read SEQ count PEOPLE NAMED`
+    /// (the people fetched, and how many had a full name) or `read SEQ failed CODE` each time,
     /// until killed.
     static func run(_ options: [String: String]) -> Never {
         let url = URL(fileURLWithPath: options["store"] ?? "")
@@ -152,14 +153,16 @@ enum MigrationVersions {
             exit(3)
         }
         StoreCrashWriter.say("opened")
+        var sequence = 0
         while true {
+            sequence += 1
             do {
                 let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
                 let named = people.filter { ($0.value(forKey: "fullName") as? String) != nil }.count
-                StoreCrashWriter.say("count \(people.count) \(named)")
+                StoreCrashWriter.say("read \(sequence) count \(people.count) \(named)")
                 context.reset()
             } catch {
-                StoreCrashWriter.say("error \((error as NSError).code)")
+                StoreCrashWriter.say("read \(sequence) failed \((error as NSError).code)")
             }
             usleep(2_000)
         }
