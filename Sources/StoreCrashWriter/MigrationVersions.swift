@@ -46,7 +46,8 @@ enum MigrationVersions {
             active.isOptional = false
             active.defaultValue = true
             personProperties += [
-                attribute("age", .integer64AttributeType), attribute("displayName", .stringAttributeType, renamedFrom: "fullName"),
+                attribute("age", .integer64AttributeType),
+                attribute("displayName", .stringAttributeType, renamedFrom: "fullName"),
                 active,
             ]
         }
@@ -91,7 +92,8 @@ enum MigrationVersions {
         context.persistentStoreCoordinator = coordinator
         var made: [NSManagedObject] = []
         for number in 0..<departments {
-            let department = NSManagedObject(entity: model.entitiesByName["Department"] ?? NSEntityDescription(), insertInto: context)
+            let department = NSManagedObject(
+                entity: model.entitiesByName["Department"] ?? NSEntityDescription(), insertInto: context)
             department.setValue("Department \(number)", forKey: "title")
             made.append(department)
         }

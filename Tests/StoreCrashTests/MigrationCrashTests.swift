@@ -81,7 +81,8 @@ import Testing
             for name in Set(tables.keys).union(other.tables.keys).sorted() {
                 let mine = tables[name] ?? [], theirs = other.tables[name] ?? []
                 guard mine != theirs else { continue }
-                let index = zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(mine.count, theirs.count)
+                let index =
+                    zip(mine, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(mine.count, theirs.count)
                 return "table \(name): \(mine.count) rows ≠ \(theirs.count); first difference at row \(index): "
                     + "\(index < mine.count ? mine[index] : "none") ≠ \(index < theirs.count ? theirs[index] : "none")"
             }
@@ -113,7 +114,8 @@ import Testing
         context.persistentStoreCoordinator = coordinator
         let people = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person"))
         let projects =
-            model.entitiesByName["Project"] == nil ? nil : try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Project"))
+            model.entitiesByName["Project"] == nil
+            ? nil : try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Project"))
         return (people, projects)
     }
 
@@ -148,7 +150,9 @@ import Testing
                 _ = child.wait(for: "migrated")
                 durations.append(Date().timeIntervalSince(start))
                 child.finish()
-                guard child.lines.contains("migrated") else { throw Failure("the uninterrupted migration failed: \(child.lines)") }
+                guard child.lines.contains("migrated") else {
+                    throw Failure("the uninterrupted migration failed: \(child.lines)")
+                }
                 snapshots.append(try Snapshot(url))
             }
             migrated = snapshots[0]
@@ -189,7 +193,9 @@ import Testing
             }
         }
         func byKey(_ context: NSManagedObjectContext, _ entity: String) throws -> [Int64: NSManagedObject] {
-            Dictionary(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).map { (key($0), $0) }) { first, _ in first }
+            Dictionary(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).map { (key($0), $0) }) { first, _ in
+                first
+            }
         }
         func text(_ value: Any?) -> String { value.map { "\($0)" } ?? "nil" }
         let old = try context(fixture.source, fixture.v1), new = try context(fixture.reference, fixture.v2)
@@ -203,7 +209,8 @@ import Testing
             let expected = [
                 before.entity.name ?? "", text(before.value(forKey: "name")), text(before.value(forKey: "score")),
                 text((before.value(forKey: "age") as? NSNumber)?.int64Value), text(before.value(forKey: "fullName")), "true",
-                isEmployee ? text(before.value(forKey: "salary")) : "-", isEmployee ? "\(keys(before.value(forKey: "department")))" : "-",
+                isEmployee ? text(before.value(forKey: "salary")) : "-",
+                isEmployee ? "\(keys(before.value(forKey: "department")))" : "-",
             ]
             let found = [
                 after.entity.name ?? "", text(after.value(forKey: "name")), text(after.value(forKey: "score")),
@@ -217,7 +224,9 @@ import Testing
         #expect(oldDepartments.count == departments && Set(oldDepartments.keys) == Set(newDepartments.keys))
         for (pk, before) in oldDepartments {
             let expected = [text(before.value(forKey: "title")), "\(keys(before.value(forKey: "employees")))"]
-            let found = [text(newDepartments[pk]?.value(forKey: "title")), "\(keys(newDepartments[pk]?.value(forKey: "employees")))"]
+            let found = [
+                text(newDepartments[pk]?.value(forKey: "title")), "\(keys(newDepartments[pk]?.value(forKey: "employees")))",
+            ]
             if expected != found { differing.append("department \(pk): \(found) ≠ \(expected)") }
         }
         #expect(differing.isEmpty, "the migrated objects differ: \(differing.prefix(5)) (\(differing.count) in all)")
@@ -233,13 +242,17 @@ import Testing
         let snapshot = try Snapshot(url)
         #expect(snapshot.integrity == "ok", "\(label): integrity_check says \(snapshot.integrity)")
         if snapshot.versionHashes == fixture.v1.entityVersionHashesByName {
-            #expect(snapshot == fixture.original, "\(label): an old store that differs: \(snapshot.difference(from: fixture.original))")
+            #expect(
+                snapshot == fixture.original,
+                "\(label): an old store that differs: \(snapshot.difference(from: fixture.original))")
             #expect(!child.lines.contains("migrated"), "\(label): the migration said it finished, and the store is the old one")
             let counts = try open(url, model: fixture.v1)
             #expect(counts.people == people, "\(label)")
             return .old
         } else if snapshot.versionHashes == fixture.v2.entityVersionHashesByName {
-            #expect(snapshot == fixture.migrated, "\(label): a migrated store that differs: \(snapshot.difference(from: fixture.migrated))")
+            #expect(
+                snapshot == fixture.migrated,
+                "\(label): a migrated store that differs: \(snapshot.difference(from: fixture.migrated))")
             let counts = try open(url, model: fixture.v2)
             #expect(counts.people == people && counts.projects == 0, "\(label): \(counts)")
             return .new
@@ -338,7 +351,9 @@ import Testing
                 reads += 1
                 let fields = line.split(separator: " ").map(String.init)
                 if fields.count == 5, fields[2] == "count" {
-                    #expect(fields[3] == "\(Self.people)" && fields[4] == "\(Self.people)", "\(label): the reader saw part of a store: \(line)")
+                    #expect(
+                        fields[3] == "\(Self.people)" && fields[4] == "\(Self.people)",
+                        "\(label): the reader saw part of a store: \(line)")
                 } else {
                     failedReads += 1
                     #expect(outcome == .new, "\(label): a read of the old store failed: \(line)")
@@ -347,7 +362,8 @@ import Testing
         }
         print(
             "migration-crash: \(journal) with a reader: \(Self.readerTrials) kills, \(old) left the old store, \(new) the migrated one; "
-                + "the reader's \(reads) reads all saw every person (\(failedReads) failed after a committed migration, none saw a part)")
+                + "the reader's \(reads) reads all saw every person (\(failedReads) failed after a committed migration, none saw a part)"
+        )
         #expect(old + new == Self.readerTrials)
     }
 }
