@@ -269,6 +269,8 @@ import Testing
         #expect(fixture.original.integrity == "ok" && fixture.migrated.integrity == "ok")
         #expect(fixture.original.versionHashes == v1.entityVersionHashesByName)
         #expect(fixture.migrated.versionHashes == v2.entityVersionHashesByName)
+        #expect(!fixture.original.metadata.isEqual(fixture.migrated.metadata), "metadata compared equal across versions")
+        #expect(fixture.original != fixture.migrated)
         #expect(Self.size(fixture.source.path + "-wal") == 0, "the source store was not closed cleanly")
         try Self.expectMigratedValues(fixture)
 
