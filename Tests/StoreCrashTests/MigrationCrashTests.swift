@@ -20,9 +20,9 @@ import Testing
 /// migration's transaction (a hot journal or uncommitted WAL frames left behind).
 ///
 /// Figures are printed (`migration-crash: …`). `MIGRATION_CRASH_TRIALS` sets the kills per
-/// journal mode (default 160, so 320 in all).
+/// journal mode (default 150, so 300 in all; `MIGRATION_CRASH_READER_TRIALS`, default 10, those with a reader).
 @Suite(.serialized) struct MigrationCrashTests {
-    static var trials: Int { ProcessInfo.processInfo.environment["MIGRATION_CRASH_TRIALS"].flatMap(Int.init) ?? 160 }
+    static var trials: Int { ProcessInfo.processInfo.environment["MIGRATION_CRASH_TRIALS"].flatMap(Int.init) ?? 150 }
     static var readerTrials: Int {
         ProcessInfo.processInfo.environment["MIGRATION_CRASH_READER_TRIALS"].flatMap(Int.init) ?? 10
     }
