@@ -330,15 +330,16 @@ import Testing
             let label = "\(journal) migration trial \(trial) with a reader"
             try Self.copy(fixture.source, to: url)
             let reader = try WriterProcess(["mode=migrate", "read=1", "store=\(url.path)"])
-            defer { reader.kill() }
             guard reader.wait(for: "read 1 ") else {
                 Issue.record("\(label): the reader did not read: \(reader.lines)")
+                reader.kill()
                 return
             }
             let child = try WriterProcess(["mode=migrate", "store=\(url.path)"])
             guard child.wait(for: "migrating") else {
                 Issue.record("\(label): the child did not start migrating: \(child.lines)")
                 child.kill()
+                reader.kill()
                 return
             }
             usleep(UInt32.random(in: 0...limit, using: &random))
