@@ -34,6 +34,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // `swift build -c release --product MigrationBenchmarks && .build/release/MigrationBenchmarks`:
+        // lightweight migration in place of 10^5 and 10^6 rows against a raw SQLite copy of them.
+        .executableTarget(
+            name: "MigrationBenchmarks",
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+        ),
         // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
         // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.
         .executableTarget(

@@ -20,6 +20,8 @@ import Foundation
 /// Output, one line each: `start` (before adding the store), `opened NEXT` (added; NEXT is the
 /// first batch it will save), `ack B` (the save of batch B returned), `error CODE MESSAGE` and
 /// then `kept INSERTED HASCHANGES` (a step threw; the context's state after it), `done`.
+///
+/// With `mode=migrate`, it migrates the store instead (`MigrationVersions.run(_:)`).
 @main
 enum StoreCrashWriter {
     static func main() {
@@ -28,6 +30,7 @@ enum StoreCrashWriter {
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
             if parts.count == 2 { options[parts[0]] = parts[1] }
         }
+        if options["mode"] == "migrate" { MigrationVersions.run(options) }
         guard let path = options["store"] else {
             say("error 0 usage: StoreCrashWriter store=PATH [journal=wal|delete] [saves=N] [items=K] [fsize=BYTES]")
             exit(2)
