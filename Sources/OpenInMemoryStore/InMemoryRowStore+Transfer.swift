@@ -5,7 +5,7 @@ extension InMemoryRowStore: TransferableRowStore {
     /// Every row (to-many members included, as the store keeps them) and each hierarchy's
     /// highest key, under its root entity's name.
     package func exportContents() throws -> StoreContents {
-        try withLock {
+        withLock {
             var maxima: [String: Int64] = [:]
             for entity in schema.entities where entity.superID == nil {
                 maxima[entity.name] = tables[layouts[entity.id - 1].table].maxPrimaryKey

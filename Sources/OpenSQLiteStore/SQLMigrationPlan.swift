@@ -15,9 +15,8 @@ import OpenStoreCore
 /// // "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZNAME, ZPAGES) SELECT s.Z_PK, 1, s.Z_OPT, s.ZTITLE, s.ZPAGES FROM Z_OLD_0 AS s WHERE s.Z_ENT = 1"
 /// ```
 ///
-/// The caller runs the statements in order, in one transaction (`SQLiteMigration`): `rename`,
-/// the new tables, `copyStatements`, `checks`, `fixStatements`, `drop`, the new indexes, then
-/// `Z_PRIMARYKEY` and the metadata.
+/// `run(on:path:oldKeys:tables:indexes:execute:progress:)` carries it out inside the caller's
+/// transaction (`SQLiteMigration`, `PostgreSQLRowStore.migrate`), which also writes the metadata.
 package struct SQLMigrationPlan {
     /// A statement and its arguments.
     package struct Statement {
@@ -47,7 +46,7 @@ package struct SQLMigrationPlan {
     /// Updates run after the copies: entity columns of to-ones, order keys, references to rows
     /// that did not survive.
     package private(set) var fixStatements: [String] = []
-    /// Rules the copied rows must keep (mandatory attributes).
+    /// Rules the copied rows must keep (required attributes and to-ones).
     package private(set) var checks: [Check] = []
 
     private var oldNames: [String: String] = [:]

@@ -12,7 +12,10 @@ package enum SQLiteBackup {
     ///   exist and be a database); `NSSQLiteError` when the copy fails.
     package static func copy(from source: URL, to destination: URL) throws {
         let from = try SQLiteConnection(url: source, mode: .readOnly)
-        let to = try SQLiteConnection(url: destination, mode: .create)
+        // A new destination stays in the rollback journal until the copy gives it the source's
+        // header: SQLite can't copy into a WAL database of another page size (Apple's older
+        // stores have 1024-byte pages).
+        let to = try SQLiteConnection(url: destination, mode: .create, walWhenNew: false)
         guard let backup = sqlite3_backup_init(to.handle, "main", from.handle, "main") else {
             throw SQLiteStoreError.sqlite(
                 "Can't copy \(source.path): \(to.lastErrorMessage)", resultCode: sqlite3_errcode(to.handle), sql: nil,

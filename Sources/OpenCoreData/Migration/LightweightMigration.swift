@@ -20,17 +20,11 @@ enum LightweightMigration {
         guard flag(options?[NSMigratePersistentStoresAutomaticallyOption]),
             !flag(options?[NSReadOnlyPersistentStoreOption]), !flag(options?[NSIgnorePersistentStoreVersioningOption])
         else { return }
-        let metadata: [String: Any]
-        if type == NSSQLiteStoreType {
-            guard !SQLiteConnection.isInMemory(url), FileManager.default.fileExists(atPath: url.path) else { return }
-            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
-        } else {
-            do {
-                metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
-            } catch let error as NSError where error.code == NSFileReadNoSuchFileError {
-                return
-            }
-        }
+        // A file that can't be read (missing, empty, not a store) is left to the store's open,
+        // which creates it or says what is wrong.
+        guard !(type == NSSQLiteStoreType && SQLiteConnection.isInMemory(url)),
+            let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
+        else { return }
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
         let differing = SQLiteCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
         guard !differing.isEmpty else { return }

@@ -40,30 +40,24 @@ open class NSMappingModel: NSObject {
         super.init()
     }
 
-    /// The mapping model from `sourceModel` to `destinationModel` found in `bundles`.
+    /// The mapping model from `sourceModel` to `destinationModel` found in `bundles`; nil when
+    /// there is none.
     ///
     /// **Differences from Apple:** Apple's loads the compiled mapping models (`.cdm`) Xcode
     /// makes from `.xcmappingmodel` files; Linux has no mapping model compiler and their format
-    /// is not read here, so this returns nil (no mapping model found) unless both models are
-    /// given and equal, for which it returns the inferred mapping (every entity copied). Build
-    /// custom mappings in code, or let migration infer them.
+    /// is not read here, so this finds none and returns nil. Build custom mappings in code, or
+    /// let migration infer them.
     /// See [init(from:forSourceModel:destinationModel:)](https://developer.apple.com/documentation/coredata/nsmappingmodel/init(from:forsourcemodel:destinationmodel:)).
     ///
     /// - Parameters:
     ///   - bundles: The bundles to search; nil for the main bundle.
     ///   - sourceModel: The model of the store to migrate.
     ///   - destinationModel: The model to migrate to.
-    public convenience init?(
+    public init?(
         from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
         destinationModel: NSManagedObjectModel?
     ) {
-        guard let sourceModel, let destinationModel,
-            sourceModel.entityVersionHashesByName == destinationModel.entityVersionHashesByName,
-            let inferred = try? NSMappingModel.inferredMappingModel(
-                forSourceModel: sourceModel, destinationModel: destinationModel)
-        else { return nil }
-        self.init()
-        entityMappings = inferred.entityMappings
+        return nil
     }
 
     open override var description: String {

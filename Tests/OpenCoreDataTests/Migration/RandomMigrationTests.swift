@@ -255,6 +255,29 @@ import Testing
         return contents
     }
 
+    /// A new uniqueness constraint that the rows break: `NSMigrationConstraintViolationError`,
+    /// and the store is left a store of the first version.
+    @Test(arguments: directions.filter { $0.0 == $0.1 }.map(\.0))
+    func aNewConstraintTheRowsBreakFailsAndKeepsTheStore(_ type: String) throws {
+        let folder = try TemporaryFolder()
+        let v1 = Self.model()
+        let store = Store(type: type, url: try #require(try folder.storeURL(for: type, name: "unique.sqlite")))
+        let twins = [
+            Row(entity: "Owner", uid: 1, values: ["name": "Ann"]), Row(entity: "Owner", uid: 1, values: ["name": "Bo"]),
+        ]
+        try Self.insert(twins, into: store, model: v1, changes: [])
+        let error = try #require(throws: NSError.self) {
+            try NSMigrationManager(sourceModel: v1, destinationModel: Self.model([.uniqueOwnerUID])).migrateStore(
+                from: store.url, sourceType: type, with: nil, toDestinationURL: store.url, destinationType: type)
+        }
+        // PostgreSQL reports it as a store operation error (its failed statement aborts the
+        // transaction); either way nothing of the migration is kept.
+        #expect(error.code == (type == NSSQLiteStoreType ? NSMigrationConstraintViolationError : NSPersistentStoreOperationError))
+        // The store still opens with the first version, both owners in it.
+        let context = try Self.open(store, model: v1, readOnly: true)
+        #expect(try context.performAndWait { try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Owner")) } == 2)
+    }
+
     @Test(arguments: directions.flatMap { direction in (0..<24).map { (direction.0, direction.1, $0) } })
     func migratedStoreEqualsTheDataInsertedUnderTheNewModel(_ sourceType: String, _ destinationType: String, _ round: Int)
         throws

@@ -186,6 +186,32 @@ struct RealStoreMigrationTests {
         #expect(onServer == (try Self.contents(of: url, model: destination)))
     }
 
+    /// To another URL the store is copied first (SQLite's backup API) and the copy migrated; the
+    /// 2010 Recipes store has 1024-byte pages, which a copy into a new WAL file would refuse.
+    @Test func migratesACopyAndLeavesTheSource() throws {
+        let folder = try TemporaryFolder()
+        let pair = try #require(Self.pairs.first { $0.store.directory == "apple-recipes-2010" })
+        let url = try pair.store.copy(into: folder)
+        let before = try Data(contentsOf: url)
+        let source = try pair.store.model()
+        let destination = try pair.destinationModel()
+        let copy = folder.url.appendingPathComponent("migrated/Recipes.sqlite")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+        try manager.migrateStore(
+            from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: copy, destinationType: NSSQLiteStoreType)
+        #expect(try Data(contentsOf: url) == before)
+        let migrated = try Self.contents(of: copy, model: destination)
+        #expect(migrated["Ingredient"]?.count == 31)
+        // Into a store that is already there, nothing happens.
+        let again = try #require(throws: NSError.self) {
+            try manager.migrateStore(
+                from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: copy, destinationType: NSSQLiteStoreType)
+        }
+        #expect(again.code == NSMigrationManagerDestinationStoreError)
+        #expect(try Self.contents(of: copy, model: destination) == migrated)
+    }
+
     @Test func elementIDRenamesCarryTheValue() throws {
         let folder = try TemporaryFolder()
         let pair = Self.elementIDs("1.1.0", "1.1.2")
