@@ -86,64 +86,55 @@ enum ModelFileLocator {
 
     /// The `.xcdatamodel` versions directly inside a folder, in numeric order of their names
     /// without the extension ("Model", "Model 2", "Model 10").
-    static func versions(in folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return
-            names
-            .filter { ($0 as NSString).pathExtension == versionExtension }
-            .map { ($0 as NSString).deletingPathExtension }
-            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
-            .map { $0 + "." + versionExtension }
-            .map { folder.appendingPathComponent($0) }
-    }
+    static func versions(in folder: URL) -> [URL] { files(in: folder, withExtension: versionExtension) }
 
     /// The compiled versions (`.mom` files) directly inside a `.momd` folder, in the same order.
-    static func compiledVersions(in folder: URL) -> [URL] {
+    static func compiledVersions(in folder: URL) -> [URL] { files(in: folder, withExtension: compiledExtension) }
+
+    /// The files or folders with `fileExtension` directly inside `folder`, in numeric order of
+    /// their names without the extension.
+    private static func files(in folder: URL, withExtension fileExtension: String) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return
             names
-            .filter { ($0 as NSString).pathExtension == compiledExtension }
+            .filter { ($0 as NSString).pathExtension == fileExtension }
             .map { ($0 as NSString).deletingPathExtension }
             .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
-            .map { folder.appendingPathComponent($0 + "." + compiledExtension) }
+            .map { folder.appendingPathComponent($0 + "." + fileExtension) }
     }
 
-    /// The current version of a `.momd` folder.
+    /// The current version of a `.momd` folder: the one `VersionInfo.plist` names, else the last.
     static func currentCompiledVersion(of folder: URL) throws -> URL {
-        let info = folder.appendingPathComponent("VersionInfo.plist")
-        if FileManager.default.fileExists(atPath: info.path) {
-            let plist = try propertyList(at: info)
-            if let name = plist["NSManagedObjectModel_CurrentVersionName"] as? String, !name.isEmpty {
-                let version = folder.appendingPathComponent(name + "." + compiledExtension)
-                guard FileManager.default.fileExists(atPath: version.path) else {
-                    throw ModelFileError(
-                        .noSuchFile, "the current version '\(name)' named by VersionInfo.plist is missing", file: version)
-                }
-                return version
-            }
-        }
-        guard let last = compiledVersions(in: folder).last else {
-            throw ModelFileError(.noSuchFile, "the compiled model folder has no .mom version", file: folder)
-        }
-        return last
+        try currentVersion(
+            of: folder, marker: "VersionInfo.plist", key: "NSManagedObjectModel_CurrentVersionName",
+            fileExtension: compiledExtension, kind: "compiled model folder")
     }
 
-    /// The current version of a versioned model.
+    /// The current version of a versioned model: the one `.xccurrentversion` names, else the last.
     static func currentVersion(of folder: URL) throws -> URL {
-        let marker = folder.appendingPathComponent(".xccurrentversion")
-        if FileManager.default.fileExists(atPath: marker.path) {
-            let plist = try propertyList(at: marker)
-            if let name = plist["_XCCurrentVersionName"] as? String, !name.isEmpty {
-                let version = folder.appendingPathComponent(name)
-                guard FileManager.default.fileExists(atPath: version.path) else {
-                    throw ModelFileError(
-                        .noSuchFile, "the current version '\(name)' named by .xccurrentversion is missing", file: version)
-                }
-                return version
+        try currentVersion(
+            of: folder, marker: ".xccurrentversion", key: "_XCCurrentVersionName", fileExtension: nil,
+            kind: "versioned model")
+    }
+
+    /// The version `marker`'s `key` names (with `fileExtension` added when given), else the last
+    /// version in the folder.
+    private static func currentVersion(
+        of folder: URL, marker: String, key: String, fileExtension: String?, kind: String
+    ) throws -> URL {
+        let markerFile = folder.appendingPathComponent(marker)
+        if FileManager.default.fileExists(atPath: markerFile.path),
+            let name = try propertyList(at: markerFile)[key] as? String, !name.isEmpty
+        {
+            let version = folder.appendingPathComponent(fileExtension.map { name + "." + $0 } ?? name)
+            guard FileManager.default.fileExists(atPath: version.path) else {
+                throw ModelFileError(.noSuchFile, "the current version '\(name)' named by \(marker) is missing", file: version)
             }
+            return version
         }
-        guard let last = versions(in: folder).last else {
-            throw ModelFileError(.noSuchFile, "the versioned model has no .xcdatamodel version", file: folder)
+        let extensionName = fileExtension ?? versionExtension
+        guard let last = files(in: folder, withExtension: extensionName).last else {
+            throw ModelFileError(.noSuchFile, "the \(kind) has no .\(extensionName) version", file: folder)
         }
         return last
     }

@@ -51,9 +51,6 @@ enum Casting {
     }
 }
 
-/// `FUNCTION(receiver, 'selector', args…)`: with no Objective-C runtime, the selectors that work
-/// are the common `NSString` ones and, for zero-argument selectors, any key the receiver answers
-/// through key-value coding. Anything else gives nil.
 /// An object that answers `FUNCTION(object, "selector:", …)` in expressions itself, where
 /// Objective-C would send it the message (a migration manager answers
 /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`).
@@ -62,6 +59,10 @@ package protocol ExpressionFunctionReceiver: AnyObject {
     func performExpressionFunction(_ selector: String, arguments: [Any?]) -> Any??
 }
 
+/// `FUNCTION(receiver, 'selector', args…)`: with no Objective-C runtime, the selectors that work
+/// are those an `ExpressionFunctionReceiver` answers, `valueForKey:`, the common `NSString` ones
+/// and, for zero-argument selectors, any key the receiver answers through key-value coding.
+/// Anything else gives nil.
 enum SelectorInvocation {
     static func invoke(_ selector: String, on target: Any?, arguments: [Any?]) -> Any? {
         guard let target = ValueSemantics.unwrapOptional(target) else { return nil }
