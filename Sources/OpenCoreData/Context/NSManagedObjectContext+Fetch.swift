@@ -238,16 +238,7 @@ extension NSManagedObjectContext {
         // The search reads some rows' values: load the rows of faults in one store call rather
         // than one call per fault it fires.
         loadRows(of: uncachedFaults(base))
-        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-            for descriptor in plan.sortDescriptors {
-                switch descriptor.compare(a, to: b) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return false
-        }
+        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool { plan.sortDescriptors.orders(a, before: b) }
         var result: [NSManagedObject] = []
         result.reserveCapacity(base.count + pending.count)
         var next = 0
@@ -446,5 +437,19 @@ extension NSManagedObjectContext {
             let fault = RelationshipFault(owner: owner, slot: slot, keys: keys, maker: maker)
             return faultingToMany ? fault : fault.ids.map(reference)
         }
+    }
+}
+
+extension Array where Element == OpenPredicate.NSSortDescriptor {
+    /// Whether the descriptors, in turn, put `a` before `b`.
+    func orders(_ a: Any, before b: Any) -> Bool {
+        for descriptor in self {
+            switch descriptor.compare(a, to: b) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return false
     }
 }

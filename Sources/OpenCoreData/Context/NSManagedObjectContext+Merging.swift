@@ -199,10 +199,21 @@ extension NSManagedObjectContext {
         var inserted: Set<NSManagedObject> = []
         var refreshed: Set<NSManagedObject> = []
         var deleted: Set<NSManagedObject> = []
+        // For observers: updated objects that are faults here, and IDs not registered here.
+        var updatedFaults: Set<NSManagedObject> = []
+        var updatedElsewhere: [NSManagedObjectID] = []
         for id in saved.updated.compactMap(local) {
             if let key = id.key { forgetCachedRow(for: id, key: key) }
-            guard let object = registry[id], !object.isFault, !object.isInserted else { continue }
-            refresh(object, mergeChanges: true)
+            guard let object = registry[id] else {
+                updatedElsewhere.append(id)
+                continue
+            }
+            guard !object.isFault else {
+                updatedFaults.insert(object)
+                continue
+            }
+            guard !object.isInserted else { continue }
+            refresh(object, mergeChanges: true, noting: false)
             refreshed.insert(object)
         }
         for id in saved.inserted.compactMap(local) where registry[id] == nil {
@@ -218,6 +229,12 @@ extension NSManagedObjectContext {
             deleted.insert(object)
         }
         changeState.forget(deleted)
+        defer {
+            changeState.tellObservers(
+                ContextChanges(
+                    inserted: inserted, updated: refreshed.union(updatedFaults), deleted: deleted,
+                    updatedElsewhere: updatedElsewhere))
+        }
         var info: [AnyHashable: Any] = [:]
         if !inserted.isEmpty { info[NSInsertedObjectsKey] = inserted }
         if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = refreshed }
@@ -280,17 +297,25 @@ extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` for the changes noted since the last post
     /// that still hold: objects still inserted, updated or deleted in this context.
     func postObjectsDidChange() {
-        let (insertedCandidates, updatedCandidates, deletedCandidates) = changeState.takePending()
-        for object in insertedCandidates + updatedCandidates + deletedCandidates { object.eventOldValues = [:] }
-        let inserted = Set(insertedCandidates.filter { $0.context === self && $0.inserted })
-        let updated = Set(updatedCandidates.filter { $0.context === self && $0.isUpdated })
-        let deleted = Set(deletedCandidates.filter { $0.context === self && $0.deleted })
+        let pending = changeState.takePending()
+        for object in pending.inserted + pending.updated + pending.deleted { object.eventOldValues = [:] }
+        let inserted = Set(pending.inserted.filter { $0.context === self && $0.inserted })
+        let updated = Set(pending.updated.filter { $0.context === self && $0.isUpdated })
+        let deleted = Set(pending.deleted.filter { $0.context === self && $0.deleted })
+        let refreshed = Set(pending.refreshed.filter { $0.context === self && !$0.deleted }).subtracting(updated)
+        // Inserted objects changed since they were announced, for observers only.
+        let changedInserts = pending.updated.filter { $0.context === self && $0.inserted }
         var info: [AnyHashable: Any] = [:]
         if !inserted.isEmpty { info[NSInsertedObjectsKey] = inserted }
         if !updated.isEmpty { info[NSUpdatedObjectsKey] = updated }
         if !deleted.isEmpty { info[NSDeletedObjectsKey] = deleted }
-        guard !info.isEmpty else { return }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+        if !refreshed.isEmpty { info[NSRefreshedObjectsKey] = refreshed }
+        if !info.isEmpty {
+            NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+        }
+        guard !info.isEmpty || !changedInserts.isEmpty else { return }
+        changeState.tellObservers(
+            ContextChanges(inserted: inserted, updated: updated.union(refreshed).union(changedInserts), deleted: deleted))
     }
 }
 
@@ -311,6 +336,12 @@ final class ContextChangeState: @unchecked Sendable {
     private var inserted: [ObjectIdentifier: NSManagedObject] = [:]
     private var updated: [ObjectIdentifier: NSManagedObject] = [:]
     private var deleted: [ObjectIdentifier: NSManagedObject] = [:]
+    /// Held weakly: refreshing an object must not keep it alive (`refresh(_:mergeChanges:)`
+    /// is how cycles are broken), and an object nothing holds is in no fetched results.
+    private var refreshed: [ObjectIdentifier: WeakObject] = [:]
+    /// What follows the context's changes from inside (fetched results controllers); used on
+    /// the context's queue only.
+    private var observers: [WeakChangeObserver] = []
 
     func locked<T>(_ body: (inout Settings) -> T) -> T {
         lock.lock()
@@ -342,8 +373,10 @@ final class ContextChangeState: @unchecked Sendable {
         inserted[id] = object
     }
 
+    /// A changed object; inserted ones too (observers place them again; the notification
+    /// leaves them out).
     func noteChanged(_ object: NSManagedObject) {
-        guard !object.inserted, !object.deleted else { return }
+        guard !object.deleted else { return }
         updated[ObjectIdentifier(object)] = object
     }
 
@@ -354,27 +387,62 @@ final class ContextChangeState: @unchecked Sendable {
         if inserted.removeValue(forKey: id) == nil { deleted[id] = object }
     }
 
+    /// An object `refresh(_:mergeChanges:)` turned back into a fault or merged.
+    func noteRefreshed(_ object: NSManagedObject) {
+        guard !object.inserted, !object.deleted else { return }
+        refreshed[ObjectIdentifier(object)] = WeakObject(object: object)
+    }
+
     func forget(_ objects: Set<NSManagedObject>) {
         for object in objects {
             let id = ObjectIdentifier(object)
             inserted[id] = nil
             updated[id] = nil
             deleted[id] = nil
+            refreshed[id] = nil
         }
     }
 
-    func takePending() -> ([NSManagedObject], [NSManagedObject], [NSManagedObject]) {
+    /// The changes noted since the last post, and none left.
+    func takePending() -> (
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], refreshed: [NSManagedObject]
+    ) {
         defer {
             inserted = [:]
             updated = [:]
             deleted = [:]
+            refreshed = [:]
         }
-        return (Array(inserted.values), Array(updated.values), Array(deleted.values))
+        return (
+            Array(inserted.values), Array(updated.values), Array(deleted.values), refreshed.values.compactMap(\.object)
+        )
+    }
+
+    // MARK: Observers (the context's queue)
+
+    func addObserver(_ observer: ContextChangeObserver) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+        observers.append(WeakChangeObserver(observer: observer))
+    }
+
+    func removeObserver(_ observer: ContextChangeObserver) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    /// Hands changes to every observer still alive.
+    func tellObservers(_ changes: ContextChanges) {
+        guard !observers.isEmpty else { return }
+        for entry in observers { entry.observer?.contextDidChange(changes) }
     }
 
     deinit {
         if let observer = settings.observer { NotificationCenter.default.removeObserver(observer) }
     }
+}
+
+/// A weak reference to an object.
+struct WeakObject {
+    weak var object: NSManagedObject?
 }
 
 /// The IDs a save touched, read out of its notification on the saving context's queue.

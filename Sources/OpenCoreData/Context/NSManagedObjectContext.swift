@@ -324,6 +324,7 @@ open class NSManagedObjectContext: NSObject {
     /// Forgets every unsaved change: inserted objects leave, deleted ones come back, changed ones
     /// return to their saved values.
     open func rollback() {
+        let dropped = Set(insertedList.objects)
         for object in insertedList {
             registry[object.objectID] = nil
             object.inserted = false
@@ -345,6 +346,7 @@ open class NSManagedObjectContext: NSObject {
         processPendingChanges()
         // Their values are the saved ones again (they reload when next read).
         for object in restored { object.awake(fromSnapshotEvents: .rollback) }
+        changeState.tellObservers(ContextChanges(updated: Set(restored), deleted: dropped))
     }
 
     /// Forgets every object and change; objects fetched before are no longer valid.
@@ -360,14 +362,25 @@ open class NSManagedObjectContext: NSObject {
         deletedInserts = []
         rowCache = [:]
         rowCacheTimes = [:]
+        changeState.tellObservers(ContextChanges(invalidatedAll: true))
     }
 
     /// Turns an object back into a fault (its values reload when next read), keeping its
     /// unsaved changes when `flag` is true.
+    ///
+    /// The object is announced under `NSRefreshedObjectsKey` at the next
+    /// `processPendingChanges()`, so fetched results controllers place it again.
     open func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        refresh(object, mergeChanges: flag, noting: true)
+    }
+
+    /// Refreshes an object; `noting` announces it at the next `processPendingChanges()` (a
+    /// merge announces its refreshed objects itself).
+    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, noting: Bool) {
         guard object.context === self else { return }
         if let key = object.storeKey { forgetCachedRow(for: object.objectID, key: key) }
         if !flag { changedList.remove(object) }
+        if noting { changeState.noteRefreshed(object) }
         object.refault(keepChanges: flag)
     }
 
@@ -394,6 +407,8 @@ open class NSManagedObjectContext: NSObject {
         deletedInserts = []
         for object in inserted + updated + deleted { object.didSave() }
         for object in deleted { object.turnIntoDeletedFault() }
+        // Inserted objects have permanent IDs now.
+        if !inserted.isEmpty { changeState.tellObservers(ContextChanges(idsChanged: true)) }
     }
 
     // MARK: - Conflict resolution (see `NSMergePolicy+Resolution`)

@@ -1,0 +1,28 @@
+/// What a context's changes did, as its observers inside the library (fetched results
+/// controllers) get them: on the context's queue, after each `NSManagedObjectContextObjectsDidChange`,
+/// merge, rollback, reset and save.
+struct ContextChanges {
+    /// Objects newly inserted into the context (or registered by a merge).
+    var inserted: Set<NSManagedObject> = []
+    /// Objects whose values may differ: changed, refreshed, merged (loaded or still faults) or
+    /// rolled back.
+    var updated: Set<NSManagedObject> = []
+    /// Objects deleted or gone from the context.
+    var deleted: Set<NSManagedObject> = []
+    /// IDs a merged save updated that the context had not registered.
+    var updatedElsewhere: [NSManagedObjectID] = []
+    /// `reset()`: every object is gone.
+    var invalidatedAll = false
+    /// A save gave inserted objects permanent IDs.
+    var idsChanged = false
+}
+
+/// Follows a context's changes (see `ContextChanges`); held weakly by the context.
+protocol ContextChangeObserver: AnyObject {
+    func contextDidChange(_ changes: ContextChanges)
+}
+
+/// A weak reference to an observer.
+struct WeakChangeObserver {
+    weak var observer: ContextChangeObserver?
+}

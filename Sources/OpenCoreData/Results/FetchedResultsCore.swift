@@ -1,0 +1,397 @@
+import Foundation
+import OpenPredicate
+import OpenStoreCore
+
+/// The state and change tracking of a fetched results controller, shared by the controller and
+/// by the `NSFetchedResultsController<NSFetchRequestResult>` view its delegate gets.
+///
+/// After `performFetch()` with a delegate, the core follows its context's changes (see
+/// `ContextChanges`): each change report places only the objects that changed — an object that
+/// still fits between its neighbours keeps its place, the others are placed by binary search —
+/// then derives the report from the old and new layouts (`FetchedResultsChanges`), so what is
+/// reported always turns the old sections into the new ones.
+final class FetchedResultsCore: ContextChangeObserver {
+    /// Delegate methods found not implemented (their defaults say so when called).
+    enum DelegateMethod {
+        case difference
+        case sectionIndexTitle
+    }
+
+    let context: NSManagedObjectContext
+    let sectionNameKeyPath: String?
+    let cacheName: String?
+    /// The request as the controller was given it (an `NSFetchRequest<ResultType>`).
+    let request: AnyFetchRequest
+    /// Runs the request (kept typed by the controller).
+    private let fetch: () throws -> [NSManagedObject]
+    private let makePlan: () throws -> FetchPlan
+
+    weak var delegate: NSFetchedResultsControllerDelegate?
+    /// The controller the delegate is given (held weakly: the controller holds the core).
+    weak var reportingController: NSFetchedResultsController<NSFetchRequestResult>?
+    /// The index title of a section name when the delegate has none (the controller's method).
+    var defaultIndexTitle: (String) -> String? = FetchedResultsCore.capitalizedFirstLetter
+    var unimplemented: Set<DelegateMethod> = []
+
+    private(set) var layout: FetchedResultsLayout
+    private(set) var hasFetched = false
+    /// Bumped at every change of `layout`, so that views of it can be cached.
+    private(set) var generation = 0
+    private var plan: FetchPlan?
+    private var entityNames: Set<String> = []
+    /// The object IDs last reported, in order (for differences; no section key path only).
+    private var reportedIDs: [NSManagedObjectID] = []
+
+    init(
+        context: NSManagedObjectContext, request: AnyFetchRequest, sectionNameKeyPath: String?, cacheName: String?,
+        fetch: @escaping () throws -> [NSManagedObject], makePlan: @escaping () throws -> FetchPlan
+    ) {
+        self.context = context
+        self.request = request
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
+        self.fetch = fetch
+        self.makePlan = makePlan
+        layout = FetchedResultsLayout(sectioned: sectionNameKeyPath != nil)
+    }
+
+    // MARK: - Fetching
+
+    /// Runs the request and lays out its results; from then on, changes are tracked.
+    func performFetch() throws {
+        let settings = request.settings
+        guard let descriptors = settings.sortDescriptors, !descriptors.isEmpty else {
+            throw CoreDataError.make(
+                code: NSCoreDataError,
+                reason: "An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
+        }
+        guard settings.resultType == .managedObjectResultType else {
+            throw CoreDataError.make(
+                code: NSCoreDataError,
+                reason: "NSFetchedResultsController tracks managed objects: its fetch request's resultType must be "
+                    + "managedObjectResultType")
+        }
+        let plan = try makePlan()
+        guard let schema = context.persistentStoreCoordinator?.schema else {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
+        }
+        let objects = try fetch()
+        let layout = try laidOut(objects, refusingSplitSections: true)
+        self.plan = plan
+        entityNames = Set(plan.entityIDs.map { schema.entity($0).name })
+        self.layout = layout
+        generation += 1
+        reportedIDs = sectionNameKeyPath == nil ? objects.map(\.objectID) : []
+        hasFetched = true
+        context.changeState.addObserver(self)
+    }
+
+    /// Objects in result order as a layout: each one's section name read.
+    ///
+    /// - Throws: When `refusingSplitSections` and a section name comes back after another
+    ///   (the section key path does not agree with the first sort descriptor).
+    private func laidOut(_ objects: [NSManagedObject], refusingSplitSections: Bool) throws -> FetchedResultsLayout {
+        guard sectionNameKeyPath != nil else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: []) }
+        var names = SectionNames()
+        var indexes: [Int] = []
+        indexes.reserveCapacity(objects.count)
+        var closed: Set<Int> = []
+        for (position, object) in objects.enumerated() {
+            let index = names.index(of: sectionName(of: object))
+            if let last = indexes.last, last != index {
+                closed.insert(last)
+                if refusingSplitSections && closed.contains(index) {
+                    throw CoreDataError.make(
+                        code: NSCoreDataError,
+                        reason: "The fetched object at index \(position) has an out of order section name "
+                            + "'\(names.names[index])'. Objects must be sorted by section name")
+                }
+            }
+            indexes.append(index)
+        }
+        return FetchedResultsLayout(objects: objects, nameIndexes: indexes, names: names.names)
+    }
+
+    /// The section name of an object: the string form of its value at the section name key
+    /// path, `""` for nil.
+    func sectionName(of object: NSManagedObject) -> String {
+        guard let sectionNameKeyPath else { return "" }
+        switch object.value(forKeyPath: sectionNameKeyPath) {
+        case nil, is NSNull: return ""
+        case let string as String: return string
+        case let number as NSNumber: return number.description
+        case let value?: return String(describing: value)
+        }
+    }
+
+    /// Apple's default index title: the capitalized first letter of the name (nil for "").
+    static func capitalizedFirstLetter(_ name: String) -> String? {
+        name.first.map { String($0).capitalized }
+    }
+
+    /// The index title of a section name: the delegate's, if it has a method for it, else
+    /// the controller's `sectionIndexTitle(forSectionName:)`.
+    func indexTitle(forSectionName name: String) -> String? {
+        if let delegate, let controller = reportingController, !unimplemented.contains(.sectionIndexTitle) {
+            let title = delegate.controller(controller, sectionIndexTitleForSectionName: name)
+            if !unimplemented.contains(.sectionIndexTitle) { return title }
+        }
+        return defaultIndexTitle(name)
+    }
+
+    // MARK: - Tracking
+
+    func contextDidChange(_ changes: ContextChanges) {
+        guard hasFetched, delegate != nil else { return }
+        if changes.invalidatedAll {
+            // Apple's rule: after a reset, every object is gone until `performFetch()` again.
+            hasFetched = false
+            context.changeState.removeObserver(self)
+            report(FetchedResultsLayout(sectioned: sectionNameKeyPath != nil), changed: [])
+            return
+        }
+        var candidates: [ObjectIdentifier: NSManagedObject] = [:]
+        for object in changes.inserted.union(changes.updated).union(changes.deleted)
+        where entityNames.contains(object.entity.name ?? "") {
+            candidates[ObjectIdentifier(object)] = object
+        }
+        for id in changes.updatedElsewhere where entityNames.contains(id.entity.name ?? "") {
+            let object = context.object(with: id)
+            candidates[ObjectIdentifier(object)] = object
+        }
+        if candidates.isEmpty {
+            if changes.idsChanged { reportIDChanges() }
+            return
+        }
+        let settings = request.settings
+        let new: FetchedResultsLayout
+        if settings.fetchLimit > 0 || settings.fetchOffset > 0 {
+            // A window: an object leaving it lets another in, which only the store knows.
+            guard let objects = try? fetch(), let layout = try? laidOut(objects, refusingSplitSections: false) else {
+                return
+            }
+            new = layout
+        } else {
+            new = placing(Array(candidates.values))
+        }
+        report(new, changed: Set(candidates.keys))
+    }
+
+    /// Whether an object belongs in the results now.
+    private func isMember(_ object: NSManagedObject) -> Bool {
+        guard object.context === context, !object.isDeleted, entityNames.contains(object.entity.name ?? "") else {
+            return false
+        }
+        guard let predicate = plan?.predicate else { return true }
+        return (try? predicate.evaluate(validating: object)) ?? false
+    }
+
+    /// Whether `a` sorts before `b`.
+    private func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+        plan?.sortDescriptors.orders(a, before: b) ?? false
+    }
+
+    /// The layout after `candidates` (objects that may have changed) were placed again. An old
+    /// member that still belongs, keeps its section name and still sorts between the objects
+    /// before and after it keeps its place; the others leave, and the members that have no
+    /// place are sorted and placed by binary search (after objects that sort the same).
+    private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
+        let old = layout
+        var names = SectionNames()
+        let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
+        var member: [ObjectIdentifier: Bool] = [:]
+        var oldPositions: [Int] = []
+        var toPlace: [NSManagedObject] = []
+        for object in candidates {
+            let id = ObjectIdentifier(object)
+            member[id] = isMember(object)
+            if let position = old.positions[id] {
+                oldPositions.append(position)
+            } else if member[id] == true {
+                toPlace.append(object)
+            }
+        }
+        oldPositions.sort()
+
+        var kept: [NSManagedObject] = []
+        var keptNames: [Int] = []
+        kept.reserveCapacity(old.objects.count + toPlace.count)
+        keptNames.reserveCapacity(old.objects.count + toPlace.count)
+        func keep(_ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            kept += old.objects[range]
+            var section = old.section(at: range.lowerBound)
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let end = min(range.upperBound, old.sections[section].end)
+                keptNames += repeatElement(oldNameIndexes[section], count: end - start)
+                start = end
+                section += 1
+            }
+        }
+        var next = 0
+        for (rank, position) in oldPositions.enumerated() {
+            keep(next..<position)
+            next = position + 1
+            let object = old.objects[position]
+            guard member[ObjectIdentifier(object)] == true else { continue }
+            // The next object that is not a candidate: it keeps its place.
+            var following = rank + 1
+            var after = position + 1
+            while following < oldPositions.count && oldPositions[following] == after {
+                following += 1
+                after += 1
+            }
+            let nameIndex = names.index(of: sectionName(of: object))
+            let fits =
+                nameIndex == oldNameIndexes[old.section(at: position)]
+                && (kept.last.map { !precedes(object, $0) } ?? true)
+                && (after < old.objects.count ? !precedes(old.objects[after], object) : true)
+            if fits {
+                kept.append(object)
+                keptNames.append(nameIndex)
+            } else {
+                toPlace.append(object)
+            }
+        }
+        keep(next..<old.objects.count)
+        guard !toPlace.isEmpty else {
+            return FetchedResultsLayout(
+                objects: kept, nameIndexes: sectionNameKeyPath == nil ? nil : keptNames, names: names.names)
+        }
+
+        var objects: [NSManagedObject] = []
+        var nameIndexes: [Int] = []
+        objects.reserveCapacity(kept.count + toPlace.count)
+        nameIndexes.reserveCapacity(kept.count + toPlace.count)
+        var start = 0
+        for object in toPlace.sorted(by: precedes) {
+            // Upper bound: the first kept object that sorts after `object`.
+            var low = start, high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(object, kept[middle]) { high = middle } else { low = middle + 1 }
+            }
+            objects += kept[start..<low]
+            nameIndexes += keptNames[start..<low]
+            objects.append(object)
+            nameIndexes.append(names.index(of: sectionName(of: object)))
+            start = low
+        }
+        objects += kept[start...]
+        nameIndexes += keptNames[start...]
+        return FetchedResultsLayout(
+            objects: objects, nameIndexes: sectionNameKeyPath == nil ? nil : nameIndexes, names: names.names)
+    }
+
+    // MARK: - Reporting
+
+    /// Makes `new` the layout and tells the delegate what changed, if anything did.
+    private func report(_ new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
+        let old = layout
+        let changes = FetchedResultsChanges(from: old, to: new, changed: changed)
+        let oldIDs = reportedIDs
+        let newIDs = sectionNameKeyPath == nil ? new.objects.map(\.objectID) : []
+        guard !changes.isEmpty || oldIDs != newIDs else { return }
+        layout = new
+        generation += 1
+        reportedIDs = newIDs
+        guard let delegate, let controller = reportingController else { return }
+        if sectionNameKeyPath == nil && !unimplemented.contains(.difference) {
+            delegate.controller(controller, didChangeContentWith: Self.difference(oldIDs, newIDs, changes))
+            if !unimplemented.contains(.difference) { return }
+        }
+        guard !changes.isEmpty else { return }
+        delegate.controllerWillChangeContent(controller)
+        for index in changes.deletedSections {
+            delegate.controller(controller, didChange: sectionInfo(old, index), atSectionIndex: index, for: .delete)
+        }
+        for index in changes.insertedSections {
+            delegate.controller(controller, didChange: sectionInfo(new, index), atSectionIndex: index, for: .insert)
+        }
+        for change in changes.deleted {
+            delegate.controller(controller, didChange: change.object, at: change.at, for: .delete, newIndexPath: nil)
+        }
+        for change in changes.moved {
+            delegate.controller(controller, didChange: change.object, at: change.from, for: .move, newIndexPath: change.to)
+        }
+        for change in changes.inserted {
+            delegate.controller(controller, didChange: change.object, at: nil, for: .insert, newIndexPath: change.at)
+        }
+        for change in changes.updated {
+            delegate.controller(controller, didChange: change.object, at: change.from, for: .update, newIndexPath: change.to)
+        }
+        delegate.controllerDidChangeContent(controller)
+    }
+
+    /// After a save gave inserted objects permanent IDs: the difference of the IDs alone.
+    private func reportIDChanges() {
+        guard sectionNameKeyPath == nil else { return }
+        report(layout, changed: [])
+    }
+
+    /// The difference between the IDs last reported and the new ones (no sections): deleted
+    /// and inserted objects, moves (with associated offsets), and objects whose ID changed
+    /// (removed under the old ID, inserted under the new one).
+    static func difference(
+        _ oldIDs: [NSManagedObjectID], _ newIDs: [NSManagedObjectID], _ changes: FetchedResultsChanges
+    ) -> CollectionDifference<NSManagedObjectID> {
+        var stays = [Bool](repeating: false, count: oldIDs.count)
+        var inserted = [Bool](repeating: true, count: newIDs.count)
+        for pair in changes.stayed where oldIDs[pair.old] == newIDs[pair.new] {
+            stays[pair.old] = true
+            inserted[pair.new] = false
+        }
+        var movedTo: [Int: Int] = [:]
+        var movedFrom: [Int: Int] = [:]
+        for move in changes.moved where oldIDs[move.from[1]] == newIDs[move.to[1]] {
+            movedTo[move.from[1]] = move.to[1]
+            movedFrom[move.to[1]] = move.from[1]
+        }
+        var steps: [CollectionDifference<NSManagedObjectID>.Change] = []
+        for (offset, id) in oldIDs.enumerated() where !stays[offset] {
+            steps.append(.remove(offset: offset, element: id, associatedWith: movedTo[offset]))
+        }
+        for (offset, id) in newIDs.enumerated() where inserted[offset] {
+            steps.append(.insert(offset: offset, element: id, associatedWith: movedFrom[offset]))
+        }
+        return CollectionDifference(steps) ?? newIDs.difference(from: oldIDs)
+    }
+
+    /// A section of a layout as the delegate sees it.
+    func sectionInfo(_ layout: FetchedResultsLayout, _ index: Int) -> FetchedSection {
+        let section = layout.sections[index]
+        return FetchedSection(
+            name: section.name, indexTitle: indexTitle(forSectionName: section.name),
+            objects: layout.objects[section.start..<section.end])
+    }
+}
+
+/// Section names, each once, numbered in the order first seen.
+struct SectionNames {
+    private(set) var names: [String] = []
+    private var indexes: [String: Int] = [:]
+
+    mutating func index(of name: String) -> Int {
+        if let index = indexes[name] { return index }
+        names.append(name)
+        indexes[name] = names.count - 1
+        return names.count - 1
+    }
+}
+
+/// A section of a fetched results controller's results.
+final class FetchedSection: NSFetchedResultsSectionInfo {
+    let name: String
+    let indexTitle: String?
+    let members: ArraySlice<NSManagedObject>
+
+    init(name: String, indexTitle: String?, objects: ArraySlice<NSManagedObject>) {
+        self.name = name
+        self.indexTitle = indexTitle
+        members = objects
+    }
+
+    var numberOfObjects: Int { members.count }
+    var objects: [Any]? { Array(members) }
+}

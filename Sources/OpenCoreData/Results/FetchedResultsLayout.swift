@@ -1,0 +1,216 @@
+import Foundation
+
+/// A fetched results controller's results at one moment: the objects in order, and the
+/// sections as runs of equal section names over them.
+struct FetchedResultsLayout {
+    /// A run of objects with one section name.
+    struct Section {
+        var name: String
+        var start: Int
+        var count: Int
+        var end: Int { start + count }
+    }
+
+    private(set) var objects: [NSManagedObject] = []
+    private(set) var sections: [Section] = []
+    /// Where each object sits in `objects`, by identity.
+    private(set) var positions: [ObjectIdentifier: Int] = [:]
+
+    /// No objects: no sections with a section key path, one empty section without.
+    init(sectioned: Bool) {
+        if !sectioned { sections = [Section(name: "", start: 0, count: 0)] }
+    }
+
+    /// Objects in order with the index of each one's name in `names`; without `names`, one
+    /// section named "" holds every object (even none).
+    init(objects: [NSManagedObject], nameIndexes: [Int]?, names: [String]) {
+        self.objects = objects
+        positions.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() { positions[ObjectIdentifier(object)] = index }
+        guard let nameIndexes else {
+            sections = [Section(name: "", start: 0, count: objects.count)]
+            return
+        }
+        var start = 0
+        while start < nameIndexes.count {
+            var end = start + 1
+            while end < nameIndexes.count && nameIndexes[end] == nameIndexes[start] { end += 1 }
+            sections.append(Section(name: names[nameIndexes[start]], start: start, count: end - start))
+            start = end
+        }
+    }
+
+    /// The section holding the object at `index` of `objects`.
+    func section(at index: Int) -> Int {
+        var low = 0, high = sections.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if sections[middle].start <= index { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// The index path of the object at `index` of `objects`.
+    func indexPath(at index: Int) -> IndexPath {
+        let section = section(at: index)
+        return IndexPath(indexes: [section, index - sections[section].start])
+    }
+
+    /// The index in `objects` of an index path, if it names an object.
+    func index(of indexPath: IndexPath) -> Int? {
+        guard indexPath.count == 2, sections.indices.contains(indexPath[0]) else { return nil }
+        let section = sections[indexPath[0]]
+        guard indexPath[1] >= 0, indexPath[1] < section.count else { return nil }
+        return section.start + indexPath[1]
+    }
+}
+
+/// What changed between two layouts, in the batch-update convention: deletions and move
+/// sources at their old index paths, insertions and move destinations at their new ones.
+///
+/// Applying it to the old sections — removing deleted and moved objects, then deleted sections,
+/// then inserting new sections, then inserted and moved objects, each in ascending order —
+/// gives the new sections exactly. Sections are matched by name (the n-th section of a name
+/// with the n-th). An object that stays in its section and keeps its place relative to the
+/// other staying objects is never a move: if it changed, it is an update.
+struct FetchedResultsChanges {
+    var deletedSections: [Int] = []
+    var insertedSections: [Int] = []
+    var deleted: [(object: NSManagedObject, at: IndexPath)] = []
+    var inserted: [(object: NSManagedObject, at: IndexPath)] = []
+    var moved: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
+    var updated: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
+    /// The positions in the new `objects` of the objects that neither moved nor were inserted.
+    var stayed: [(old: Int, new: Int)] = []
+
+    var isEmpty: Bool {
+        deletedSections.isEmpty && insertedSections.isEmpty && deleted.isEmpty && inserted.isEmpty && moved.isEmpty
+            && updated.isEmpty
+    }
+
+    /// The changes from `old` to `new`; `changed` holds the objects whose values may have
+    /// changed (staying ones among them are updates).
+    init(from old: FetchedResultsLayout, to new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
+        // Sections: the n-th of a name matches the n-th of that name; matched sections whose
+        // order is kept stay, the others are deleted and inserted.
+        func keys(_ layout: FetchedResultsLayout) -> [SectionKey] {
+            var seen: [String: Int] = [:]
+            return layout.sections.map { section in
+                defer { seen[section.name, default: 0] += 1 }
+                return SectionKey(name: section.name, occurrence: seen[section.name] ?? 0)
+            }
+        }
+        let newSectionByKey = Dictionary(uniqueKeysWithValues: keys(new).enumerated().map { ($1, $0) })
+        let matches = keys(old).enumerated().compactMap { old, key in newSectionByKey[key].map { (old, $0) } }
+        var newSectionOf = [Int?](repeating: nil, count: old.sections.count)
+        var newSectionStays = [Bool](repeating: false, count: new.sections.count)
+        for chosen in Self.increasingSubsequence(matches.map(\.1)) {
+            newSectionOf[matches[chosen].0] = matches[chosen].1
+            newSectionStays[matches[chosen].1] = true
+        }
+        deletedSections = newSectionOf.indices.filter { newSectionOf[$0] == nil }
+        insertedSections = newSectionStays.indices.filter { !newSectionStays[$0] }
+
+        for (index, object) in old.objects.enumerated() where new.positions[ObjectIdentifier(object)] == nil {
+            deleted.append((object, old.indexPath(at: index)))
+        }
+        // Objects in both that stay in their (staying) section are candidates to stay.
+        var candidates: [(old: Int, new: Int, changed: Bool)] = []
+        var movers: [(old: Int, new: Int)] = []
+        var newSection = 0
+        for (index, object) in new.objects.enumerated() {
+            while new.sections[newSection].end <= index { newSection += 1 }
+            let id = ObjectIdentifier(object)
+            guard let oldIndex = old.positions[id] else {
+                inserted.append((object, new.indexPath(at: index)))
+                continue
+            }
+            if newSectionOf[old.section(at: oldIndex)] == newSection {
+                candidates.append((oldIndex, index, changed.contains(id)))
+            } else {
+                movers.append((oldIndex, index))
+            }
+        }
+        let staying = Self.staying(candidates)
+        for (position, candidate) in candidates.enumerated() {
+            if staying[position] {
+                stayed.append((candidate.old, candidate.new))
+                if candidate.changed {
+                    updated.append(
+                        (new.objects[candidate.new], old.indexPath(at: candidate.old), new.indexPath(at: candidate.new)))
+                }
+            } else {
+                movers.append((candidate.old, candidate.new))
+            }
+        }
+        for mover in movers.sorted(by: { $0.new < $1.new }) {
+            moved.append((new.objects[mover.new], old.indexPath(at: mover.old), new.indexPath(at: mover.new)))
+        }
+    }
+
+    private struct SectionKey: Hashable {
+        let name: String
+        let occurrence: Int
+    }
+
+    /// Which candidates (in new order, with their old positions) stay: the largest set whose
+    /// old positions increase, keeping every unchanged candidate when the unchanged ones are in
+    /// order among themselves (the usual case: they did not change, so neither did their order),
+    /// and then as many changed ones as fit between them.
+    private static func staying(_ candidates: [(old: Int, new: Int, changed: Bool)]) -> [Bool] {
+        var stays = [Bool](repeating: false, count: candidates.count)
+        var last = -1
+        let unchangedInOrder = candidates.allSatisfy { candidate in
+            guard !candidate.changed else { return true }
+            defer { last = candidate.old }
+            return candidate.old > last
+        }
+        guard unchangedInOrder else {
+            for chosen in increasingSubsequence(candidates.map(\.old)) { stays[chosen] = true }
+            return stays
+        }
+        // Changed candidates between two unchanged ones stay if they fit between them.
+        var lowerBound = -1
+        var gap: [Int] = []
+        func closeGap(below upperBound: Int) {
+            let fitting = gap.filter { candidates[$0].old > lowerBound && candidates[$0].old < upperBound }
+            for chosen in increasingSubsequence(fitting.map { candidates[$0].old }) { stays[fitting[chosen]] = true }
+            gap = []
+        }
+        for (position, candidate) in candidates.enumerated() {
+            if candidate.changed {
+                gap.append(position)
+            } else {
+                closeGap(below: candidate.old)
+                stays[position] = true
+                lowerBound = candidate.old
+            }
+        }
+        closeGap(below: Int.max)
+        return stays
+    }
+
+    /// The positions of a longest strictly increasing subsequence of `values`.
+    static func increasingSubsequence(_ values: [Int]) -> [Int] {
+        guard !values.isEmpty else { return [] }
+        // tails[k]: position of the smallest last value of an increasing run of length k + 1.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var result: [Int] = []
+        var position = tails[tails.count - 1]
+        while position >= 0 {
+            result.append(position)
+            position = previous[position]
+        }
+        return result.reversed()
+    }
+}

@@ -1,0 +1,430 @@
+import CoreData
+import Foundation
+import XCTest
+
+/// A feed entry, as Xcode generates the class ("Manual/None"), with the mechanical port.
+public class FeedEntry: NSManagedObject {
+    @nonobjc public class func fetchRequest() -> NSFetchRequest<FeedEntry> {
+        NSFetchRequest<FeedEntry>(entityName: "FeedEntry")
+    }
+
+    /// Every entry, typed (the generated `fetchRequest()` is ambiguous without a type).
+    static var all: NSFetchRequest<FeedEntry> { fetchRequest() }
+
+    @Managed public var title: String
+    @Managed public var topic: String
+    @Managed public var score: Int64
+    @Managed public var isPublished: Bool
+    @Managed public var note: String?
+}
+
+/// Records what a fetched results controller tells its delegate, one line per call.
+final class ChangeRecorder: NSObject, NSFetchedResultsControllerDelegate {
+    var events: [String] = []
+
+    func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
+        events.append("will")
+    }
+
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange sectionInfo: NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
+    ) {
+        events.append("section \(type) \(sectionIndex) \(sectionInfo.name)")
+    }
+
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
+        // After `reset()` the objects are no longer valid: their values cannot be read.
+        let entry = anObject as? FeedEntry
+        let title = entry?.managedObjectContext == nil && entry?.isFault == true ? "(gone)" : entry?.title ?? "?"
+        let from = indexPath.map { "\($0.section).\($0.row)" } ?? "-"
+        let to = newIndexPath.map { "\($0.section).\($0.row)" } ?? "-"
+        events.append("\(type) \(title) \(from)>\(to)")
+    }
+
+    func controllerDidChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
+        events.append("did")
+    }
+
+    /// The events since the last call.
+    func take() -> [String] {
+        defer { events = [] }
+        return events
+    }
+}
+
+/// Follows a controller without sections through `CollectionDifference`s only.
+final class DifferenceRecorder: NSObject, NSFetchedResultsControllerDelegate {
+    var differences: [CollectionDifference<NSManagedObjectID>] = []
+    var otherCalls = 0
+
+    func controller(
+        _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+        didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
+    ) {
+        differences.append(diff)
+    }
+
+    func controllerWillChangeContent(_ controller: NSFetchedResultsController<NSFetchRequestResult>) {
+        otherCalls += 1
+    }
+}
+
+/// `NSFetchedResultsController` case by case, as Apple documents it, on every store.
+final class FetchedResultsControllerTests: XCTestCase {
+    static let model: NSManagedObjectModel = {
+        let entry = NSEntityDescription()
+        entry.name = "FeedEntry"
+        entry.managedObjectClassName = NSStringFromClass(FeedEntry.self)
+        func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, optional: Bool = false)
+            -> NSAttributeDescription
+        {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.type = type
+            attribute.isOptional = optional
+            return attribute
+        }
+        entry.properties = [
+            attribute("title", .string), attribute("topic", .string), attribute("score", .integer64),
+            attribute("isPublished", .boolean), attribute("note", .string, optional: true),
+        ]
+        let tag = NSEntityDescription()
+        tag.name = "Tag"
+        tag.properties = [attribute("label", .string)]
+        let model = NSManagedObjectModel()
+        model.entities = [entry, tag]
+        return model
+    }()
+
+    /// A container whose view context holds published entries in two topics:
+    /// News (Alpha 30, Beta 20) and Sports (Gamma 50), and an unpublished Delta (News, 10).
+    func makeContainer(_ kind: StoreKind) throws -> NSPersistentContainer {
+        let container = try AppleCodeTests.makeContainer(named: "Feed", model: Self.model, kind)
+        let context = container.viewContext
+        entry("Alpha", "News", 30, in: context)
+        entry("Beta", "News", 20, in: context)
+        entry("Gamma", "Sports", 50, in: context)
+        entry("Delta", "News", 10, published: false, in: context)
+        try context.save()
+        return container
+    }
+
+    @discardableResult
+    func entry(_ title: String, _ topic: String, _ score: Int64, published: Bool = true, in context: NSManagedObjectContext)
+        -> FeedEntry
+    {
+        let entry = FeedEntry(context: context)
+        entry.title = title
+        entry.topic = topic
+        entry.score = score
+        entry.isPublished = published
+        return entry
+    }
+
+    /// Published entries by topic, then by score, highest first.
+    func makeController(_ context: NSManagedObjectContext, sections: Bool = true) -> NSFetchedResultsController<FeedEntry> {
+        let request = FeedEntry.all
+        request.predicate = NSPredicate(format: "isPublished == YES")
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "topic", ascending: true), NSSortDescriptor(key: "score", ascending: false),
+        ]
+        return NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: sections ? "topic" : nil,
+            cacheName: nil)
+    }
+
+    func titles(_ controller: NSFetchedResultsController<FeedEntry>) -> [[String]] {
+        (controller.sections ?? []).map { section in (section.objects ?? []).map { ($0 as? FeedEntry)?.title ?? "?" } }
+    }
+
+    func testSectionsAndLookups() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let controller = makeController(container.viewContext)
+            XCTAssertNil(controller.fetchedObjects)
+            XCTAssertNil(controller.sections)
+            try controller.performFetch()
+            XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Alpha", "Beta", "Gamma"], "\(kind)")
+            XCTAssertEqual(controller.sections?.map(\.name), ["News", "Sports"])
+            XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [2, 1])
+            XCTAssertEqual(controller.sections?.map(\.indexTitle), ["N", "S"])
+            XCTAssertEqual(controller.sectionIndexTitles, ["N", "S"])
+            XCTAssertEqual(controller.section(forSectionIndexTitle: "S", at: 1), 1)
+            XCTAssertEqual(controller.sectionIndexTitle(forSectionName: "weather"), "W")
+            let beta = controller.object(at: IndexPath(row: 1, section: 0))
+            XCTAssertEqual(beta.title, "Beta")
+            XCTAssertEqual(controller.indexPath(forObject: beta), IndexPath(row: 1, section: 0))
+            let gamma = controller.object(at: IndexPath(item: 0, section: 1))
+            XCTAssertEqual(controller.indexPath(forObject: gamma)?.section, 1)
+            XCTAssertEqual(titles(controller), [["Alpha", "Beta"], ["Gamma"]])
+        }
+    }
+
+    func testOneSectionWithoutAKeyPathEvenWhenEmpty() throws {
+        let container = try makeContainer(.inMemory)
+        let request = FeedEntry.all
+        request.predicate = NSPredicate(format: "score > 1000")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: container.viewContext, sectionNameKeyPath: nil, cacheName: nil)
+        try controller.performFetch()
+        XCTAssertEqual(controller.sections?.count, 1)
+        XCTAssertEqual(controller.sections?.first?.name, "")
+        XCTAssertEqual(controller.sections?.first?.numberOfObjects, 0)
+        XCTAssertEqual(controller.fetchedObjects?.count, 0)
+    }
+
+    func testANewSectionAppearsBeforeItsObject() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.viewContext
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            entry("Epsilon", "Cooking", 5, in: context)
+            context.processPendingChanges()
+            XCTAssertEqual(
+                recorder.take(), ["will", "section insert 0 Cooking", "insert Epsilon ->0.0", "did"], "\(kind)")
+            XCTAssertEqual(titles(controller), [["Epsilon"], ["Alpha", "Beta"], ["Gamma"]])
+        }
+    }
+
+    func testTheLastObjectOfASectionLeavingDeletesTheSection() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.viewContext
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            context.delete(controller.object(at: IndexPath(row: 0, section: 1)))
+            try context.save()
+            XCTAssertEqual(recorder.take(), ["will", "section delete 1 Sports", "delete Gamma 1.0>-", "did"], "\(kind)")
+            XCTAssertEqual(controller.sections?.map(\.name), ["News"])
+        }
+    }
+
+    func testAnObjectEntersAndLeavesThePredicate() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.viewContext
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let delta = try XCTUnwrap(
+                context.fetch(FeedEntry.all).first { $0.title == "Delta" })
+            delta.isPublished = true
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "insert Delta ->0.2", "did"], "\(kind)")
+            delta.isPublished = false
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "delete Delta 0.2>-", "did"], "\(kind)")
+            XCTAssertEqual(titles(controller), [["Alpha", "Beta"], ["Gamma"]])
+        }
+    }
+
+    func testASortKeyChangeMovesAndAChangeInPlaceUpdates() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.viewContext
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            let beta = controller.object(at: IndexPath(row: 1, section: 0))
+            beta.score = 40  // now above Alpha (30)
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "move Beta 0.1>0.0", "did"], "\(kind)")
+            // A sort key that changes but keeps the order: an update, not a move to the same place.
+            beta.score = 35
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "update Beta 0.0>0.0", "did"], "\(kind)")
+            // A change of no key at all: an update.
+            controller.object(at: IndexPath(row: 0, section: 1)).note = "edited"
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "update Gamma 1.0>1.0", "did"], "\(kind)")
+            // A section key change: a move to the other section.
+            beta.topic = "Sports"
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.take(), ["will", "move Beta 0.0>1.1", "did"], "\(kind)")
+            XCTAssertEqual(titles(controller), [["Alpha"], ["Gamma", "Beta"]])
+        }
+    }
+
+    func testAnUnrelatedInsertCallsNothing() throws {
+        let container = try makeContainer(.sqlite)
+        let context = container.viewContext
+        let controller = makeController(context)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        let tag = NSManagedObject(entity: try XCTUnwrap(Self.model.entitiesByName["Tag"]), insertInto: context)
+        tag.setValue("misc", forKey: "label")
+        entry("Zeta", "News", 1, published: false, in: context)
+        try context.save()
+        XCTAssertEqual(recorder.take(), [])
+    }
+
+    func testSeveralChangesArriveInOneReportInOrder() throws {
+        let container = try makeContainer(.inMemory)
+        let context = container.viewContext
+        let controller = makeController(context)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        context.delete(controller.object(at: IndexPath(row: 0, section: 1)))  // Gamma: Sports empties
+        controller.object(at: IndexPath(row: 1, section: 0)).score = 99  // Beta overtakes Alpha
+        entry("Eta", "Arts", 1, in: context)  // a new first section
+        controller.object(at: IndexPath(row: 0, section: 0)).note = "x"  // Alpha changes in place
+        context.processPendingChanges()
+        XCTAssertEqual(
+            recorder.take(),
+            [
+                "will", "section delete 1 Sports", "section insert 0 Arts", "delete Gamma 1.0>-", "move Beta 0.1>1.0",
+                "insert Eta ->0.0", "update Alpha 0.0>1.1", "did",
+            ])
+        XCTAssertEqual(titles(controller), [["Eta"], ["Beta", "Alpha"]])
+    }
+
+    func testChangesMergedFromABackgroundSave() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.newBackgroundContext()
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            try context.performAndWait {
+                controller.delegate = recorder
+                try controller.performFetch()
+            }
+            let background = container.newBackgroundContext()
+            var notification: Notification?
+            let observer = NotificationCenter.default.addObserver(
+                forName: .NSManagedObjectContextDidSave, object: background, queue: nil
+            ) { notification = $0 }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            try background.performAndWait {
+                let all = try background.fetch(FeedEntry.all)
+                for entry in all {
+                    switch entry.title {
+                    case "Alpha": entry.score = 1  // below Beta
+                    case "Delta": entry.isPublished = true  // never loaded by the controller's context
+                    case "Gamma": background.delete(entry)
+                    default: break
+                    }
+                }
+                self.entry("Theta", "Sports", 70, in: background)
+                try background.save()
+            }
+            let merged = try XCTUnwrap(notification)
+            context.performAndWait { context.mergeChanges(fromContextDidSave: merged) }
+            XCTAssertEqual(
+                recorder.take(),
+                [
+                    "will", "delete Gamma 1.0>-", "move Alpha 0.0>0.2", "insert Delta ->0.1", "insert Theta ->1.0", "did",
+                ], "\(kind)")
+            context.performAndWait {
+                XCTAssertEqual(titles(controller), [["Beta", "Delta", "Alpha"], ["Theta"]])
+            }
+        }
+    }
+
+    func testWithoutADelegateTheResultsAreASnapshot() throws {
+        let container = try makeContainer(.inMemory)
+        let context = container.viewContext
+        let controller = makeController(context)
+        try controller.performFetch()
+        entry("Iota", "News", 99, in: context)
+        try context.save()
+        XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Alpha", "Beta", "Gamma"])
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Iota", "Alpha", "Beta", "Gamma"])
+    }
+
+    func testRefreshReportsAnUpdate() throws {
+        let container = try makeContainer(.sqlite)
+        let context = container.viewContext
+        let controller = makeController(context)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        context.refresh(controller.object(at: IndexPath(row: 0, section: 1)), mergeChanges: false)
+        context.processPendingChanges()
+        XCTAssertEqual(recorder.take(), ["will", "update Gamma 1.0>1.0", "did"])
+    }
+
+    func testResetReportsEveryObjectDeleted() throws {
+        let container = try makeContainer(.inMemory)
+        let context = container.viewContext
+        let controller = makeController(context)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        context.reset()
+        XCTAssertEqual(
+            recorder.take(),
+            [
+                "will", "section delete 0 News", "section delete 1 Sports", "delete (gone) 0.0>-", "delete (gone) 0.1>-",
+                "delete (gone) 1.0>-", "did",
+            ])
+        XCTAssertEqual(controller.fetchedObjects?.count, 0)
+        try controller.performFetch()
+        XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Alpha", "Beta", "Gamma"])
+    }
+
+    func testADifferenceReplacesTheOtherCallbacksWithoutSections() throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.viewContext
+            let controller = makeController(context, sections: false)
+            let recorder = DifferenceRecorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            var ids = try XCTUnwrap(controller.fetchedObjects?.map(\.objectID))
+            let kappa = entry("Kappa", "News", 25, in: context)  // between Alpha (30) and Beta (20)
+            controller.object(at: IndexPath(row: 0, section: 0)).score = 0  // Alpha to the end of News
+            context.processPendingChanges()
+            XCTAssertEqual(recorder.differences.count, 1, "\(kind)")
+            ids = try XCTUnwrap(ids.applying(try XCTUnwrap(recorder.differences.last)))
+            XCTAssertEqual(ids, controller.fetchedObjects?.map(\.objectID))
+            let moves = recorder.differences.last?.insertions.filter {
+                if case .insert(_, _, let associated) = $0 { return associated != nil }
+                return false
+            }
+            XCTAssertEqual(moves?.count, 1, "Alpha's move keeps its pairing")
+            // The save gives Kappa its permanent ID: the difference swaps the IDs.
+            XCTAssertTrue(kappa.objectID.isTemporaryID)
+            try context.save()
+            XCTAssertEqual(recorder.differences.count, 2)
+            ids = try XCTUnwrap(ids.applying(try XCTUnwrap(recorder.differences.last)))
+            XCTAssertEqual(ids, controller.fetchedObjects?.map(\.objectID))
+            XCTAssertFalse(ids.contains { $0.isTemporaryID })
+            XCTAssertEqual(recorder.otherCalls, 0)
+        }
+    }
+
+    func testRequestsItCannotFollowAreErrors() throws {
+        let container = try makeContainer(.inMemory)
+        let unsorted = NSFetchedResultsController(
+            fetchRequest: FeedEntry.all, managedObjectContext: container.viewContext, sectionNameKeyPath: nil,
+            cacheName: nil)
+        XCTAssertThrowsError(try unsorted.performFetch()) { error in
+            XCTAssertTrue("\(error)".contains("requires a fetch request with sort descriptors"), "\(error)")
+        }
+        // Sections by topic but sorted by score: Delta (News, 10), Omega (Sports, 15), Beta (News, 20).
+        entry("Omega", "Sports", 15, in: container.viewContext)
+        let request = FeedEntry.all
+        request.sortDescriptors = [NSSortDescriptor(key: "score", ascending: true)]
+        let outOfOrder = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: container.viewContext, sectionNameKeyPath: "topic",
+            cacheName: nil)
+        XCTAssertThrowsError(try outOfOrder.performFetch()) { error in
+            XCTAssertTrue("\(error)".contains("out of order section name 'News'"), "\(error)")
+        }
+    }
+}
