@@ -3,6 +3,7 @@ import PackageDescription
 
 // Figures, not tests: `swift run -c release PredicateBenchmarks [results.json]` and
 // `swift run -c release FetchBenchmarks [results.json]`
+// and `swift build -c release --product ResultsControllerBenchmarks && .build/release/ResultsControllerBenchmarks [results.json]`
 // and (with OPENCOREDATA_POSTGRES_URL) `swift run -c release PostgresBenchmarks [results.json]`.
 // A separate package so the main package's `swift test` never builds or times it.
 let package = Package(
@@ -39,6 +40,13 @@ let package = Package(
         .executableTarget(
             name: "MigrationBenchmarks",
             dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+        ),
+        // `swift build -c release --product ResultsControllerBenchmarks && .build/release/ResultsControllerBenchmarks [results.json]`:
+        // NSFetchedResultsController over 10^5 objects: the change report of 1,000 changes per save
+        // against a full refetch of the same results.
+        .executableTarget(
+            name: "ResultsControllerBenchmarks",
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData")]
         ),
         // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
         // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.
