@@ -427,4 +427,79 @@ final class FetchedResultsControllerTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("out of order section name 'News'"), "\(error)")
         }
     }
+
+    func testSnapshotsFollowTheResultsWithoutADelegate() async throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.newBackgroundContext()
+            let controller = makeController(context)
+            var snapshots = controller.snapshots.makeAsyncIterator()
+            try await context.perform { try controller.performFetch() }
+            let nextFirst = await snapshots.next()
+            let first = try XCTUnwrap(nextFirst)
+            XCTAssertEqual(first.sections.map(\.name), ["News", "Sports"], "\(kind)")
+            XCTAssertEqual(first.sections.map(\.indexTitle), ["N", "S"])
+            XCTAssertEqual(first.difference.insertions.count, 3)
+            var ids = try XCTUnwrap([NSManagedObjectID]().applying(first.difference))
+            XCTAssertEqual(ids, first.objectIDs)
+            await context.perform {
+                let beta = controller.object(at: IndexPath(row: 1, section: 0))
+                beta.score = 99  // a move within News
+                self.entry("Lambda", "Arts", 3, in: context)  // a new section
+            }
+            let names = await context.perform { controller.fetchedObjects?.map(\.objectID) }
+            let nextSecond = await snapshots.next()
+            let second = try XCTUnwrap(nextSecond)
+            XCTAssertEqual(second.sections.map(\.name), ["Arts", "News", "Sports"])
+            ids = try XCTUnwrap(ids.applying(second.difference))
+            XCTAssertEqual(ids, second.objectIDs)
+            XCTAssertEqual(ids, names)
+            // The save gives Lambda its permanent ID.
+            try await context.perform { try context.save() }
+            let nextThird = await snapshots.next()
+            let third = try XCTUnwrap(nextThird)
+            ids = try XCTUnwrap(ids.applying(third.difference))
+            XCTAssertEqual(ids, third.objectIDs)
+            XCTAssertFalse(ids.contains { $0.isTemporaryID })
+            XCTAssertEqual(third.difference.insertions.count, 1)
+        }
+    }
+
+    func testABatchedControllerLoadsOnlyWhatItReads() throws {
+        let container = try makeContainer(.sqlite)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for index in 0..<1_000 { entry(String(format: "E%04d", index), "T\(index % 7)", Int64(index), in: context) }
+            try context.save()
+            context.reset()
+        }
+        let request = FeedEntry.all
+        request.predicate = NSPredicate(format: "isPublished == YES")
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "topic", ascending: true), NSSortDescriptor(key: "score", ascending: false),
+        ]
+        request.fetchBatchSize = 20
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "topic", cacheName: nil)
+        let recorder = ChangeRecorder()
+        try context.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+            let objects = try XCTUnwrap(controller.fetchedObjects)
+            XCTAssertEqual(objects.count, 1_003)
+            XCTAssertEqual(objects.filter { !$0.isFault }.count, 0, "performFetch loaded objects")
+            XCTAssertEqual(controller.sections?.map(\.name), ["News", "Sports", "T0", "T1", "T2", "T3", "T4", "T5", "T6"])
+            XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [2, 1, 143, 143, 143, 143, 143, 143, 142])
+            // One object read: its batch loads, not the rest.
+            XCTAssertEqual(controller.object(at: IndexPath(row: 5, section: 3)).title, "E0960")
+            XCTAssertLessThanOrEqual(objects.filter { !$0.isFault }.count, 40)
+            // A change is placed by reading a few objects, not all.
+            entry("Mu", "T4", 500, in: context)
+        }
+        XCTAssertEqual(recorder.take(), ["will", "insert Mu ->6.72", "did"])
+        context.performAndWait {
+            let loaded = controller.fetchedObjects?.filter { !$0.isFault }.count ?? 0
+            XCTAssertLessThanOrEqual(loaded, 200, "placing one object loaded \(loaded)")
+        }
+    }
 }
