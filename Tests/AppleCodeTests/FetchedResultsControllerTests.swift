@@ -502,4 +502,64 @@ final class FetchedResultsControllerTests: XCTestCase {
             XCTAssertLessThanOrEqual(loaded, 200, "placing one object loaded \(loaded)")
         }
     }
+
+    func testACacheSurvivesARestartUntilTheRequestOrTheStoreChanges() throws {
+        let first = try makeContainer(.sqlite)
+        let url = try XCTUnwrap(first.persistentStoreCoordinator.persistentStores.first?.url)
+        let cacheName = "feed-\(UUID().uuidString)"
+        defer { NSFetchedResultsController<FeedEntry>.deleteCache(withName: cacheName) }
+        func controller(on context: NSManagedObjectContext, predicate: String = "isPublished == YES", cached: Bool = true)
+            -> NSFetchedResultsController<FeedEntry>
+        {
+            let controller = makeController(context)
+            controller.fetchRequest.predicate = NSPredicate(format: predicate)
+            return NSFetchedResultsController(
+                fetchRequest: controller.fetchRequest, managedObjectContext: context, sectionNameKeyPath: "topic",
+                cacheName: cached ? cacheName : nil)
+        }
+        /// Whether the controller laid its results out without loading them, then its titles.
+        func fetch(_ controller: NSFetchedResultsController<FeedEntry>) throws -> (fromCache: Bool, titles: [[String]]) {
+            try controller.managedObjectContext.performAndWait {
+                try controller.performFetch()
+                let unloaded = controller.fetchedObjects?.allSatisfy(\.isFault) ?? false
+                return (unloaded, titles(controller))
+            }
+        }
+        let written = try fetch(controller(on: first.newBackgroundContext()))
+        XCTAssertEqual(written.titles, [["Alpha", "Beta"], ["Gamma"]])
+        XCTAssertFalse(written.fromCache)
+
+        // A restart: another coordinator on the same file.
+        let restarted = NSPersistentContainer(name: "Feed", managedObjectModel: Self.model)
+        restarted.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        var loadError: Error?
+        restarted.loadPersistentStores { _, error in loadError = error }
+        XCTAssertNil(loadError)
+        let context = restarted.newBackgroundContext()
+        let read = try fetch(controller(on: context))
+        XCTAssertTrue(read.fromCache, "the cache was not used")
+        XCTAssertEqual(read.titles, [["Alpha", "Beta"], ["Gamma"]])
+        XCTAssertFalse(try fetch(controller(on: context, cached: false)).fromCache)
+
+        // Another request under the same name refuses the cache (and writes its own).
+        let other = try fetch(controller(on: restarted.newBackgroundContext(), predicate: "score > 25"))
+        XCTAssertFalse(other.fromCache)
+        XCTAssertEqual(other.titles, [["Alpha"], ["Gamma"]])
+        XCTAssertTrue(try fetch(controller(on: restarted.newBackgroundContext(), predicate: "score > 25")).fromCache)
+        XCTAssertFalse(try fetch(controller(on: restarted.newBackgroundContext())).fromCache)
+
+        // A change of the store's rows since refuses it too.
+        XCTAssertTrue(try fetch(controller(on: restarted.newBackgroundContext())).fromCache)
+        try context.performAndWait {
+            let delta = try XCTUnwrap(try context.fetch(FeedEntry.all).first { $0.title == "Delta" })
+            delta.isPublished = true
+            try context.save()
+        }
+        let changed = try fetch(controller(on: first.newBackgroundContext()))
+        XCTAssertFalse(changed.fromCache)
+        XCTAssertEqual(changed.titles, [["Alpha", "Beta", "Delta"], ["Gamma"]])
+
+        NSFetchedResultsController<FeedEntry>.deleteCache(withName: cacheName)
+        XCTAssertFalse(try fetch(controller(on: first.newBackgroundContext())).fromCache)
+    }
 }

@@ -81,7 +81,7 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
         self.plan = plan
         entityNames = Set(plan.entityIDs.map { schema.entity($0).name })
-        let layout = try batchedLayout(plan: plan) ?? laidOut(try fetch(), refusingSplitSections: true)
+        let layout = try cachedOrFetchedLayout(plan: plan)
         let oldIDs = reportedIDs
         self.layout = layout
         generation += 1
@@ -89,6 +89,43 @@ final class FetchedResultsCore: ContextChangeObserver {
         hasFetched = true
         context.changeState.addObserver(self)
         yieldSnapshot(difference: reportedIDs.difference(from: oldIDs))
+    }
+
+    /// The results from the controller's cache when it is current (see `FetchedResultsCache`),
+    /// else fetched (and cached, with a cache name).
+    private func cachedOrFetchedLayout(plan: FetchPlan) throws -> FetchedResultsLayout {
+        let cacheable = context.parent == nil && !context.hasPendingChanges(in: plan)
+        let cache = cacheName.flatMap { name in
+            cacheable
+                ? FetchedResultsCache(
+                    name: name, request: request, sectionNameKeyPath: sectionNameKeyPath, plan: plan, context: context)
+                : nil
+        }
+        if let cached = cache?.read(), let layout = try restored(cached) { return layout }
+        let layout = try batchedLayout(plan: plan) ?? laidOut(try fetch(), refusingSplitSections: true)
+        cache?.write(layout)
+        return layout
+    }
+
+    /// A cached layout with this context's objects (faults that load a batch at a time: the
+    /// request's `fetchBatchSize`, else `FetchedResultsCache.batchSize`); nil if an object's
+    /// URI names no store of the coordinator.
+    private func restored(_ cached: (uris: [URL], sections: [(name: String, count: Int)])) throws -> FetchedResultsLayout? {
+        guard let coordinator = context.persistentStoreCoordinator else { return nil }
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(cached.uris.count)
+        for uri in cached.uris {
+            guard let id = coordinator.managedObjectID(forURIRepresentation: uri) else { return nil }
+            objects.append(context.object(with: id))
+        }
+        let batchSize = request.settings.fetchBatchSize
+        try context.prepare(objects, batchSize: batchSize > 0 ? batchSize : FetchedResultsCache.batchSize, prefetching: [])
+        guard sectionNameKeyPath != nil else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: []) }
+        var names = SectionNames()
+        var indexes: [Int] = []
+        indexes.reserveCapacity(objects.count)
+        for section in cached.sections { indexes += repeatElement(names.index(of: section.name), count: section.count) }
+        return FetchedResultsLayout(objects: objects, nameIndexes: indexes, names: names.names)
     }
 
     /// With a `fetchBatchSize` and a section key path the store can read, the layout from one
