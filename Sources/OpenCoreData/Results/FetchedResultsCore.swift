@@ -242,6 +242,8 @@ final class FetchedResultsCore: ContextChangeObserver {
             if changes.idsChanged { reportIDChanges() }
             return
         }
+        // Placing them reads their values: the rows of faults load in one call per store.
+        context.loadRows(of: context.uncachedFaults(Array(candidates.values)))
         let settings = request.settings
         let new: FetchedResultsLayout
         if settings.fetchLimit > 0 || settings.fetchOffset > 0 {
