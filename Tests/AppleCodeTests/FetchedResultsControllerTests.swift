@@ -137,6 +137,16 @@ final class FetchedResultsControllerTests: XCTestCase {
             cacheName: nil)
     }
 
+    /// A controller on the view context of a new container of `kind`, followed by a recorder.
+    func followed(_ kind: StoreKind) throws -> (NSManagedObjectContext, NSFetchedResultsController<FeedEntry>, ChangeRecorder) {
+        let container = try makeContainer(kind)
+        let controller = makeController(container.viewContext)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        return (container.viewContext, controller, recorder)
+    }
+
     func titles(_ controller: NSFetchedResultsController<FeedEntry>) -> [[String]] {
         (controller.sections ?? []).map { section in (section.objects ?? []).map { ($0 as? FeedEntry)?.title ?? "?" } }
     }
@@ -180,12 +190,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testANewSectionAppearsBeforeItsObject() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             entry("Epsilon", "Cooking", 5, in: context)
             context.processPendingChanges()
             XCTAssertEqual(
@@ -196,12 +201,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testTheLastObjectOfASectionLeavingDeletesTheSection() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             context.delete(controller.object(at: IndexPath(row: 0, section: 1)))
             try context.save()
             XCTAssertEqual(recorder.take(), ["will", "section delete 1 Sports", "delete Gamma 1.0>-", "did"], "\(kind)")
@@ -211,12 +211,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testAnObjectEntersAndLeavesThePredicate() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             let delta = try XCTUnwrap(
                 context.fetch(FeedEntry.all).first { $0.title == "Delta" })
             delta.isPublished = true
@@ -231,12 +226,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testASortKeyChangeMovesAndAChangeInPlaceUpdates() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             let beta = controller.object(at: IndexPath(row: 1, section: 0))
             beta.score = 40  // now above Alpha (30)
             context.processPendingChanges()
@@ -258,12 +248,7 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testAnUnrelatedInsertCallsNothing() throws {
-        let container = try makeContainer(.sqlite)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.sqlite)
         let tag = NSManagedObject(entity: try XCTUnwrap(Self.model.entitiesByName["Tag"]), insertInto: context)
         tag.setValue("misc", forKey: "label")
         entry("Zeta", "News", 1, published: false, in: context)
@@ -272,12 +257,7 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testSeveralChangesArriveInOneReportInOrder() throws {
-        let container = try makeContainer(.inMemory)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.inMemory)
         context.delete(controller.object(at: IndexPath(row: 0, section: 1)))  // Gamma: Sports empties
         controller.object(at: IndexPath(row: 1, section: 0)).score = 99  // Beta overtakes Alpha
         entry("Eta", "Arts", 1, in: context)  // a new first section
@@ -347,24 +327,14 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testRefreshReportsAnUpdate() throws {
-        let container = try makeContainer(.sqlite)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.sqlite)
         context.refresh(controller.object(at: IndexPath(row: 0, section: 1)), mergeChanges: false)
         context.processPendingChanges()
         XCTAssertEqual(recorder.take(), ["will", "update Gamma 1.0>1.0", "did"])
     }
 
     func testResetReportsEveryObjectDeleted() throws {
-        let container = try makeContainer(.inMemory)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.inMemory)
         context.reset()
         XCTAssertEqual(
             recorder.take(),
