@@ -532,4 +532,33 @@ final class FetchedResultsControllerTests: XCTestCase {
         NSFetchedResultsController<FeedEntry>.deleteCache(withName: cacheName)
         XCTAssertFalse(try fetch(controller(on: first.newBackgroundContext())).fromCache)
     }
+
+    func testIndexTitlesComeFromTheDelegateElseTheController() throws {
+        final class Titles: NSObject, NSFetchedResultsControllerDelegate {
+            func controller(
+                _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+                sectionIndexTitleForSectionName sectionName: String
+            ) -> String? {
+                sectionName.lowercased()
+            }
+        }
+        final class TwoLetters: NSFetchedResultsController<FeedEntry> {
+            override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
+                String(sectionName.prefix(2))
+            }
+        }
+        let container = try makeContainer(.inMemory)
+        let request = makeController(container.viewContext).fetchRequest
+        let subclassed = TwoLetters(
+            fetchRequest: request, managedObjectContext: container.viewContext, sectionNameKeyPath: "topic",
+            cacheName: nil)
+        try subclassed.performFetch()
+        XCTAssertEqual(subclassed.sectionIndexTitles, ["Ne", "Sp"])
+        let titles = Titles()
+        subclassed.delegate = titles
+        try subclassed.performFetch()
+        XCTAssertEqual(subclassed.sections?.map(\.indexTitle), ["news", "sports"])
+        XCTAssertEqual(subclassed.section(forSectionIndexTitle: "sports", at: 0), 1)
+        XCTAssertEqual(subclassed.section(forSectionIndexTitle: "weather", at: 7), 1)
+    }
 }
