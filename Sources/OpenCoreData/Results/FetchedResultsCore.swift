@@ -267,9 +267,35 @@ final class FetchedResultsCore: ContextChangeObserver {
         return (try? predicate.evaluate(validating: object)) ?? false
     }
 
-    /// Whether `a` sorts before `b`.
-    private func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-        plan?.sortDescriptors.orders(a, before: b) ?? false
+    /// Orders objects by the plan's sort descriptors, reading each object's sort values once
+    /// (one placing compares the same objects many times; key-value reads dominate).
+    private struct SortOrder {
+        let descriptors: [OpenPredicate.NSSortDescriptor]
+        private var values: [ObjectIdentifier: [Any?]] = [:]
+
+        init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
+            self.descriptors = descriptors
+        }
+
+        private mutating func values(of object: NSManagedObject) -> [Any?] {
+            if let known = values[ObjectIdentifier(object)] { return known }
+            let read = descriptors.map { $0.sortValue(of: object) }
+            values[ObjectIdentifier(object)] = read
+            return read
+        }
+
+        /// Whether `a` sorts before `b`.
+        mutating func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+            let left = values(of: a), right = values(of: b)
+            for (index, descriptor) in descriptors.enumerated() {
+                switch descriptor.compareValues(left[index], right[index]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return false
+        }
     }
 
     /// The layout after `candidates` (objects that may have changed) were placed again. An old
@@ -278,6 +304,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// place are sorted and placed by binary search (after objects that sort the same).
     private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
         let old = layout
+        var order = SortOrder(plan?.sortDescriptors ?? [])
+        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool { order.precedes(a, b) }
         var names = SectionNames()
         let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
         var member: [ObjectIdentifier: Bool] = [:]
