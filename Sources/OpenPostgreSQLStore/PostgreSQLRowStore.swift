@@ -412,6 +412,11 @@
             try withSession { try SQLRowReader(session: $0, layout: layout).members(of: owners, slot: slot) }
         }
 
+        /// See `RowStore.changeStamp(entityIDs:)`.
+        package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? {
+            try withSession { try SQLRowReader(session: $0, layout: layout).changeStamp(entityIDs: entityIDs) }
+        }
+
         // MARK: - Saves
 
         package func apply(_ changes: SaveChanges) throws {

@@ -22,6 +22,20 @@ package struct SQLRowReader<Session: SQLSession> {
         self.layout = layout
     }
 
+    /// The row count, the sum of the `Z_OPT` versions and the highest `Z_PK` of each table
+    /// holding an entity of `entityIDs`: an insert raises the highest key (keys are never
+    /// reused), a delete lowers the count, and every update raises its row's version, by this
+    /// library or by Apple's Core Data.
+    package func changeStamp(entityIDs: Set<Int>) throws -> [Int64] {
+        var stamp: [Int64] = []
+        for name in Set(entityIDs.map { layout.table(of: $0).name }).sorted() {
+            try session.query("SELECT COUNT(*), CAST(SUM(Z_OPT) AS BIGINT), MAX(Z_PK) FROM \(name)", []) { row in
+                stamp += [row.int64(at: 0), row.int64(at: 1), row.int64(at: 2)]
+            }
+        }
+        return stamp
+    }
+
     /// Every row whose entity is in `entityIDs` (schema numbers), table by table, each table in
     /// `Z_PK` order.
     package func rows(entityIDs: Set<Int>) throws -> [RowSnapshot] {

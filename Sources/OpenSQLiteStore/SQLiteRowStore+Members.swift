@@ -5,4 +5,9 @@ extension SQLiteRowStore {
     package func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]] {
         try withLock { try SQLRowReader(session: file.connection, layout: file.layout).members(of: owners, slot: slot) }
     }
+
+    /// See `RowStore.changeStamp(entityIDs:)`.
+    package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? {
+        try withLock { try SQLRowReader(session: file.connection, layout: file.layout).changeStamp(entityIDs: entityIDs) }
+    }
 }

@@ -122,6 +122,10 @@ package protocol RowStore: AnyObject {
     /// The members of the to-many relationship at `slot` of each owner's entity, by owner, in
     /// the relationship's order (owners without a row or without members are left out).
     func members(of owners: [ObjectKey], slot: Int) throws -> [ObjectKey: [ObjectKey]]
+    /// Numbers that change whenever a row of an entity in `entityIDs` is inserted, changed or
+    /// deleted, by anyone (nil when the store cannot tell): for caches of fetch results that
+    /// must prove they are current. The default is nil.
+    func changeStamp(entityIDs: Set<Int>) throws -> [Int64]?
 
     // MARK: Persistent history (see `History.swift`)
 
@@ -148,6 +152,9 @@ package protocol PreparedSave: AnyObject {
 }
 
 extension RowStore {
+    /// The store cannot tell (see the requirement).
+    package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? { nil }
+
     /// Applies a save without optimistic locking (no expected versions).
     package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {
         try apply(SaveChanges(inserted: inserted, updated: updated, deleted: deleted))

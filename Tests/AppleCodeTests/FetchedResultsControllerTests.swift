@@ -137,6 +137,16 @@ final class FetchedResultsControllerTests: XCTestCase {
             cacheName: nil)
     }
 
+    /// A controller on the view context of a new container of `kind`, followed by a recorder.
+    func followed(_ kind: StoreKind) throws -> (NSManagedObjectContext, NSFetchedResultsController<FeedEntry>, ChangeRecorder) {
+        let container = try makeContainer(kind)
+        let controller = makeController(container.viewContext)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        return (container.viewContext, controller, recorder)
+    }
+
     func titles(_ controller: NSFetchedResultsController<FeedEntry>) -> [[String]] {
         (controller.sections ?? []).map { section in (section.objects ?? []).map { ($0 as? FeedEntry)?.title ?? "?" } }
     }
@@ -180,12 +190,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testANewSectionAppearsBeforeItsObject() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             entry("Epsilon", "Cooking", 5, in: context)
             context.processPendingChanges()
             XCTAssertEqual(
@@ -196,12 +201,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testTheLastObjectOfASectionLeavingDeletesTheSection() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             context.delete(controller.object(at: IndexPath(row: 0, section: 1)))
             try context.save()
             XCTAssertEqual(recorder.take(), ["will", "section delete 1 Sports", "delete Gamma 1.0>-", "did"], "\(kind)")
@@ -211,12 +211,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testAnObjectEntersAndLeavesThePredicate() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             let delta = try XCTUnwrap(
                 context.fetch(FeedEntry.all).first { $0.title == "Delta" })
             delta.isPublished = true
@@ -231,12 +226,7 @@ final class FetchedResultsControllerTests: XCTestCase {
 
     func testASortKeyChangeMovesAndAChangeInPlaceUpdates() throws {
         for kind in StoreKind.allCases {
-            let container = try makeContainer(kind)
-            let context = container.viewContext
-            let controller = makeController(context)
-            let recorder = ChangeRecorder()
-            controller.delegate = recorder
-            try controller.performFetch()
+            let (context, controller, recorder) = try followed(kind)
             let beta = controller.object(at: IndexPath(row: 1, section: 0))
             beta.score = 40  // now above Alpha (30)
             context.processPendingChanges()
@@ -258,12 +248,7 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testAnUnrelatedInsertCallsNothing() throws {
-        let container = try makeContainer(.sqlite)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.sqlite)
         let tag = NSManagedObject(entity: try XCTUnwrap(Self.model.entitiesByName["Tag"]), insertInto: context)
         tag.setValue("misc", forKey: "label")
         entry("Zeta", "News", 1, published: false, in: context)
@@ -272,12 +257,7 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testSeveralChangesArriveInOneReportInOrder() throws {
-        let container = try makeContainer(.inMemory)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.inMemory)
         context.delete(controller.object(at: IndexPath(row: 0, section: 1)))  // Gamma: Sports empties
         controller.object(at: IndexPath(row: 1, section: 0)).score = 99  // Beta overtakes Alpha
         entry("Eta", "Arts", 1, in: context)  // a new first section
@@ -347,24 +327,14 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     func testRefreshReportsAnUpdate() throws {
-        let container = try makeContainer(.sqlite)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.sqlite)
         context.refresh(controller.object(at: IndexPath(row: 0, section: 1)), mergeChanges: false)
         context.processPendingChanges()
         XCTAssertEqual(recorder.take(), ["will", "update Gamma 1.0>1.0", "did"])
     }
 
     func testResetReportsEveryObjectDeleted() throws {
-        let container = try makeContainer(.inMemory)
-        let context = container.viewContext
-        let controller = makeController(context)
-        let recorder = ChangeRecorder()
-        controller.delegate = recorder
-        try controller.performFetch()
+        let (context, controller, recorder) = try followed(.inMemory)
         context.reset()
         XCTAssertEqual(
             recorder.take(),
@@ -426,5 +396,169 @@ final class FetchedResultsControllerTests: XCTestCase {
         XCTAssertThrowsError(try outOfOrder.performFetch()) { error in
             XCTAssertTrue("\(error)".contains("out of order section name 'News'"), "\(error)")
         }
+    }
+
+    func testSnapshotsFollowTheResultsWithoutADelegate() async throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.newBackgroundContext()
+            let controller = makeController(context)
+            var snapshots = controller.snapshots.makeAsyncIterator()
+            try await context.perform { try controller.performFetch() }
+            let nextFirst = await snapshots.next()
+            let first = try XCTUnwrap(nextFirst)
+            XCTAssertEqual(first.sections.map(\.name), ["News", "Sports"], "\(kind)")
+            XCTAssertEqual(first.sections.map(\.indexTitle), ["N", "S"])
+            XCTAssertEqual(first.difference.insertions.count, 3)
+            var ids = try XCTUnwrap([NSManagedObjectID]().applying(first.difference))
+            XCTAssertEqual(ids, first.objectIDs)
+            await context.perform {
+                let beta = controller.object(at: IndexPath(row: 1, section: 0))
+                beta.score = 99  // a move within News
+                self.entry("Lambda", "Arts", 3, in: context)  // a new section
+            }
+            let names = await context.perform { controller.fetchedObjects?.map(\.objectID) }
+            let nextSecond = await snapshots.next()
+            let second = try XCTUnwrap(nextSecond)
+            XCTAssertEqual(second.sections.map(\.name), ["Arts", "News", "Sports"])
+            ids = try XCTUnwrap(ids.applying(second.difference))
+            XCTAssertEqual(ids, second.objectIDs)
+            XCTAssertEqual(ids, names)
+            // The save gives Lambda its permanent ID.
+            try await context.perform { try context.save() }
+            let nextThird = await snapshots.next()
+            let third = try XCTUnwrap(nextThird)
+            ids = try XCTUnwrap(ids.applying(third.difference))
+            XCTAssertEqual(ids, third.objectIDs)
+            XCTAssertFalse(ids.contains { $0.isTemporaryID })
+            XCTAssertEqual(third.difference.insertions.count, 1)
+        }
+    }
+
+    func testABatchedControllerLoadsOnlyWhatItReads() throws {
+        let container = try makeContainer(.sqlite)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for index in 0..<1_000 { entry(String(format: "E%04d", index), "T\(index % 7)", Int64(index), in: context) }
+            try context.save()
+            context.reset()
+        }
+        let request = FeedEntry.all
+        request.predicate = NSPredicate(format: "isPublished == YES")
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "topic", ascending: true), NSSortDescriptor(key: "score", ascending: false),
+        ]
+        request.fetchBatchSize = 20
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "topic", cacheName: nil)
+        let recorder = ChangeRecorder()
+        try context.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+            let objects = try XCTUnwrap(controller.fetchedObjects)
+            XCTAssertEqual(objects.count, 1_003)
+            XCTAssertEqual(objects.filter { !$0.isFault }.count, 0, "performFetch loaded objects")
+            XCTAssertEqual(controller.sections?.map(\.name), ["News", "Sports", "T0", "T1", "T2", "T3", "T4", "T5", "T6"])
+            XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [2, 1, 143, 143, 143, 143, 143, 143, 142])
+            // One object read: its batch loads, not the rest.
+            XCTAssertEqual(controller.object(at: IndexPath(row: 5, section: 3)).title, "E0960")
+            XCTAssertLessThanOrEqual(objects.filter { !$0.isFault }.count, 40)
+            // A change is placed by reading a few objects, not all.
+            entry("Mu", "T4", 500, in: context)
+        }
+        XCTAssertEqual(recorder.take(), ["will", "insert Mu ->6.72", "did"])
+        context.performAndWait {
+            let loaded = controller.fetchedObjects?.filter { !$0.isFault }.count ?? 0
+            XCTAssertLessThanOrEqual(loaded, 200, "placing one object loaded \(loaded)")
+        }
+    }
+
+    func testACacheSurvivesARestartUntilTheRequestOrTheStoreChanges() throws {
+        let first = try makeContainer(.sqlite)
+        let url = try XCTUnwrap(first.persistentStoreCoordinator.persistentStores.first?.url)
+        let cacheName = "feed-\(UUID().uuidString)"
+        defer { NSFetchedResultsController<FeedEntry>.deleteCache(withName: cacheName) }
+        func controller(on context: NSManagedObjectContext, predicate: String = "isPublished == YES", cached: Bool = true)
+            -> NSFetchedResultsController<FeedEntry>
+        {
+            let controller = makeController(context)
+            controller.fetchRequest.predicate = NSPredicate(format: predicate)
+            return NSFetchedResultsController(
+                fetchRequest: controller.fetchRequest, managedObjectContext: context, sectionNameKeyPath: "topic",
+                cacheName: cached ? cacheName : nil)
+        }
+        /// Whether the controller laid its results out without loading them, then its titles.
+        func fetch(_ controller: NSFetchedResultsController<FeedEntry>) throws -> (fromCache: Bool, titles: [[String]]) {
+            try controller.managedObjectContext.performAndWait {
+                try controller.performFetch()
+                let unloaded = controller.fetchedObjects?.allSatisfy(\.isFault) ?? false
+                return (unloaded, titles(controller))
+            }
+        }
+        let written = try fetch(controller(on: first.newBackgroundContext()))
+        XCTAssertEqual(written.titles, [["Alpha", "Beta"], ["Gamma"]])
+        XCTAssertFalse(written.fromCache)
+
+        // A restart: another coordinator on the same file.
+        let restarted = NSPersistentContainer(name: "Feed", managedObjectModel: Self.model)
+        restarted.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+        var loadError: Error?
+        restarted.loadPersistentStores { _, error in loadError = error }
+        XCTAssertNil(loadError)
+        let context = restarted.newBackgroundContext()
+        let read = try fetch(controller(on: context))
+        XCTAssertTrue(read.fromCache, "the cache was not used")
+        XCTAssertEqual(read.titles, [["Alpha", "Beta"], ["Gamma"]])
+        XCTAssertFalse(try fetch(controller(on: context, cached: false)).fromCache)
+
+        // Another request under the same name refuses the cache (and writes its own).
+        let other = try fetch(controller(on: restarted.newBackgroundContext(), predicate: "score > 25"))
+        XCTAssertFalse(other.fromCache)
+        XCTAssertEqual(other.titles, [["Alpha"], ["Gamma"]])
+        XCTAssertTrue(try fetch(controller(on: restarted.newBackgroundContext(), predicate: "score > 25")).fromCache)
+        XCTAssertFalse(try fetch(controller(on: restarted.newBackgroundContext())).fromCache)
+
+        // A change of the store's rows since refuses it too.
+        XCTAssertTrue(try fetch(controller(on: restarted.newBackgroundContext())).fromCache)
+        try context.performAndWait {
+            let delta = try XCTUnwrap(try context.fetch(FeedEntry.all).first { $0.title == "Delta" })
+            delta.isPublished = true
+            try context.save()
+        }
+        let changed = try fetch(controller(on: first.newBackgroundContext()))
+        XCTAssertFalse(changed.fromCache)
+        XCTAssertEqual(changed.titles, [["Alpha", "Beta", "Delta"], ["Gamma"]])
+
+        NSFetchedResultsController<FeedEntry>.deleteCache(withName: cacheName)
+        XCTAssertFalse(try fetch(controller(on: first.newBackgroundContext())).fromCache)
+    }
+
+    func testIndexTitlesComeFromTheDelegateElseTheController() throws {
+        final class Titles: NSObject, NSFetchedResultsControllerDelegate {
+            func controller(
+                _ controller: NSFetchedResultsController<NSFetchRequestResult>,
+                sectionIndexTitleForSectionName sectionName: String
+            ) -> String? {
+                sectionName.lowercased()
+            }
+        }
+        final class TwoLetters: NSFetchedResultsController<FeedEntry> {
+            override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
+                String(sectionName.prefix(2))
+            }
+        }
+        let container = try makeContainer(.inMemory)
+        let request = makeController(container.viewContext).fetchRequest
+        let subclassed = TwoLetters(
+            fetchRequest: request, managedObjectContext: container.viewContext, sectionNameKeyPath: "topic",
+            cacheName: nil)
+        try subclassed.performFetch()
+        XCTAssertEqual(subclassed.sectionIndexTitles, ["Ne", "Sp"])
+        let titles = Titles()
+        subclassed.delegate = titles
+        try subclassed.performFetch()
+        XCTAssertEqual(subclassed.sections?.map(\.indexTitle), ["news", "sports"])
+        XCTAssertEqual(subclassed.section(forSectionIndexTitle: "sports", at: 0), 1)
+        XCTAssertEqual(subclassed.section(forSectionIndexTitle: "weather", at: 7), 1)
     }
 }

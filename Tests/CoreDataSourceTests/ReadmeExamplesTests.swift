@@ -130,6 +130,49 @@ private final class Readme {
         print(payroll)                                                  // 151000
     }
 
+    // README: Contexts, objects and the stores — Following a fetch (set up as `contexts`)
+    func followingAFetch(model: NSManagedObjectModel) throws {
+        // A class of its own name (see `streaming`).
+        final class FollowedEmployee: NSManagedObject {
+            @Managed var name: String?
+            @Managed var salary: Decimal?
+        }
+        typealias Employee = FollowedEmployee
+        model.entitiesByName["Employee"]?.managedObjectClassName = "FollowedEmployee"
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for (name, salary) in [("Ann", 52_000), ("Bob", 38_000), ("Cy", 61_000)] {
+            let employee = Employee(context: context)
+            employee.name = name
+            employee.salary = Decimal(salary)
+        }
+        try context.save()
+
+        final class Feed: NSObject, NSFetchedResultsControllerDelegate {
+            var changes: [String] = []
+            func controller(_ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+                            at indexPath: IndexPath?, for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?) {
+                let name = (anObject as? Employee)?.name ?? ""
+                changes.append("\(type) \(name) \(indexPath?.row ?? -1) → \(newIndexPath?.row ?? -1)")
+            }
+        }
+
+        let byPay = NSFetchRequest<Employee>(entityName: "Employee")
+        byPay.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        let controller = NSFetchedResultsController(fetchRequest: byPay, managedObjectContext: context,
+                                                    sectionNameKeyPath: nil, cacheName: nil)
+        let feed = Feed()
+        controller.delegate = feed
+        try controller.performFetch()
+        print(controller.fetchedObjects?.map { $0.name ?? "" } ?? [])   // ["Cy", "Ann", "Bob"]
+        context.performAndWait {                      // changes are announced as the block ends
+            controller.object(at: IndexPath(row: 2, section: 0)).salary = 70_000
+        }
+        print(feed.changes)                           // ["move Bob 2 → 0"]
+    }
+
     // README: A PostgreSQL store for several servers
     func postgreSQL(container: NSPersistentContainer) {
         let description = NSPersistentStoreDescription(url: URL(string: "postgres://app:secret@db.internal/shop?schema=catalog")!)
@@ -226,7 +269,7 @@ struct ReadmeExamplesTests {
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 8)
+        #expect(blocks.count == 9)
         for block in blocks {
             // Imports are this file's; the rest is pasted into a method, indented.
             for line in block.lines where line.hasPrefix("import ") {
@@ -350,6 +393,15 @@ struct ReadmeExamplesTests {
             try readme.streaming(model: try NSManagedObjectModel(validatingContentsOf: url))
             #expect(readme.printed == ["151000"])
             #expect(readme.printed == (try swiftBlock(containing: "objects(for: everyone")).expectedOutput)
+        }
+    }
+
+    @Test func followingAFetch() throws {
+        try withModelFile { url in
+            let readme = Readme()
+            try readme.followingAFetch(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(readme.printed == [#"["Cy", "Ann", "Bob"]"#, #"["move Bob 2 → 0"]"#])
+            #expect(readme.printed == (try swiftBlock(containing: "NSFetchedResultsControllerDelegate")).expectedOutput)
         }
     }
 

@@ -23,7 +23,8 @@ extension Notification.Name {
     /// Posted by a context when its registered objects changed: by `processPendingChanges()`
     /// (at the end of each `perform` block and when saving) with the objects inserted, updated
     /// and deleted since the last post under `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and
-    /// `NSDeletedObjectsKey`, and after a merge with `NSRefreshedObjectsKey`. Only non-empty
+    /// `NSDeletedObjectsKey`, and those refreshed (`refresh(_:mergeChanges:)`) under
+    /// `NSRefreshedObjectsKey`; after a merge, with `NSRefreshedObjectsKey` too. Only non-empty
     /// sets are present; the notification's `object` is the context.
     ///
     /// **Differences from Apple:** Apple posts at the end of each run-loop event of the main

@@ -39,8 +39,12 @@ final class FetchedResultsCore: ContextChangeObserver {
     private(set) var generation = 0
     private var plan: FetchPlan?
     private var entityNames: Set<String> = []
-    /// The object IDs last reported, in order (for differences; no section key path only).
+    /// The object IDs last reported, in order (for differences).
     private var reportedIDs: [NSManagedObjectID] = []
+    /// The continuations of the `snapshots` sequences being iterated, by number.
+    private var streams: [Int: AsyncStream<FetchedResultsSnapshot>.Continuation] = [:]
+    private var nextStream = 0
+    private let streamsLock = NSLock()
 
     init(
         context: NSManagedObjectContext, request: AnyFetchRequest, sectionNameKeyPath: String?, cacheName: String?,
@@ -75,29 +79,99 @@ final class FetchedResultsCore: ContextChangeObserver {
         guard let schema = context.persistentStoreCoordinator?.schema else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        let objects = try fetch()
-        let layout = try laidOut(objects, refusingSplitSections: true)
         self.plan = plan
         entityNames = Set(plan.entityIDs.map { schema.entity($0).name })
+        let layout = try cachedOrFetchedLayout(plan: plan)
+        let oldIDs = reportedIDs
         self.layout = layout
         generation += 1
-        reportedIDs = sectionNameKeyPath == nil ? objects.map(\.objectID) : []
+        reportedIDs = layout.objects.map(\.objectID)
         hasFetched = true
         context.changeState.addObserver(self)
+        yieldSnapshot(difference: reportedIDs.difference(from: oldIDs))
+    }
+
+    /// The results from the controller's cache when it is current (see `FetchedResultsCache`),
+    /// else fetched (and cached, with a cache name).
+    private func cachedOrFetchedLayout(plan: FetchPlan) throws -> FetchedResultsLayout {
+        let cacheable = context.parent == nil && !context.hasPendingChanges(in: plan)
+        let cache = cacheName.flatMap { name in
+            cacheable
+                ? FetchedResultsCache(
+                    name: name, request: request, sectionNameKeyPath: sectionNameKeyPath, plan: plan, context: context)
+                : nil
+        }
+        if let cached = cache?.read(), let layout = try restored(cached) { return layout }
+        let layout = try batchedLayout(plan: plan) ?? laidOut(try fetch(), refusingSplitSections: true)
+        cache?.write(layout)
+        return layout
+    }
+
+    /// A cached layout with this context's objects (faults that load a batch at a time: the
+    /// request's `fetchBatchSize`, else `FetchedResultsCache.batchSize`); nil if an object's
+    /// URI names no store of the coordinator.
+    private func restored(_ cached: (uris: [URL], sections: [(name: String, count: Int)])) throws -> FetchedResultsLayout? {
+        guard let coordinator = context.persistentStoreCoordinator else { return nil }
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(cached.uris.count)
+        for uri in cached.uris {
+            guard let id = coordinator.managedObjectID(forURIRepresentation: uri) else { return nil }
+            objects.append(context.object(with: id))
+        }
+        let batchSize = request.settings.fetchBatchSize
+        try context.prepare(objects, batchSize: batchSize > 0 ? batchSize : FetchedResultsCache.batchSize, prefetching: [])
+        guard sectionNameKeyPath != nil else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: []) }
+        var names = SectionNames()
+        var indexes: [Int] = []
+        indexes.reserveCapacity(objects.count)
+        for section in cached.sections { indexes += repeatElement(names.index(of: section.name), count: section.count) }
+        return FetchedResultsLayout(objects: objects, nameIndexes: indexes, names: names.names)
+    }
+
+    /// With a `fetchBatchSize` and a section key path the store can read, the layout from one
+    /// fetch of each result's ID and section value, so that no object is loaded (they stay
+    /// faults that load a batch at a time); nil otherwise (pending changes to merge, a child
+    /// context, a key path only objects can answer).
+    private func batchedLayout(plan: FetchPlan) throws -> FetchedResultsLayout? {
+        let settings = request.settings
+        guard settings.fetchBatchSize > 0, let sectionNameKeyPath, context.parent == nil,
+            !context.hasPendingChanges(in: plan)
+        else { return nil }
+        let rows = NSFetchRequest<NSDictionary>()
+        rows.settings = settings
+        rows.affectedStores = request.affectedStores
+        rows.resultType = .dictionaryResultType
+        rows.fetchBatchSize = 0
+        rows.propertiesToFetch = ["objectID", sectionNameKeyPath]
+        guard let dictionaries = try? context.fetch(rows) else { return nil }
+        var objects: [NSManagedObject] = []
+        var values: [Any?] = []
+        objects.reserveCapacity(dictionaries.count)
+        values.reserveCapacity(dictionaries.count)
+        for row in dictionaries {
+            guard let id = row["objectID"] as? NSManagedObjectID else { return nil }
+            objects.append(context.object(with: id))
+            values.append(row[sectionNameKeyPath])
+        }
+        try context.prepare(objects, batchSize: settings.fetchBatchSize, prefetching: [])
+        return try laidOut(objects, refusingSplitSections: true) { values[$0] }
     }
 
     /// Objects in result order as a layout: each one's section name read.
     ///
     /// - Throws: When `refusingSplitSections` and a section name comes back after another
     ///   (the section key path does not agree with the first sort descriptor).
-    private func laidOut(_ objects: [NSManagedObject], refusingSplitSections: Bool) throws -> FetchedResultsLayout {
-        guard sectionNameKeyPath != nil else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: []) }
+    private func laidOut(
+        _ objects: [NSManagedObject], refusingSplitSections: Bool, sectionValue: ((Int) -> Any?)? = nil
+    ) throws -> FetchedResultsLayout {
+        guard let sectionNameKeyPath else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: []) }
         var names = SectionNames()
         var indexes: [Int] = []
         indexes.reserveCapacity(objects.count)
         var closed: Set<Int> = []
         for (position, object) in objects.enumerated() {
-            let index = names.index(of: sectionName(of: object))
+            let value = sectionValue.map { $0(position) } ?? object.value(forKeyPath: sectionNameKeyPath)
+            let index = names.index(of: Self.sectionName(value))
             if let last = indexes.last, last != index {
                 closed.insert(last)
                 if refusingSplitSections && closed.contains(index) {
@@ -116,7 +190,12 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// path, `""` for nil.
     func sectionName(of object: NSManagedObject) -> String {
         guard let sectionNameKeyPath else { return "" }
-        switch object.value(forKeyPath: sectionNameKeyPath) {
+        return Self.sectionName(object.value(forKeyPath: sectionNameKeyPath))
+    }
+
+    /// The section name of a value at the section name key path.
+    static func sectionName(_ value: Any?) -> String {
+        switch value {
         case nil, is NSNull: return ""
         case let string as String: return string
         case let number as NSNumber: return number.description
@@ -142,7 +221,7 @@ final class FetchedResultsCore: ContextChangeObserver {
     // MARK: - Tracking
 
     func contextDidChange(_ changes: ContextChanges) {
-        guard hasFetched, delegate != nil else { return }
+        guard hasFetched, delegate != nil || isStreaming else { return }
         if changes.invalidatedAll {
             // Apple's rule: after a reset, every object is gone until `performFetch()` again.
             hasFetched = false
@@ -163,6 +242,8 @@ final class FetchedResultsCore: ContextChangeObserver {
             if changes.idsChanged { reportIDChanges() }
             return
         }
+        // Placing them reads their values: the rows of faults load in one call per store.
+        context.loadRows(of: context.uncachedFaults(Array(candidates.values)))
         let settings = request.settings
         let new: FetchedResultsLayout
         if settings.fetchLimit > 0 || settings.fetchOffset > 0 {
@@ -186,9 +267,35 @@ final class FetchedResultsCore: ContextChangeObserver {
         return (try? predicate.evaluate(validating: object)) ?? false
     }
 
-    /// Whether `a` sorts before `b`.
-    private func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-        plan?.sortDescriptors.orders(a, before: b) ?? false
+    /// Orders objects by the plan's sort descriptors, reading each object's sort values once
+    /// (one placing compares the same objects many times; key-value reads dominate).
+    private struct SortOrder {
+        let descriptors: [OpenPredicate.NSSortDescriptor]
+        private var values: [ObjectIdentifier: [Any?]] = [:]
+
+        init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
+            self.descriptors = descriptors
+        }
+
+        private mutating func values(of object: NSManagedObject) -> [Any?] {
+            if let known = values[ObjectIdentifier(object)] { return known }
+            let read = descriptors.map { $0.sortValue(of: object) }
+            values[ObjectIdentifier(object)] = read
+            return read
+        }
+
+        /// Whether `a` sorts before `b`.
+        mutating func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+            let left = values(of: a), right = values(of: b)
+            for (index, descriptor) in descriptors.enumerated() {
+                switch descriptor.compareValues(left[index], right[index]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return false
+        }
     }
 
     /// The layout after `candidates` (objects that may have changed) were placed again. An old
@@ -197,6 +304,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// place are sorted and placed by binary search (after objects that sort the same).
     private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
         let old = layout
+        var order = SortOrder(plan?.sortDescriptors ?? [])
+        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool { order.precedes(a, b) }
         var names = SectionNames()
         let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
         var member: [ObjectIdentifier: Bool] = [:]
@@ -291,14 +400,16 @@ final class FetchedResultsCore: ContextChangeObserver {
         let old = layout
         let changes = FetchedResultsChanges(from: old, to: new, changed: changed)
         let oldIDs = reportedIDs
-        let newIDs = sectionNameKeyPath == nil ? new.objects.map(\.objectID) : []
+        let newIDs = new.objects.map(\.objectID)
         guard !changes.isEmpty || oldIDs != newIDs else { return }
         layout = new
         generation += 1
         reportedIDs = newIDs
+        let difference = Self.difference(oldIDs, newIDs, changes)
+        yieldSnapshot(difference: difference)
         guard let delegate, let controller = reportingController else { return }
         if sectionNameKeyPath == nil && !unimplemented.contains(.difference) {
-            delegate.controller(controller, didChangeContentWith: Self.difference(oldIDs, newIDs, changes))
+            delegate.controller(controller, didChangeContentWith: difference)
             if !unimplemented.contains(.difference) { return }
         }
         guard !changes.isEmpty else { return }
@@ -326,13 +437,12 @@ final class FetchedResultsCore: ContextChangeObserver {
 
     /// After a save gave inserted objects permanent IDs: the difference of the IDs alone.
     private func reportIDChanges() {
-        guard sectionNameKeyPath == nil else { return }
         report(layout, changed: [])
     }
 
-    /// The difference between the IDs last reported and the new ones (no sections): deleted
-    /// and inserted objects, moves (with associated offsets), and objects whose ID changed
-    /// (removed under the old ID, inserted under the new one).
+    /// The difference between the IDs last reported and the new ones, all sections in a row:
+    /// deleted and inserted objects, moves (with associated offsets), and objects whose ID
+    /// changed (removed under the old ID, inserted under the new one).
     static func difference(
         _ oldIDs: [NSManagedObjectID], _ newIDs: [NSManagedObjectID], _ changes: FetchedResultsChanges
     ) -> CollectionDifference<NSManagedObjectID> {
@@ -344,9 +454,9 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
         var movedTo: [Int: Int] = [:]
         var movedFrom: [Int: Int] = [:]
-        for move in changes.moved where oldIDs[move.from[1]] == newIDs[move.to[1]] {
-            movedTo[move.from[1]] = move.to[1]
-            movedFrom[move.to[1]] = move.from[1]
+        for move in changes.movedPositions where oldIDs[move.old] == newIDs[move.new] {
+            movedTo[move.old] = move.new
+            movedFrom[move.new] = move.old
         }
         var steps: [CollectionDifference<NSManagedObjectID>.Change] = []
         for (offset, id) in oldIDs.enumerated() where !stays[offset] {
@@ -356,6 +466,50 @@ final class FetchedResultsCore: ContextChangeObserver {
             steps.append(.insert(offset: offset, element: id, associatedWith: movedFrom[offset]))
         }
         return CollectionDifference(steps) ?? newIDs.difference(from: oldIDs)
+    }
+
+    // MARK: - Snapshots
+
+    /// Whether a `snapshots` sequence is being iterated.
+    private var isStreaming: Bool { streamsLock.withLock { !streams.isEmpty } }
+
+    /// A sequence of snapshots: the current one first (once fetched), then one per change.
+    func snapshots() -> AsyncStream<FetchedResultsSnapshot> {
+        let (stream, continuation) = AsyncStream<FetchedResultsSnapshot>.makeStream()
+        let number = streamsLock.withLock {
+            defer { nextStream += 1 }
+            return nextStream
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.streamsLock.withLock { self.streams.removeValue(forKey: number) }
+        }
+        context.performAndWait {
+            if hasFetched { continuation.yield(snapshot(difference: reportedIDs.difference(from: []))) }
+            streamsLock.withLock { streams[number] = continuation }
+        }
+        return stream
+    }
+
+    /// Hands every sequence the current results with their difference from the last ones.
+    private func yieldSnapshot(difference: CollectionDifference<NSManagedObjectID>) {
+        let continuations = streamsLock.withLock { Array(streams.values) }
+        guard !continuations.isEmpty else { return }
+        let snapshot = snapshot(difference: difference)
+        for continuation in continuations { continuation.yield(snapshot) }
+    }
+
+    private func snapshot(difference: CollectionDifference<NSManagedObjectID>) -> FetchedResultsSnapshot {
+        let sections = layout.sections.map { section in
+            FetchedResultsSnapshot.Section(
+                name: section.name, indexTitle: indexTitle(forSectionName: section.name),
+                objectIDs: Array(reportedIDs[section.start..<section.end]))
+        }
+        return FetchedResultsSnapshot(sections: sections, difference: difference)
+    }
+
+    deinit {
+        for continuation in streamsLock.withLock({ Array(streams.values) }) { continuation.finish() }
     }
 
     /// A section of a layout as the delegate sees it.

@@ -80,8 +80,10 @@ struct FetchedResultsChanges {
     var inserted: [(object: NSManagedObject, at: IndexPath)] = []
     var moved: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
     var updated: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
-    /// The positions in the new `objects` of the objects that neither moved nor were inserted.
+    /// The old and new positions in `objects` of the objects that stayed.
     var stayed: [(old: Int, new: Int)] = []
+    /// The old and new positions in `objects` of the objects that moved, in new order.
+    var movedPositions: [(old: Int, new: Int)] = []
 
     var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && deleted.isEmpty && inserted.isEmpty && moved.isEmpty
@@ -143,7 +145,8 @@ struct FetchedResultsChanges {
                 movers.append((candidate.old, candidate.new))
             }
         }
-        for mover in movers.sorted(by: { $0.new < $1.new }) {
+        movedPositions = movers.sorted { $0.new < $1.new }
+        for mover in movedPositions {
             moved.append((new.objects[mover.new], old.indexPath(at: mover.old), new.indexPath(at: mover.new)))
         }
     }

@@ -25,7 +25,9 @@ import OpenStoreCore
 ///   `automaticallyMergesChangesFromParent`, objects still faults and objects it never loaded
 ///   included), refreshes (`refresh(_:mergeChanges:)`), rollbacks; `reset()` reports every
 ///   object deleted, and the controller needs `performFetch()` again;
-/// - **a delegate and a cache name:** the same.
+/// - **a delegate and a cache name:** the same, and `performFetch()` keeps the results in a
+///   file that a later `performFetch()`, after a restart too, reads instead of fetching while
+///   the stores have not changed (see `cacheName`).
 ///
 /// Rules, as on Apple: the request needs at least one sort descriptor; sections follow the first
 /// sort descriptor (the section key path is that descriptor's key, or one whose order agrees
@@ -114,10 +116,20 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     /// The key path of the section names; nil when every object is in one section.
     public var sectionNameKeyPath: String? { core.sectionNameKeyPath }
 
-    /// The name of the controller's cache, or nil.
+    /// The name of the controller's cache, or nil for none.
     ///
-    /// **Differences from Apple:** Apple keeps computed sections in a file under this name;
-    /// here sections are recomputed at each `performFetch()`, which gives the same results.
+    /// With a name, `performFetch()` keeps the results and sections in a file under it (in
+    /// `OpenCoreData/FetchedResultsCaches` of the user's caches folder), and a later
+    /// `performFetch()` — in another process too — lays them out from the file without fetching
+    /// or loading an object, as long as the file provably holds what a fetch would return: the
+    /// same request and section key path (a changed request refuses the cache, Apple's rule),
+    /// no write to the stores' rows of the entity since, and no unsaved change in the context.
+    /// Otherwise it fetches and writes the file anew. Objects laid out from a cache load a
+    /// batch at a time as they are read.
+    ///
+    /// **Differences from Apple:** Apple trusts its cache until told otherwise
+    /// (`deleteCache(withName:)`); this one checks the stores first (one aggregate query per
+    /// table). In-memory stores have nothing to check against and use no cache.
     public var cacheName: String? { core.cacheName }
 
     /// The object told about changes. With a delegate, the controller follows the context's
@@ -129,11 +141,11 @@ open class NSFetchedResultsController<ResultType>: NSObject {
         set { core.delegate = newValue }
     }
 
-    /// Deletes the cache with a name, or every cache when `name` is nil.
-    ///
-    /// **Differences from Apple:** controllers keep no cache file (see `cacheName`), so there
-    /// is nothing to delete.
-    open class func deleteCache(withName name: String?) {}
+    /// Deletes the cache file of a name (see `cacheName`), or every cache file when `name` is
+    /// nil.
+    open class func deleteCache(withName name: String?) {
+        FetchedResultsCache.delete(named: name)
+    }
 
     // MARK: - Fetching
 

@@ -107,7 +107,8 @@ enum KeyValueReader {
 
     /// The value at `keyPath` (dotted), with collection operators.
     static func value(of object: Any?, forKeyPath keyPath: String) -> Any? {
-        if !keyPath.contains(".") && !keyPath.hasPrefix("@") {
+        // Bytes, not characters: `String.contains` goes through Foundation's search on Linux.
+        if !keyPath.utf8.contains(UInt8(ascii: ".")) && keyPath.utf8.first != UInt8(ascii: "@") {
             return value(of: object, forKey: keyPath)
         }
         return value(of: object, components: KeyPathComponents(keyPath).components[...])

@@ -174,7 +174,7 @@ open class NSSortDescriptor: Foundation.NSSortDescriptor, NSSecureCoding {
 
     /// The value this descriptor sorts `object` by.
     @inline(__always)
-    func sortValue(of object: Any?) -> Any? {
+    package func sortValue(of object: Any?) -> Any? {
         if let keyPathReader { return object.flatMap(keyPathReader) }
         return SortComparison.value(of: object, key: keyString)
     }
@@ -194,7 +194,7 @@ open class NSSortDescriptor: Foundation.NSSortDescriptor, NSSecureCoding {
 
     /// Compares two values already read with `sortValue(of:)`, honouring `ascending`.
     @inline(__always)
-    func compareValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
+    package func compareValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
         let result = compareAscending(a, b)
         return ascending ? result : SortComparison.reversed(result)
     }

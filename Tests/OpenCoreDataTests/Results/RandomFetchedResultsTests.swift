@@ -29,7 +29,7 @@ import Testing
         switch storeType {
         case NSInMemoryStoreType: 6_000
         case NSSQLiteStoreType: 4_000
-        default: 1_000
+        default: 500
         }
     }
 
