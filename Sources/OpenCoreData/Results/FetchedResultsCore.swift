@@ -82,13 +82,15 @@ final class FetchedResultsCore: ContextChangeObserver {
         self.plan = plan
         entityNames = Set(plan.entityIDs.map { schema.entity($0).name })
         let layout = try cachedOrFetchedLayout(plan: plan)
-        let oldIDs = reportedIDs
+        let (old, oldIDs) = (self.layout, reportedIDs)
         self.layout = layout
         generation += 1
         reportedIDs = layout.objects.map(\.objectID)
         hasFetched = true
         context.changeState.addObserver(self)
-        yieldSnapshot(difference: reportedIDs.difference(from: oldIDs))
+        yieldSnapshot {
+            Self.difference(oldIDs, self.reportedIDs, FetchedResultsChanges(from: old, to: layout, changed: []))
+        }
     }
 
     /// The results from the controller's cache when it is current (see `FetchedResultsCache`),
@@ -405,11 +407,10 @@ final class FetchedResultsCore: ContextChangeObserver {
         layout = new
         generation += 1
         reportedIDs = newIDs
-        let difference = Self.difference(oldIDs, newIDs, changes)
-        yieldSnapshot(difference: difference)
+        yieldSnapshot { Self.difference(oldIDs, newIDs, changes) }
         guard let delegate, let controller = reportingController else { return }
         if sectionNameKeyPath == nil && !unimplemented.contains(.difference) {
-            delegate.controller(controller, didChangeContentWith: difference)
+            delegate.controller(controller, didChangeContentWith: Self.difference(oldIDs, newIDs, changes))
             if !unimplemented.contains(.difference) { return }
         }
         guard !changes.isEmpty else { return }
@@ -465,6 +466,8 @@ final class FetchedResultsCore: ContextChangeObserver {
         for (offset, id) in newIDs.enumerated() where inserted[offset] {
             steps.append(.insert(offset: offset, element: id, associatedWith: movedFrom[offset]))
         }
+        // The steps are valid by construction (see `FetchedResultsChanges`); Swift's own
+        // difference, quadratic for large changes, is only the fallback.
         return CollectionDifference(steps) ?? newIDs.difference(from: oldIDs)
     }
 
@@ -485,17 +488,23 @@ final class FetchedResultsCore: ContextChangeObserver {
             _ = self.streamsLock.withLock { self.streams.removeValue(forKey: number) }
         }
         context.performAndWait {
-            if hasFetched { continuation.yield(snapshot(difference: reportedIDs.difference(from: []))) }
+            if hasFetched {
+                let insertions = reportedIDs.enumerated().map { offset, id in
+                    CollectionDifference<NSManagedObjectID>.Change.insert(offset: offset, element: id, associatedWith: nil)
+                }
+                continuation.yield(snapshot(difference: CollectionDifference(insertions) ?? reportedIDs.difference(from: [])))
+            }
             streamsLock.withLock { streams[number] = continuation }
         }
         return stream
     }
 
-    /// Hands every sequence the current results with their difference from the last ones.
-    private func yieldSnapshot(difference: CollectionDifference<NSManagedObjectID>) {
+    /// Hands every sequence the current results with their difference from the last ones
+    /// (computed only when a sequence is iterated).
+    private func yieldSnapshot(difference: () -> CollectionDifference<NSManagedObjectID>) {
         let continuations = streamsLock.withLock { Array(streams.values) }
         guard !continuations.isEmpty else { return }
-        let snapshot = snapshot(difference: difference)
+        let snapshot = snapshot(difference: difference())
         for continuation in continuations { continuation.yield(snapshot) }
     }
 
