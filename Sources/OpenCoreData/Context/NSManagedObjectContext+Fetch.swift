@@ -347,9 +347,13 @@ extension NSManagedObjectContext {
     /// Loads the values of a fault that is firing: its fetched row (from the row cache, its
     /// batch's window or its store), kept pending (see `NSManagedObject+PendingValues`), or, in a
     /// child context, the parent context's values. False if the row is gone.
-    func loadValues(for object: NSManagedObject) -> Bool {
+    ///
+    /// - Throws: The store's error when it could not be asked (see `NSManagedObject.fireFault()`).
+    func loadValues(for object: NSManagedObject) throws -> Bool {
         if isChild, let parent {
-            guard let loaded = parent.performAndWait({ parent.valuesForChild(of: object.objectID) }) else { return false }
+            guard let loaded = try parent.performAndWait({ try parent.valuesForChild(of: object.objectID) }) else {
+                return false
+            }
             object.adopt(decoded: importing(loaded.values), version: loaded.version)
             return true
         }
@@ -359,7 +363,7 @@ extension NSManagedObjectContext {
             loadBatch(member.batch, around: member.index)
             cached = takeCachedRow(of: object, key: key)
         }
-        guard let row = cached ?? (try? storeRow(for: object.objectID, key: key)) else { return false }
+        guard let row = try cached ?? storeRow(for: object.objectID, key: key) else { return false }
         object.adopt(row: row.values, version: row.version)
         return true
     }

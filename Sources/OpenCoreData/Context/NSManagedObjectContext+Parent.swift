@@ -29,8 +29,9 @@ extension NSManagedObjectContext {
 
     /// The values of an object for a child context: relationships as object IDs. From this
     /// context's object when it is loaded (unsaved changes included), else from its parent or
-    /// its store. Nil when no context or store has the object.
-    func valuesForChild(of id: NSManagedObjectID) -> (values: PropertyValues, version: Int64)? {
+    /// its store. Nil when no context or store has the object; the store's error when it could
+    /// not be asked.
+    func valuesForChild(of id: NSManagedObjectID) throws -> (values: PropertyValues, version: Int64)? {
         if let object = registry[id], !object.isFault {
             var values = object.values
             for (name, value) in object.values {
@@ -44,8 +45,8 @@ extension NSManagedObjectContext {
             }
             return (values, object.version)
         }
-        if let parent { return parent.performAndWait { parent.valuesForChild(of: id) } }
-        guard let key = id.key, let row = cachedRow(for: id, key: key) ?? (try? storeRow(for: id, key: key)) else { return nil }
+        if let parent { return try parent.performAndWait { try parent.valuesForChild(of: id) } }
+        guard let key = id.key, let row = try cachedRow(for: id, key: key) ?? storeRow(for: id, key: key) else { return nil }
         return (decode(row, origin: id.origin) { $0 }, row.version)
     }
 

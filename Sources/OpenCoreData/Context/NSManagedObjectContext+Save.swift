@@ -25,9 +25,11 @@ extension NSManagedObjectContext {
     /// committed, `didSave()` on each, and deleted objects turn into faults. Then it posts
     /// `NSManagedObjectContextDidSave` and `NSManagedObjectContextDidSaveObjectIDs`.
     ///
-    /// Before writing, delete rules run (cascade, nullify, deny), every changed object is
-    /// validated (`validateForInsert/Update/Delete`: non-optional properties must have values),
-    /// and inserted objects get permanent IDs. Each changed or deleted object carries the
+    /// Before writing, delete rules run (cascade, nullify), every changed object is validated
+    /// (`validateForInsert()`, `validateForUpdate()`, `validateForDelete()`: the model's rules
+    /// for each property, and the deny delete rule; see `NSManagedObject+Validation`), and
+    /// inserted objects get permanent IDs. Validation failures of all the objects are thrown
+    /// together, and nothing is written. Each changed or deleted object carries the
     /// version (`Z_OPT`) it was fetched at: a store whose row has another version, or that would
     /// break a uniqueness constraint, refuses the save, and the conflicts go to the context's
     /// `mergePolicy` (`NSMergePolicy.resolve(mergeConflicts:)`); when the policy resolves them,
@@ -35,8 +37,9 @@ extension NSManagedObjectContext {
     /// they were and the context's changes in place. An object deleted while still a fault (its
     /// values never loaded) carries no version and is deleted whatever the store's version is.
     ///
-    /// - Throws: The first validation error (`NSValidationMissingMandatoryPropertyError`,
-    ///   `NSValidationRelationshipDeniedDeleteError`, …); `NSManagedObjectMergeError` or
+    /// - Throws: A validation error (`NSValidationMissingMandatoryPropertyError`,
+    ///   `NSValidationNumberTooLargeError`, `NSValidationRelationshipDeniedDeleteError`, …), or
+    ///   for several `NSValidationMultipleErrorsError` with each under `NSDetailedErrorsKey`; `NSManagedObjectMergeError` or
     ///   `NSManagedObjectConstraintMergeError` with `"conflictList"` in `userInfo`
     ///   (`NSMergeConflict`s or `NSConstraintConflict`s) under `NSErrorMergePolicy`; or the
     ///   store's error (an SQLite store whose `COMMIT` reported an I/O error says the outcome
@@ -63,10 +66,9 @@ extension NSManagedObjectContext {
         try announceWillSave(applyingDeleteRules: applyDeleteRules)
         let inserted = insertedList.objects, deleted = deletedList.objects
         let updated = changedList.filter { $0.isUpdated }
+        try checkFaultFailures(updated: updated)
         if parent == nil { try updateDerivedAttributes(of: inserted + updated) }
-        for object in inserted { try object.validateForInsert() }
-        for object in updated { try object.validateForUpdate() }
-        for object in deleted { try object.validateForDelete() }
+        try validateForSave(inserted: inserted, updated: updated, deleted: deleted)
         // A child context saves into its parent, not to the stores.
         if let parent {
             saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
@@ -254,8 +256,9 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Cascade deletes destinations, nullify removes the deleted object from inverses, deny
-    /// refuses while destinations remain.
+    /// Cascade deletes destinations and nullify removes the deleted object from inverses; deny
+    /// is left to `validateForDelete()`, which refuses while destinations that are not deleted
+    /// remain.
     private func applyDeleteRules() throws {
         // Deleted objects, then inserted objects deleted before this save; both lists grow as
         // cascades delete more.
@@ -278,12 +281,6 @@ extension NSManagedObjectContext {
                     : (object.primitiveValue(forKey: relationship.name) as? NSManagedObject).map { [$0] } ?? []
                 guard !destinations.isEmpty else { continue }
                 switch relationship.deleteRule {
-                case .denyDeleteRule:
-                    throw CoreDataError.make(
-                        code: NSValidationRelationshipDeniedDeleteError,
-                        reason:
-                            "The relationship \(relationship.name) of \(object.objectID) denies deletion while it has objects",
-                        userInfo: ["NSValidationErrorKey": relationship.name, "NSValidationErrorObject": object])
                 case .cascadeDeleteRule:
                     for destination in destinations { delete(destination) }
                 case .nullifyDeleteRule:
@@ -291,7 +288,8 @@ extension NSManagedObjectContext {
                     for destination in destinations where !destination.isDeleted {
                         destination.removeInverse(inverse, object)
                     }
-                case .noActionDeleteRule:
+                case .noActionDeleteRule, .denyDeleteRule:
+                    // Deny is checked by `validateForDelete()`, once every rule has run.
                     continue
                 }
             }

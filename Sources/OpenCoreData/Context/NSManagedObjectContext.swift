@@ -71,6 +71,39 @@ open class NSManagedObjectContext: NSObject {
     /// `stalenessInterval` is zero or more (see `loadValues(for:)`).
     @exclusivity(unchecked) var rowCacheTimes: [ObjectKey: TimeInterval] = [:]
 
+    /// Whether a fault whose row is gone from its store (deleted by another context, process or
+    /// server, or a key of a damaged store that names no row) becomes a deleted object: its
+    /// attributes read as nil (0 through typed scalar properties), its relationships as nil or
+    /// empty, and `isDeleted` is true; the context goes on, and saves its other changes.
+    /// **Default:** `true`, as Apple's.
+    ///
+    /// With `false`, Apple's Core Data raises `NSObjectInaccessibleException`. Here no read
+    /// stops the process: the object stays a fault whose values read as nil, the next `save()`
+    /// throws `NSManagedObjectReferentialIntegrityError` naming it, and
+    /// `existingObject(with:)` throws the same for its ID.
+    ///
+    /// **Differences from Apple:** `false` reports instead of raising.
+    /// See [shouldDeleteInaccessibleFaults](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/shoulddeleteinaccessiblefaults).
+    open var shouldDeleteInaccessibleFaults = true
+
+    /// Faults that failed to load since the last save: their store's errors and the objects,
+    /// reported by the next `save()` (see `recordFaultFailure(_:for:)`).
+    var faultFailures: [(error: NSError, object: NSManagedObject)] = []
+    /// Fault failures beyond those `faultFailures` keeps.
+    var faultFailureOverflow = 0
+
+    /// Whether to turn an inaccessible fault (one whose row is gone) into a deleted object:
+    /// `shouldDeleteInaccessibleFaults` unless a subclass decides otherwise, for instance per
+    /// entity. `property` is the property whose read fired the fault, when known.
+    ///
+    /// **Default:** `shouldDeleteInaccessibleFaults`.
+    /// See [shouldHandleInaccessibleFault(_:for:triggeredByProperty:)](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/shouldhandleinaccessiblefault(_:for:triggeredbyproperty:)).
+    open func shouldHandleInaccessibleFault(
+        _ fault: NSManagedObject, for oid: NSManagedObjectID, triggeredByProperty property: NSPropertyDescription?
+    ) -> Bool {
+        shouldDeleteInaccessibleFaults
+    }
+
     // MARK: - Parent contexts and fetching
 
     /// The context this one fetches from and saves into, instead of a coordinator's stores
@@ -234,7 +267,10 @@ open class NSManagedObjectContext: NSObject {
     /// The object with an ID, loaded; throws when the store has no such object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         let objectID = ownID(objectID)
-        if let object = registry[objectID], !object.isFault { return object }
+        if let object = registry[objectID], !object.isFault {
+            guard object.inaccessible else { return object }
+            throw Self.inaccessibleFaultError(object)
+        }
         if parent?.canLoad(objectID) ?? false {
             let object = object(with: objectID)
             object.fireFault()
@@ -351,6 +387,8 @@ open class NSManagedObjectContext: NSObject {
 
     /// Forgets every object and change; objects fetched before are no longer valid.
     open func reset() {
+        faultFailures = []
+        faultFailureOverflow = 0
         for object in registry.removeAll() {
             // `willTurnIntoFault()` / `didTurnIntoFault()` while the object still has its context.
             object.refault(keepChanges: false)

@@ -91,3 +91,8 @@ public let NSEntityMigrationPolicyError = 134_170
 public let NSSQLiteError = 134_180
 /// No mapping model could be inferred between two models.
 public let NSInferredMappingModelError = 134_190
+/// Importing external records failed.
+public let NSExternalRecordImportError = 134_200
+/// A persistent history token given to a history request has expired (its transactions were
+/// deleted).
+public let NSPersistentHistoryTokenExpiredError = 134_301

@@ -190,18 +190,39 @@ extension NSManagedObject {
 
     // MARK: - Faulting
 
-    /// Loads the values of a fault from its context's row cache or store. A row that no longer
-    /// exists stops the process with Apple's reason.
+    /// Loads the values of a fault from its context's row cache or store. Nothing here stops the
+    /// process:
+    ///
+    /// - a row that no longer exists is an inaccessible fault, which the context turns into a
+    ///   deleted object with nil values or reports (`NSManagedObjectContext.shouldDeleteInaccessibleFaults`);
+    /// - a store that fails (a lost connection, a locked file) leaves the object a fault whose
+    ///   values read as nil until a later read loads them, and the context reports the error at
+    ///   its next save (`NSManagedObjectContext.recordFaultFailure(_:for:)`);
+    /// - without a context (it is gone) the values read as nil.
+    ///
+    /// Values changed while the object could not be loaded are kept over the loaded ones.
     func fireFault() {
         guard faulted else { return }
         faulted = false
-        let context = self.context  // one load of the weak reference
-        // An object whose deletion was saved has no values left: its properties read as nil.
-        if context == nil && deleted { return }
-        guard let context, context.loadValues(for: self) else {
-            AppleException.raise(
-                "NSObjectInaccessibleException", reason: "CoreData could not fulfill a fault for '\(objectID)'")
+        // One load of the weak reference. An object whose deletion was saved, or whose context is
+        // gone, has no values left: its properties read as nil.
+        guard let context = self.context else { return }
+        let changes = changedKeys.isEmpty ? [] : changedKeys.map { ($0, values[$0]) }
+        let loaded: Bool
+        do {
+            loaded = try context.loadValues(for: self)
+        } catch {
+            faulted = true
+            unreadable = true
+            context.recordFaultFailure(error, for: self)
+            return
         }
+        unreadable = false
+        guard loaded else {
+            context.handleInaccessibleFault(self)
+            return
+        }
+        for (key, value) in changes { values[key] = value }
         awakeFromFetch()
     }
 

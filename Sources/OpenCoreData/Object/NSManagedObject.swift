@@ -262,6 +262,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         get { flags.contains(.preparedForDeletion) }
         set { flags.set(.preparedForDeletion, newValue) }
     }
+    /// Whether the object's row was found gone when its fault fired, and the object became a
+    /// deleted object with no values (see `NSManagedObjectContext.shouldDeleteInaccessibleFaults`).
+    var inaccessible: Bool {
+        get { flags.contains(.inaccessible) }
+        set { flags.set(.inaccessible, newValue) }
+    }
+    /// Whether the object's last attempt to load its values failed for a store error (see
+    /// `NSManagedObjectContext.recordFaultFailure(_:for:)`).
+    var unreadable: Bool {
+        get { flags.contains(.unreadable) }
+        set { flags.set(.unreadable, newValue) }
+    }
     /// Whether this object only stands in for its class while a Swift key path is named (see
     /// `KeyPathRecorder`): its `@Managed` properties report their keys instead of values.
     final var isKeyPathStandIn: Bool { flags.contains(.keyPathStandIn) }
@@ -579,27 +591,57 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     ///
     /// See [didTurnIntoFault()](https://developer.apple.com/documentation/coredata/nsmanagedobject/didturnintofault()).
     open func didTurnIntoFault() {}
-    /// Checks the object before it is inserted by a save; throw to refuse.
-    open func validateForInsert() throws { try validateRequiredProperties() }
-    /// Checks the object before its changes are saved; throw to refuse.
-    open func validateForUpdate() throws { try validateRequiredProperties() }
-    /// Checks the object before its deletion is saved; throw to refuse.
-    open func validateForDelete() throws {}
+    /// Checks the object before a save inserts it: every stored property through
+    /// `validateValue(_:forKey:)` (see `NSManagedObject+Validation` for the model's rules); all
+    /// the failures are thrown, several as one `NSValidationMultipleErrorsError` with each under
+    /// `NSDetailedErrorsKey`. Override to add checks of the whole object, calling `super` first
+    /// and combining its error with yours, as Apple asks.
+    ///
+    /// See [validateForInsert()](https://developer.apple.com/documentation/coredata/nsmanagedobject/validateforinsert()).
+    open func validateForInsert() throws { try validateStoredProperties() }
 
-    /// Non-optional properties must have a value (Apple's `NSValidationMissingMandatoryPropertyError`).
-    func validateRequiredProperties() throws {
-        for property in entity.properties where !property.isOptional && !property.isTransient {
-            if property is NSFetchedPropertyDescription { continue }
-            let value = primitiveValue(forKey: property.name)
-            let missing: Bool
-            if let set = value as? Set<NSManagedObject> { missing = set.isEmpty } else { missing = value == nil }
-            if missing {
-                throw CoreDataError.make(
-                    code: NSValidationMissingMandatoryPropertyError,
-                    reason: "\(property.name) is a required value.",
-                    userInfo: ["NSValidationErrorKey": property.name, "NSValidationErrorObject": self])
-            }
+    /// Checks the object before a save writes its changes; the same checks as
+    /// `validateForInsert()`.
+    ///
+    /// See [validateForUpdate()](https://developer.apple.com/documentation/coredata/nsmanagedobject/validateforupdate()).
+    open func validateForUpdate() throws { try validateStoredProperties() }
+
+    /// Checks the object before a save deletes it: a relationship whose delete rule is deny must
+    /// hold no object that is not deleted too (`NSValidationRelationshipDeniedDeleteError`). A
+    /// save calls it after `prepareForDeletion()` and the other delete rules.
+    ///
+    /// See [validateForDelete()](https://developer.apple.com/documentation/coredata/nsmanagedobject/validatefordelete()).
+    open func validateForDelete() throws { try validateDeleteRules() }
+
+    /// Checks a value for a property against the model's rules for it: a value when the property
+    /// is not optional, its `validationPredicates`, and a to-many relationship's `minCount` and
+    /// `maxCount` (see `NSManagedObject+Validation`). The value is not changed.
+    ///
+    /// Apple's Core Data then calls a method named `validate<Key>:error:` if the class has one,
+    /// which needs the Objective-C runtime. Here a subclass overrides this method instead and
+    /// calls its per-key methods itself (the Apple signature of both compiles unchanged):
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+    ///     try super.validateValue(value, forKey: key)
+    ///     if key == "name" { try validateName(value) }
+    /// }
+    /// ```
+    ///
+    /// - Throws: The first rule the value breaks (`NSValidationNumberTooLargeError`, …), with
+    ///   `NSValidationObjectErrorKey`, `NSValidationKeyErrorKey` and `NSValidationValueErrorKey`
+    ///   in its `userInfo`; `NSManagedObjectValidationError` for a key that is no property.
+    ///
+    /// **Differences from Apple:** per-key validation methods are called by an override of this
+    /// method, not found by name.
+    /// See [validateValue(_:forKey:)](https://developer.apple.com/documentation/coredata/nsmanagedobject/validatevalue(_:forkey:)).
+    open func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        guard let property = entity.propertiesByName[key] else {
+            throw validationError(
+                NSManagedObjectValidationError, key: key, value: nil,
+                reason: "\(key) is not a property of the entity \(entity.name ?? "")")
         }
+        if let error = modelValidationError(of: value.pointee.map { $0 as Any }, for: property) { throw error }
     }
 
     /// The object's entity, ID and (if loaded) values.

@@ -48,9 +48,10 @@ final class ForeignHome {
     }
 }
 
-/// An object's flags, in one byte.
+/// An object's flags, in two bytes (beside the entity number, in the word the batch index
+/// shares: the object is no larger for the second).
 struct ObjectFlags: OptionSet {
-    let rawValue: UInt8
+    let rawValue: UInt16
     static let faulted = ObjectFlags(rawValue: 1 << 0)
     static let valuesArePending = ObjectFlags(rawValue: 1 << 1)
     static let inserted = ObjectFlags(rawValue: 1 << 2)
@@ -59,6 +60,12 @@ struct ObjectFlags: OptionSet {
     static let keyPathStandIn = ObjectFlags(rawValue: 1 << 5)
     /// The object has no values of its own yet and reads its entity's defaults.
     static let defaultValues = ObjectFlags(rawValue: 1 << 6)
+    /// The object's row is gone from its store and the object was turned into a deleted object
+    /// with no values (`NSManagedObjectContext.shouldDeleteInaccessibleFaults`).
+    static let inaccessible = ObjectFlags(rawValue: 1 << 7)
+    /// The object's fault could not be loaded because its store failed: it stays a fault (the
+    /// next read tries again) and its values read as nil meanwhile.
+    static let unreadable = ObjectFlags(rawValue: 1 << 8)
 
     @inline(__always)
     mutating func set(_ flag: ObjectFlags, _ on: Bool) {

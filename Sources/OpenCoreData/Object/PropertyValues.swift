@@ -37,6 +37,10 @@ final class PropertyLayout {
     let slotByName: [String: Int]
     /// A slot array with no values, shared (copy on write) by every `PropertyValues` made empty.
     let emptySlots: [Any?]
+    /// The slots whose property has a rule a save checks (see `NSManagedObject+Validation`): not
+    /// optional, validation predicates, or a to-many relationship's minimum or maximum count.
+    /// Empty for most entities, which then cost a save nothing to validate.
+    let checkedSlots: [Int]
 
     init(entity: NSEntityDescription) {
         var properties: [NSPropertyDescription] = []
@@ -65,6 +69,12 @@ final class PropertyLayout {
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
         emptySlots = Array(repeating: nil, count: properties.count)
+        checkedSlots = properties.indices.filter { slot in
+            let property = properties[slot]
+            if !property.validationPredicates.isEmpty || (!property.isOptional && !property.isTransient) { return true }
+            guard let relationship = property as? NSRelationshipDescription, relationship.isToMany else { return false }
+            return relationship.minCount > 0 || relationship.maxCount > 0
+        }
     }
 
     var count: Int { properties.count }
