@@ -105,7 +105,7 @@ let package = Package(
         // subclasses, typed key paths. Ported with only the README's mechanical edits.
         .testTarget(
             name: "AppleCodeTests", dependencies: ["CoreData"],
-            resources: [.copy("Resources/Bookshelf.xcdatamodeld")]),
+            resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
         .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.

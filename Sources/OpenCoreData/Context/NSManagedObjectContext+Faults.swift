@@ -10,9 +10,10 @@ import OpenPredicate
 ///   a store error below, with `NSManagedObjectReferentialIntegrityError`.
 /// - **The store failed** (a lost PostgreSQL connection, a locked or unreadable SQLite file):
 ///   the object stays a fault, so the next read tries again; meanwhile its values read as nil.
-///   The error is kept, and the next `save()` that has changes throws it
-///   (`NSPersistentStoreOperationError`, the store's error under `NSUnderlyingErrorKey`, every
-///   failure under `NSDetailedErrorsKey`, the objects under `NSAffectedObjectsErrorKey`) before
+///   The error is kept, and the next `save()` that has changes throws it (with the first
+///   failure's code when it is a Cocoa error, else `NSPersistentStoreOperationError`; the
+///   store's error under `NSUnderlyingErrorKey`, every failure under `NSDetailedErrorsKey`, the
+///   objects under `NSAffectedObjectsErrorKey`) before
 ///   writing anything, so that values worked out from a read that failed are not saved unseen.
 ///   It is thrown once; a save of an object that still cannot be loaded fails every time, so
 ///   a value set on it is never saved over the row's real values with the others missing.
@@ -67,7 +68,7 @@ extension NSManagedObjectContext {
             faultFailureOverflow = 0
             let first = failures[0]
             throw CoreDataError.make(
-                code: NSPersistentStoreOperationError,
+                code: first.error.domain == NSCocoaErrorDomain ? first.error.code : NSPersistentStoreOperationError,
                 reason: "Not saved: \(total) fault\(total == 1 ? "" : "s") could not be fulfilled since the last save "
                     + "(the first, '\(first.object.objectID)': \(first.error.localizedDescription)); values read from "
                     + "them were nil. Save again to save the changes anyway.",

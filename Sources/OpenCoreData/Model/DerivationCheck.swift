@@ -10,8 +10,8 @@ import OpenPredicate
 /// destination; after an attribute or `@count` the rest is the value's own business; after
 /// another collection operator (`pages.@sum.number`) the rest is read from each object of the
 /// collection, so it is checked against the destination; a fetched property cannot be read by
-/// a store. Function arguments,
-/// aggregates, set operations and conditionals are checked part by part; constants, variables
+/// a store. Function receivers and arguments, aggregates, subqueries' collections, set
+/// operations and conditionals are checked part by part; constants, variables
 /// and `now()` need no check. The model file loader and the context's save both use it.
 enum DerivationCheck {
     /// What is wrong with `derived`'s expression as a derivation of `entity`, or nil when every
@@ -35,10 +35,20 @@ enum DerivationCheck {
             guard operand.expressionType == .evaluatedObject else { return problem(of: operand, in: entity, budget: &budget) }
             return problem(ofKeyPath: expression.keyPath, in: entity)
         case .function:
+            // `FUNCTION(receiver, 'selector', …)` reads its receiver too (a key path, most often).
+            let operand = expression.operand
+            if operand.expressionType != .evaluatedObject, let found = problem(of: operand, in: entity, budget: &budget) {
+                return found
+            }
             for argument in expression.arguments ?? [] {
                 if let found = problem(of: argument, in: entity, budget: &budget) { return found }
             }
             return nil
+        case .subquery:
+            // The collection is read from the object; the predicate from each member, through the
+            // subquery's variable (not checked here: a store refuses an unknown key there).
+            guard let collection = expression.collection as? NSExpression else { return nil }
+            return problem(of: collection, in: entity, budget: &budget)
         case .aggregate:
             for case let element as NSExpression in expression.collection as? [Any] ?? [] {
                 if let found = problem(of: element, in: entity, budget: &budget) { return found }

@@ -64,6 +64,9 @@
                 versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1),
                 tracksHistory: Self.optionFlag(options?[NSPersistentHistoryTrackingKey]),
                 checksVersionHashes: !Self.optionFlag(options?[NSIgnorePersistentStoreVersioningOption]))
+            if let timeout = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue, timeout > 0, timeout.isFinite {
+                rows.database.leaseTimeout = .milliseconds(Int64(min(timeout, 86_400) * 1000))
+            }
             super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
             isReadOnly = readOnly
             if let uuid = rows.storeUUID { identifier = uuid }

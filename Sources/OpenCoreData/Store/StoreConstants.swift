@@ -24,7 +24,9 @@ public let NSStoreUUIDKey = "NSStoreUUID"
 /// Option: how long, in seconds, to wait for the store's lock (an `NSNumber`). Set by
 /// `NSPersistentStoreDescription.timeout`.
 ///
-/// **Differences from Apple:** accepted and ignored: the SQLite store waits 5 seconds.
+/// **Differences from Apple:** the SQLite store ignores it and waits 5 seconds. The PostgreSQL
+/// store waits this long for a connection of its pool (**Default:** 60 seconds), so that a
+/// server that is gone fails a fetch or a fault after this time.
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// Option: SQLite pragmas, a dictionary of pragma names to values. Set by
 /// `NSPersistentStoreDescription.setValue(_:forPragmaNamed:)`.

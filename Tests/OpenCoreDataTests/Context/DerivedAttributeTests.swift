@@ -131,7 +131,12 @@ import Testing
     /// key, and keeps the context's changes, instead of stopping the process when key-value
     /// coding meets the unknown key.
     @Test(arguments: ContextFixture.storeTypes) func aDerivationOfAMissingKeyThrowsAtSave(_ storeType: String) throws {
-        for format in ["lowercase:(missing)", "missing.@count", "pages.@sum.missing"] {
+        // A custom function's receiver is read from the object too (`FUNCTION(missing, 'y')`
+        // once passed the check and stopped the process at save), and a subquery's collection.
+        for format in [
+            "lowercase:(missing)", "missing.@count", "pages.@sum.missing", "FUNCTION(missing, 'uppercaseString')",
+            "FUNCTION(missing, 'stringByAppendingString:', 'x')", "SUBQUERY(missing, $p, $p.number > 1).@count",
+        ] {
             let model = Self.model()
             let book = try #require(model.entitiesByName["Book"])
             let broken = NSDerivedAttributeDescription()

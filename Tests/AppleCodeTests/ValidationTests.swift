@@ -1,0 +1,507 @@
+import CoreData
+import Foundation
+import XCTest
+
+// The Pets model's classes as Xcode generates them, with the mechanical port (`@NSManaged` →
+// `@Managed`), plus the validation code apps write: a per-key method with Apple's signature,
+// called from an override of `validateValue(_:forKey:)`, and a clinic that records its
+// deletion's lifecycle.
+
+public class Owner: NSManagedObject {
+    @nonobjc public class func fetchRequest() -> NSFetchRequest<Owner> {
+        NSFetchRequest<Owner>(entityName: "Owner")
+    }
+
+    @Managed public var age: Int16
+    @Managed public var born: Date?
+    @Managed public var name: String?
+    @Managed public var rating: NSNumber?
+    @Managed public var pets: Set<Pet>?
+}
+
+public class Pet: NSManagedObject {
+    @Managed public var name: String?
+    @Managed public var clinic: Clinic?
+    @Managed public var owner: Owner?
+
+    public override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        try super.validateValue(value, forKey: key)
+        if key == "name" { try validateName(value) }
+    }
+
+    /// A pet's name may be missing, but not empty.
+    func validateName(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {
+        guard let name = value.pointee as? String, name.isEmpty else { return }
+        throw NSError(domain: "PetErrors", code: 1, userInfo: [NSLocalizedDescriptionKey: "A pet's name can't be empty."])
+    }
+}
+
+public class Clinic: NSManagedObject {
+    @Managed public var title: String?
+    @Managed public var patients: Set<Pet>?
+
+    /// The lifecycle calls of a deletion, in order.
+    var deletionSteps: [String] = []
+
+    public override func prepareForDeletion() {
+        super.prepareForDeletion()
+        deletionSteps.append("prepareForDeletion")
+    }
+
+    public override func validateForDelete() throws {
+        deletionSteps.append("validateForDelete")
+        try super.validateForDelete()
+    }
+}
+
+/// The Pets model from the test bundle, loaded once.
+let petsModel: NSManagedObjectModel? = Bundle.module.url(forResource: "Pets", withExtension: "xcdatamodeld")
+    .flatMap(NSManagedObjectModel.init(contentsOf:))
+
+/// Every rule a model file can hold, enforced at save on every store with Apple's codes: one
+/// failing value per rule, several at once, fixing and saving again, rules from code, per-key
+/// methods, the deny rule and the deletion lifecycle, and random values saved exactly when an
+/// independent check says they are valid.
+final class ValidationTests: XCTestCase {
+    /// The stores: in memory, SQLite, and PostgreSQL when a server is named (always under CI).
+    static func storeTypes() throws -> [String] {
+        var types = [NSInMemoryStoreType, NSSQLiteStoreType]
+        #if PostgreSQL
+            let environment = ProcessInfo.processInfo.environment
+            let ci = environment["CI"].map { !$0.isEmpty && $0 != "0" && $0.lowercased() != "false" } ?? false
+            if environment["OPENCOREDATA_POSTGRES_URL"] != nil {
+                types.append(NSPostgreSQLStoreType)
+            } else if ci {
+                XCTFail("CI is set but OPENCOREDATA_POSTGRES_URL is not: the PostgreSQL cases need a server")
+            }
+        #endif
+        return types
+    }
+
+    /// Stores to drop when the test ends (PostgreSQL schemas, SQLite folders).
+    private var cleanups: [() -> Void] = []
+
+    override func tearDown() {
+        cleanups.forEach { $0() }
+        cleanups = []
+        super.tearDown()
+    }
+
+    /// A container for the Pets model on a fresh store of `type`.
+    func makeContainer(_ type: String) throws -> NSPersistentContainer {
+        let model = try XCTUnwrap(petsModel, "Pets.xcdatamodeld is missing from the test bundle")
+        let container = NSPersistentContainer(name: "Pets", managedObjectModel: model)
+        let description = NSPersistentStoreDescription()
+        description.type = type
+        switch type {
+        case NSSQLiteStoreType:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            description.url = folder.appendingPathComponent("Pets.sqlite")
+            cleanups.append { try? FileManager.default.removeItem(at: folder) }
+        case NSInMemoryStoreType:
+            break
+        default:
+            let base = try XCTUnwrap(ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"])
+            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            let url = try XCTUnwrap(URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + schema))
+            description.url = url
+            cleanups.append {
+                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+                try? coordinator.destroyPersistentStore(at: url, ofType: type)
+            }
+        }
+        container.persistentStoreDescriptions = [description]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
+    /// An owner every rule accepts.
+    @discardableResult
+    static func validOwner(in context: NSManagedObjectContext, name: String = "Ann") -> Owner {
+        let owner = Owner(context: context)
+        owner.name = name
+        owner.age = 34
+        owner.born = Date(timeIntervalSince1970: 86_400 * 365 * 20)
+        owner.rating = 4.5
+        return owner
+    }
+
+    /// How many rows of `entity` the store holds, read through a context of its own.
+    static func storedCount(_ entity: String, _ container: NSPersistentContainer) throws -> Int {
+        let context = container.newBackgroundContext()
+        return try context.performAndWait { try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: entity)) }
+    }
+
+    /// The save's error, or a failure when it succeeds.
+    static func saveError(_ context: NSManagedObjectContext, _ label: String, line: UInt = #line) -> NSError? {
+        do {
+            try context.save()
+            XCTFail("\(label): the save succeeded", line: line)
+            return nil
+        } catch {
+            return error as NSError
+        }
+    }
+
+    // MARK: - One rule at a time
+
+    /// A failing value for a rule: it changes a valid object (saved or inserted) and says how to
+    /// make it valid again.
+    struct Case {
+        let label: String
+        let code: Int
+        let key: String
+        /// Makes the context hold the failing change; returns the object at fault and the fix.
+        let breakRule: (NSManagedObjectContext) -> (object: NSManagedObject, fix: () -> Void)
+    }
+
+    static let cases: [Case] = [
+        Case(label: "age 200", code: NSValidationNumberTooLargeError, key: "age") { context in
+            let owner = validOwner(in: context)
+            owner.age = 200
+            return (owner, { owner.age = 150 })
+        },
+        Case(label: "age -1", code: NSValidationNumberTooSmallError, key: "age") { context in
+            let owner = validOwner(in: context)
+            owner.age = -1
+            return (owner, { owner.age = 0 })
+        },
+        Case(label: "rating 5.5", code: NSValidationNumberTooLargeError, key: "rating") { context in
+            let owner = validOwner(in: context)
+            owner.rating = 5.5
+            return (owner, { owner.rating = 5 })
+        },
+        Case(label: "name A", code: NSValidationStringTooShortError, key: "name") { context in
+            let owner = validOwner(in: context)
+            owner.name = "A"
+            return (owner, { owner.name = "Al" })
+        },
+        Case(label: "name Abcdefghijkl", code: NSValidationStringTooLongError, key: "name") { context in
+            let owner = validOwner(in: context)
+            owner.name = "Abcdefghijkl"
+            return (owner, { owner.name = "Abcdefghij" })
+        },
+        Case(label: "name abc", code: NSValidationStringPatternMatchingError, key: "name") { context in
+            let owner = validOwner(in: context)
+            owner.name = "abc"
+            return (owner, { owner.name = "Abc" })
+        },
+        Case(label: "no name", code: NSValidationMissingMandatoryPropertyError, key: "name") { context in
+            let owner = validOwner(in: context)
+            owner.name = nil
+            return (owner, { owner.name = "Cy" })
+        },
+        Case(label: "born 2010", code: NSValidationDateTooLateError, key: "born") { context in
+            let owner = validOwner(in: context)
+            owner.born = Date(timeIntervalSince1970: 1_262_304_000)
+            return (owner, { owner.born = Date(timeIntervalSinceReferenceDate: 0) })
+        },
+        Case(label: "born 1960", code: NSValidationDateTooSoonError, key: "born") { context in
+            let owner = validOwner(in: context)
+            owner.born = Date(timeIntervalSince1970: -315_619_200)
+            return (owner, { owner.born = Date(timeIntervalSince1970: 0) })
+        },
+        Case(label: "a third pet", code: NSValidationRelationshipExceedsMaximumCountError, key: "pets") { context in
+            let owner = validOwner(in: context)
+            let pets = (0..<3).map { _ in Pet(context: context) }
+            owner.pets = Set(pets)
+            return (owner, { context.delete(pets[2]) })
+        },
+        Case(label: "one patient", code: NSValidationRelationshipLacksMinimumCountError, key: "patients") { context in
+            let clinic = Clinic(context: context)
+            clinic.patients = [Pet(context: context)]
+            return (clinic, { clinic.patients?.first?.clinic = nil })
+        },
+    ]
+
+    func testEachRuleRefusesItsValueOnEveryStoreAndTheFixedValueSaves() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            Self.validOwner(in: context, name: "Kept")
+            try context.save()
+            for (index, testCase) in Self.cases.enumerated() {
+                let label = "\(testCase.label) (\(storeType))"
+                let (object, fix) = testCase.breakRule(context)
+                let error = try XCTUnwrap(Self.saveError(context, label))
+                XCTAssertEqual(error.domain, NSCocoaErrorDomain, label)
+                XCTAssertEqual(error.code, testCase.code, "\(label): \(error)")
+                XCTAssertEqual(error.userInfo[NSValidationKeyErrorKey] as? String, testCase.key, label)
+                XCTAssertTrue(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === object, label)
+                if testCase.code != NSValidationMissingMandatoryPropertyError {
+                    XCTAssertNotNil(error.userInfo[NSValidationValueErrorKey], label)
+                }
+                XCTAssertFalse(error.localizedDescription.isEmpty, label)
+                // Nothing was written; the changes are still there to fix.
+                XCTAssertTrue(context.hasChanges, label)
+                XCTAssertTrue(object.isInserted, label)
+                XCTAssertEqual(try Self.storedCount("Owner", container), 1 + index, label)
+                fix()
+                XCTAssertNoThrow(try context.save(), label)
+                XCTAssertFalse(context.hasChanges, label)
+            }
+            XCTAssertEqual(try Self.storedCount("Owner", container), 11, storeType)
+            XCTAssertEqual(try Self.storedCount("Clinic", container), 1, storeType)
+        }
+    }
+
+    /// A saved object changed to a bad value is refused too (`validateForUpdate()`), and keeps
+    /// its stored value.
+    func testAnUpdateToABadValueIsRefusedAndTheRowKeepsItsValue() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            let owner = Self.validOwner(in: context)
+            try context.save()
+            owner.age = 151
+            let error = try XCTUnwrap(Self.saveError(context, storeType))
+            XCTAssertEqual(error.code, NSValidationNumberTooLargeError, storeType)
+            XCTAssertTrue(owner.isUpdated, storeType)
+            let other = container.newBackgroundContext()
+            let stored = try other.performAndWait { try other.fetch(Owner.fetchRequest()).map(\.age) }
+            XCTAssertEqual(stored, [34], storeType)
+            owner.age = 150
+            try context.save()
+            XCTAssertEqual(try other.performAndWait { try other.fetch(Owner.fetchRequest()).map(\.age) }, [150], storeType)
+        }
+    }
+
+    // MARK: - Several failures
+
+    func testSeveralFailuresComeAsOneErrorWithEachUnderNSDetailedErrorsKey() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            let first = Self.validOwner(in: context)
+            first.age = 200
+            first.name = "a"  // too short: the first rule it breaks is the only one reported
+            let second = Self.validOwner(in: context)
+            second.name = nil
+            Self.validOwner(in: context, name: "Fine")
+            let error = try XCTUnwrap(Self.saveError(context, storeType))
+            XCTAssertEqual(error.code, NSValidationMultipleErrorsError, storeType)
+            XCTAssertEqual(CocoaError.Code(rawValue: error.code), .validationMultipleErrors)
+            let detailed = try XCTUnwrap(error.userInfo[NSDetailedErrorsKey] as? [NSError], storeType)
+            let found = detailed.map { error in
+                "\((error.userInfo[NSValidationObjectErrorKey] as? Owner) === first ? "first" : "second").\(error.userInfo[NSValidationKeyErrorKey] ?? "?"):\(error.code)"
+            }
+            XCTAssertEqual(
+                found.sorted(),
+                ["first.age:\(NSValidationNumberTooLargeError)", "first.name:\(NSValidationStringTooShortError)",
+                 "second.name:\(NSValidationMissingMandatoryPropertyError)"], storeType)
+            XCTAssertEqual(try Self.storedCount("Owner", container), 0, storeType)
+            first.age = 1
+            first.name = "Bea"
+            second.name = "Cy"
+            try context.save()
+            XCTAssertEqual(try Self.storedCount("Owner", container), 3, storeType)
+        }
+    }
+
+    // MARK: - Validating by hand
+
+    func testValidateForInsertAndValidateValueApplyTheSameRules() throws {
+        let container = try makeContainer(NSInMemoryStoreType)
+        let owner = Self.validOwner(in: container.viewContext)
+        XCTAssertNoThrow(try owner.validateForInsert())
+        owner.age = 151
+        owner.name = "x"
+        XCTAssertThrowsError(try owner.validateForInsert()) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, NSValidationMultipleErrorsError)
+            XCTAssertEqual((error.userInfo[NSDetailedErrorsKey] as? [NSError])?.count, 2)
+        }
+        // `validateValue(_:forKey:)` as apps call it, with Apple's pointer argument.
+        var tooOld: AnyObject? = NSNumber(value: 151)
+        XCTAssertThrowsError(try owner.validateValue(&tooOld, forKey: "age")) { error in
+            XCTAssertEqual((error as NSError).code, NSValidationNumberTooLargeError)
+            XCTAssertEqual((error as NSError).userInfo[NSValidationValueErrorKey] as? NSNumber, 151)
+        }
+        var good: AnyObject? = "Dora" as NSString
+        XCTAssertNoThrow(try owner.validateValue(&good, forKey: "name"))
+        var lowercase: AnyObject? = "dora" as NSString
+        XCTAssertThrowsError(try owner.validateValue(&lowercase, forKey: "name")) { error in
+            XCTAssertEqual((error as NSError).code, NSValidationStringPatternMatchingError)
+            XCTAssertNotNil((error as NSError).userInfo[NSValidationPredicateErrorKey] as? NSPredicate)
+        }
+        var none: AnyObject?
+        XCTAssertThrowsError(try owner.validateValue(&none, forKey: "name")) { error in
+            XCTAssertEqual(CocoaError.Code(rawValue: (error as NSError).code), .validationMissingMandatoryProperty)
+        }
+        XCTAssertThrowsError(try owner.validateValue(&none, forKey: "nothing")) { error in
+            XCTAssertEqual((error as NSError).code, NSManagedObjectValidationError)
+        }
+    }
+
+    /// A per-key method, called from the subclass's `validateValue(_:forKey:)` override, refuses
+    /// a value at save like the model's rules.
+    func testPerKeyValidationMethodsRunAtSave() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            let pet = Pet(context: context)
+            pet.name = ""
+            let error = try XCTUnwrap(Self.saveError(context, storeType))
+            XCTAssertEqual(error.domain, "PetErrors", storeType)
+            XCTAssertEqual(error.localizedDescription, "A pet's name can't be empty.", storeType)
+            pet.name = "Rex"
+            try context.save()
+            XCTAssertEqual(try Self.storedCount("Pet", container), 1, storeType)
+        }
+    }
+
+    /// Rules built in code: a warning that is a string is the error's message, with Apple's
+    /// generic code.
+    func testRulesBuiltInCodeReportTheirWarnings() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Reading"
+        let level = NSAttributeDescription()
+        level.name = "level"
+        level.attributeType = .doubleAttributeType
+        level.setValidationPredicates(
+            [NSPredicate(format: "SELF > 0"), NSPredicate(format: "SELF < 10")],
+            withValidationWarnings: ["The level must be positive.", "The level must be under 10."])
+        entity.properties = [level]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let container = NSPersistentContainer(name: "Readings", managedObjectModel: model)
+        let description = NSPersistentStoreDescription()
+        description.type = NSInMemoryStoreType
+        container.persistentStoreDescriptions = [description]
+        container.loadPersistentStores { _, error in XCTAssertNil(error) }
+        let reading = NSEntityDescription.insertNewObject(forEntityName: "Reading", into: container.viewContext)
+        for (value, message) in [(-1.0, "The level must be positive."), (12.0, "The level must be under 10.")] {
+            reading.setValue(value, forKey: "level")
+            let error = try XCTUnwrap(Self.saveError(container.viewContext, "level \(value)"))
+            XCTAssertEqual(error.code, NSManagedObjectValidationError)
+            XCTAssertEqual(error.localizedDescription, message)
+            XCTAssertEqual(
+                (error.userInfo[NSValidationPredicateErrorKey] as? NSPredicate)?.predicateFormat, value < 0 ? "SELF > 0" : "SELF < 10")
+        }
+        reading.setValue(5.0, forKey: "level")
+        XCTAssertNoThrow(try container.viewContext.save())
+    }
+
+    // MARK: - Deletion
+
+    func testTheDenyRuleRefusesADeletionUntilItsObjectsAreGoneAndRunsAfterPrepareForDeletion() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            let clinic = Clinic(context: context)
+            clinic.title = "North"
+            let patients = [Pet(context: context), Pet(context: context)]
+            clinic.patients = Set(patients)
+            try context.save()
+            context.delete(clinic)
+            let error = try XCTUnwrap(Self.saveError(context, storeType))
+            XCTAssertEqual(error.code, NSValidationRelationshipDeniedDeleteError, storeType)
+            XCTAssertEqual(error.userInfo[NSValidationKeyErrorKey] as? String, "patients", storeType)
+            XCTAssertEqual(clinic.deletionSteps, ["prepareForDeletion", "validateForDelete"], storeType)
+            XCTAssertEqual(try Self.storedCount("Clinic", container), 1, storeType)
+            XCTAssertTrue(clinic.isDeleted, storeType)
+            // With its patients deleted in the same save, the clinic may go.
+            patients.forEach(context.delete)
+            try context.save()
+            XCTAssertEqual(try Self.storedCount("Clinic", container), 0, storeType)
+            XCTAssertEqual(try Self.storedCount("Pet", container), 0, storeType)
+        }
+    }
+
+    // MARK: - Random values
+
+    /// Owners with random values, in and out of their rules: a save succeeds exactly when a check
+    /// written here from the model file's numbers passes, and a refused save reports each bad
+    /// property once and writes nothing.
+    func testRandomValuesSaveExactlyWhenEveryRuleHolds() throws {
+        struct Generator {
+            var state: UInt64
+            mutating func next() -> UInt64 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+            mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+        }
+        let goodNames = ["Al", "Bob", "Abcdefghij", "Zoe", "Eve"]
+        let badNames: [String?] = [nil, "", "A", "bob", "Abcdefghijk", "Ann Lee", "B1"]
+        let earliest = Date(timeIntervalSince1970: 0), latest = Date(timeIntervalSinceReferenceDate: 0)
+        /// The codes the rules give for a name (nil when it is valid): required, 2…10, [A-Z][a-z]*.
+        func nameCode(_ name: String?) -> Int? {
+            guard let name else { return NSValidationMissingMandatoryPropertyError }
+            if name.count < 2 { return NSValidationStringTooShortError }
+            if name.count > 10 { return NSValidationStringTooLongError }
+            let first = name.unicodeScalars.first.map { ("A"..."Z").contains($0) } ?? false
+            let rest = name.unicodeScalars.dropFirst().allSatisfy { ("a"..."z").contains($0) }
+            return first && rest ? nil : NSValidationStringPatternMatchingError
+        }
+        for storeType in try Self.storeTypes() {
+            var random = Generator(state: 29)
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            var saved = 0
+            let rounds = storeType == NSInMemoryStoreType ? 400 : 150
+            for round in 0..<rounds {
+                var expected: [String] = []
+                var tags: [ObjectIdentifier: String] = [:]
+                var inserted = 0
+                for index in 0..<(1 + random.below(3)) {
+                    let owner = Owner(context: context)
+                    inserted += 1
+                    let tag = "\(index)"
+                    // Each value breaks its rules about one time in eight, so that about half the
+                    // saves succeed.
+                    let name = random.below(8) == 0 ? badNames[random.below(badNames.count)] : goodNames[random.below(5)]
+                    owner.name = name
+                    if let code = nameCode(name) { expected.append("\(tag).name:\(code)") }
+                    let age = Int16(random.below(8) == 0 ? [-20, -1, 151, 200][random.below(4)] : random.below(151))
+                    owner.age = age
+                    if age < 0 { expected.append("\(tag).age:\(NSValidationNumberTooSmallError)") }
+                    if age > 150 { expected.append("\(tag).age:\(NSValidationNumberTooLargeError)") }
+                    if random.below(4) > 0 {
+                        let days = random.below(8) == 0 ? [-1, -3_000, 11_324, 20_000][random.below(4)] : random.below(11_323)
+                        let born = Date(timeIntervalSince1970: Double(days) * 86_400)
+                        owner.born = born
+                        if born < earliest { expected.append("\(tag).born:\(NSValidationDateTooSoonError)") }
+                        if born > latest { expected.append("\(tag).born:\(NSValidationDateTooLateError)") }
+                    }
+                    if random.below(3) > 0 {
+                        let rating = random.below(8) == 0 ? [0, 0.25, 5.5, 6][random.below(4)] : Double(1 + random.below(10)) / 2
+                        owner.rating = NSNumber(value: rating)
+                        if rating < 0.5 { expected.append("\(tag).rating:\(NSValidationNumberTooSmallError)") }
+                        if rating > 5 { expected.append("\(tag).rating:\(NSValidationNumberTooLargeError)") }
+                    }
+                    let petCount = random.below(8) == 0 ? 3 : random.below(3)
+                    owner.pets = Set((0..<petCount).map { _ in Pet(context: context) })
+                    if petCount > 2 { expected.append("\(tag).pets:\(NSValidationRelationshipExceedsMaximumCountError)") }
+                    tags[ObjectIdentifier(owner)] = tag
+                }
+                let label = "round \(round) (\(storeType))"
+                do {
+                    try context.save()
+                    XCTAssertEqual(expected, [], "\(label): saved")
+                    saved += inserted
+                } catch {
+                    let error = error as NSError
+                    let errors =
+                        error.code == NSValidationMultipleErrorsError
+                        ? error.userInfo[NSDetailedErrorsKey] as? [NSError] ?? [] : [error]
+                    let found = errors.map { error -> String in
+                        let owner = error.userInfo[NSValidationObjectErrorKey] as? Owner
+                        return "\(owner.flatMap { tags[ObjectIdentifier($0)] } ?? "?").\(error.userInfo[NSValidationKeyErrorKey] ?? "?"):\(error.code)"
+                    }
+                    XCTAssertEqual(found.sorted(), expected.sorted(), label)
+                    context.rollback()
+                }
+                XCTAssertFalse(context.hasChanges, label)
+            }
+            XCTAssertEqual(try Self.storedCount("Owner", container), saved, storeType)
+            XCTAssertGreaterThan(saved, 0, storeType)
+        }
+    }
+}

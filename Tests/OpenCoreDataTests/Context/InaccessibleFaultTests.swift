@@ -1,0 +1,249 @@
+import Foundation
+import OpenCoreData
+import OpenSQLiteStore
+import Testing
+
+/// Faults that cannot be loaded never stop the process: a row deleted by another coordinator,
+/// process or server reads as a deleted object with nil values (Apple's
+/// `shouldDeleteInaccessibleFaults`), or, with that off, is reported; a store that fails while a
+/// fault fires (a locked SQLite file, a PostgreSQL server that went away) leaves a fault whose
+/// values read as nil and an error the next save throws, and no value is saved over the row's.
+@Suite struct InaccessibleFaultTests {
+    /// A second coordinator on the fixture's store (another process or server), or for the
+    /// in-memory store a second context on the same coordinator.
+    static func elsewhere(_ fixture: ContextFixture, storeType: String) throws -> NSManagedObjectContext {
+        guard storeType != NSInMemoryStoreType, let url = fixture.store.url else { return fixture.freshContext() }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: fixture.model)
+        _ = try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// The ID of the saved employee with this name, fetched without loading the object.
+    static func id(of name: String, in context: NSManagedObjectContext) throws -> NSManagedObjectID {
+        let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
+        request.resultType = .managedObjectIDResultType
+        request.predicate = NSPredicate(format: "name == %@", name)
+        return try #require(try context.fetch(request).first)
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func aRowDeletedElsewhereReadsAsADeletedObjectAndTheContextSavesItsOtherChanges(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.freshContext()
+        let other = try Self.elsewhere(fixture, storeType: storeType)
+        try context.performAndWait {
+            #expect(context.shouldDeleteInaccessibleFaults)
+            let ann = context.object(with: try Self.id(of: "Ann", in: context))
+            // Cy is loaded; its department (Labs) is a fault until read.
+            let cy = try ContextFixture.employee("Cy", in: context)
+            let bob = try ContextFixture.employee("Bob", in: context)
+            try other.performAndWait {
+                other.delete(try ContextFixture.employee("Ann", in: other))
+                other.delete(try ContextFixture.department("Labs", in: other))  // Cy and Dee go with it
+                try other.save()
+            }
+            #expect(ann.isFault)
+            #expect(ann.value(forKey: "name") == nil)
+            #expect(ann.value(forKey: "salary") == nil)
+            #expect(ann.value(forKey: "department") == nil)
+            #expect(ann.isDeleted && !ann.isFault)
+            #expect(!context.deletedObjects.contains(ann))
+            let labs = try #require(cy.value(forKey: "department") as? NSManagedObject)
+            #expect(labs.value(forKey: "title") == nil)
+            #expect((labs.value(forKey: "employees") as? Set<NSManagedObject>)?.isEmpty == true)
+            #expect(labs.isDeleted)
+            // A deleted object's ID names no object any more.
+            #expect(throws: (any Error).self) { try context.existingObject(with: ann.objectID) }
+            // Deleting it again, or changing it, saves nothing for it; the other changes save.
+            context.delete(ann)
+            bob.setValue(Decimal(75_000), forKey: "salary")
+            try context.save()
+        }
+        try other.performAndWait { () throws -> Void in
+            other.refreshAllObjects()
+            #expect(try ContextFixture.employee("Bob", in: other).value(forKey: "salary") as? Decimal == 75_000)
+            #expect(try other.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")) == 1)
+        }
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func withoutDeletingInaccessibleFaultsTheFailureIsReportedInsteadOfStoppingTheProcess(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.freshContext()
+        let other = try Self.elsewhere(fixture, storeType: storeType)
+        try context.performAndWait {
+            context.shouldDeleteInaccessibleFaults = false
+            let annID = try Self.id(of: "Ann", in: context)
+            let ann = context.object(with: annID)
+            let bob = try ContextFixture.employee("Bob", in: context)
+            try other.performAndWait {
+                other.delete(try ContextFixture.employee("Ann", in: other))
+                try other.save()
+            }
+            #expect(ann.value(forKey: "name") == nil)
+            #expect(ann.isFault && !ann.isDeleted)
+            #expect {
+                try context.existingObject(with: annID)
+            } throws: { ($0 as NSError).code == NSManagedObjectReferentialIntegrityError }
+            bob.setValue(Decimal(71_000), forKey: "salary")
+            // The next save reports the fault that could not be fulfilled, and writes nothing.
+            #expect {
+                try context.save()
+            } throws: { error in
+                let error = error as NSError
+                return error.code == NSManagedObjectReferentialIntegrityError
+                    && (error.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.first === ann
+            }
+            #expect(bob.isUpdated)
+            try context.save()
+        }
+        try other.performAndWait { () throws -> Void in
+            other.refreshAllObjects()
+            #expect(try ContextFixture.employee("Bob", in: other).value(forKey: "salary") as? Decimal == 71_000)
+        }
+    }
+
+    /// A locked SQLite file while a fault fires: nil values, the error at the next save, and once
+    /// the lock is gone a value set meanwhile saves beside the row's others, which are kept.
+    @Test func aLockedSQLiteFileWhileAFaultFiresIsReportedAndLosesNothing() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Locked.sqlite")
+        let model = CompanyModel.make()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSSQLitePragmasOption: ["journal_mode": "DELETE" as NSString]])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
+            ann.setValue("Ann", forKey: "name")
+            ann.setValue(Decimal(50_000), forKey: "salary")
+            try context.save()
+            context.reset()
+            let fault = context.object(with: try Self.id(of: "Ann", in: context))
+            let lock = try SQLiteConnection(url: url, mode: .readWrite)
+            try lock.execute("BEGIN EXCLUSIVE")
+            #expect(fault.value(forKey: "name") == nil)  // after the store's busy timeout
+            #expect(fault.isFault && !fault.isDeleted)
+            fault.setValue(Decimal(1), forKey: "salary")
+            try lock.execute("ROLLBACK")
+            #expect {
+                try context.save()
+            } throws: { error in
+                let error = error as NSError
+                return error.userInfo[NSUnderlyingErrorKey] != nil
+                    && (error.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.contains { $0 === fault } == true
+            }
+            try context.save()
+            #expect(fault.value(forKey: "name") as? String == "Ann")
+        }
+        let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        check.persistentStoreCoordinator = coordinator
+        try check.performAndWait {
+            let ann = try ContextFixture.employee("Ann", in: check)
+            #expect(ann.value(forKey: "name") as? String == "Ann")
+            #expect(ann.value(forKey: "salary") as? Decimal == 1)
+        }
+    }
+
+    /// A PostgreSQL server that goes away while a fault fires (a proxy in front of the test
+    /// server, cut): no crash, nil values, the error visible; once it is back, nothing was lost.
+    @Test(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+    func aPostgreSQLServerThatGoesAwayWhileAFaultFiresIsReportedAndLosesNothing() throws {
+        let direct = try PostgresTestServer.freshStoreURL()
+        defer { PostgresTestServer.destroy(direct) }
+        var components = try #require(URLComponents(url: direct, resolvingAgainstBaseURL: false))
+        let proxy = try TCPProxy(upstreamPort: UInt16(components.port ?? 5432))
+        components.host = "127.0.0.1"
+        components.port = Int(proxy.port)
+        let proxied = try #require(components.url)
+        let model = CompanyModel.make()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: proxied, options: [NSPersistentStoreTimeoutOption: 2])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
+            ann.setValue("Ann", forKey: "name")
+            ann.setValue(Decimal(50_000), forKey: "salary")
+            try context.save()
+            context.reset()
+            let annID = try Self.id(of: "Ann", in: context)
+            let fault = context.object(with: annID)
+            proxy.stop()
+            #expect(fault.value(forKey: "name") == nil)
+            #expect(fault.isFault && !fault.isDeleted)
+            #expect(throws: (any Error).self) { try context.existingObject(with: annID) }
+            fault.setValue(Decimal(7), forKey: "salary")
+            try proxy.start()
+            #expect {
+                try context.save()
+            } throws: { error in
+                (error as NSError).userInfo[NSUnderlyingErrorKey] != nil
+            }
+            // The pool reconnects; until it has, a save fails and writes nothing.
+            var saved = false
+            for _ in 0..<30 where !saved {
+                do {
+                    try context.save()
+                    saved = true
+                } catch {
+                    Thread.sleep(forTimeInterval: 0.5)
+                }
+            }
+            #expect(saved)
+        }
+        let checker = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        _ = try checker.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: direct)
+        let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        check.persistentStoreCoordinator = checker
+        try check.performAndWait {
+            let ann = try ContextFixture.employee("Ann", in: check)
+            #expect(ann.value(forKey: "name") as? String == "Ann")
+            #expect(ann.value(forKey: "salary") as? Decimal == 7)
+        }
+    }
+
+    /// Damaged to-one keys in an SQLite store (a key naming no row, a key stored as text, a key
+    /// whose row belongs to another entity): reading the relationship never stops the process,
+    /// read-only or read-write; the destination reads as a deleted object with nil values.
+    @Test(arguments: [true, false])
+    func damagedToOneKeysReadAsInaccessibleFaults(_ readOnly: Bool) throws {
+        typealias Stack = SQLiteStoreTests.Stack
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Damaged.sqlite")
+        try Stack(url: url).fill()
+        let connection = try SQLiteConnection(url: url, mode: .readWrite)
+        try connection.execute(
+            """
+            UPDATE ZPERSON SET ZDEPARTMENT = 999 WHERE ZNAME = 'Ann';
+            UPDATE ZPERSON SET ZDEPARTMENT = 'abc' WHERE ZNAME = 'Bob';
+            UPDATE ZDEPARTMENT SET Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Employee') WHERE ZTITLE = 'Labs';
+            UPDATE ZPERSON SET ZDEPARTMENT = (SELECT Z_PK FROM ZDEPARTMENT WHERE ZTITLE = 'Empty') + 100 WHERE ZNAME = 'Dee';
+            """)
+        let stack = try Stack(url: url, readOnly: readOnly)
+        try stack.context.performAndWait {
+            var titles: [String: String] = [:]
+            for employee in try stack.objects("Employee", sort: [("name", true)]) {
+                let name = employee.value(forKey: "name") as? String ?? "?"
+                let department = employee.value(forKey: "department") as? NSManagedObject
+                titles[name] = department.map { ($0.value(forKey: "title") as? String) ?? "nil" } ?? "none"
+                if let department, department.value(forKey: "title") == nil { #expect(department.isDeleted, "\(name)") }
+            }
+            #expect(titles["Ann"] == "nil")
+            #expect(["none", "nil"].contains(titles["Bob"]))
+            #expect(titles["Cy"] == "nil")
+            #expect(titles["Dee"] == "nil")
+            if !readOnly {
+                // The context still saves.
+                let eve = stack.insert("Employee", ["name": "Eve"])
+                try stack.context.save()
+                #expect(!eve.isInserted)
+            }
+        }
+    }
+}
