@@ -439,7 +439,10 @@ extension NSManagedObjectContext {
             var keys: [ObjectKey]?
             if case .objects(let destinations) = stored { keys = destinations }
             let fault = RelationshipFault(owner: owner, slot: slot, keys: keys, maker: maker)
-            return faultingToMany ? fault : fault.ids.map(reference)
+            // Members the store cannot give now stay a fault, read again when first needed
+            // (never none, which a save would write).
+            guard !faultingToMany, let ids = try? fault.memberIDs() else { return fault }
+            return ids.map(reference)
         }
     }
 }

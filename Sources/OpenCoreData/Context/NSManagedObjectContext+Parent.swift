@@ -40,7 +40,7 @@ extension NSManagedObjectContext {
                 } else if let destination = ValueSemantics.objectCast(value, to: NSManagedObject.self) {
                     values[name] = destination.objectID
                 } else if let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) {
-                    values[name] = fault.ids
+                    values[name] = try fault.memberIDs()
                 }
             }
             return (values, object.version)

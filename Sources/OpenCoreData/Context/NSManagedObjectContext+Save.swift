@@ -91,7 +91,7 @@ extension NSManagedObjectContext {
                 continue
             }
             for object in inserted { object.version = 1 }
-            for object in updated { object.version += 1 }
+            for object in updated { object.version = Self.version(after: object.version) }
             didSave(inserted: inserted, updated: updated, deleted: deleted)
             NotificationCenter.default.post(
                 name: .NSManagedObjectContextDidSave, object: self,
@@ -105,6 +105,12 @@ extension NSManagedObjectContext {
 
     /// How many times a save is tried when its merge policy resolves conflicts.
     static let saveAttempts = 4
+
+    /// The version (`Z_OPT`) a save gives a row: one more, or 1 after the largest (a damaged
+    /// store's row may hold any number).
+    static func version(after version: Int64) -> Int64 {
+        version < Int64.max ? version + 1 : 1
+    }
 
     /// Writes one batch per store; a store's conflicts come back as a `StoreRefusal` holding
     /// `NSMergeConflict`s or `NSConstraintConflict`s.
@@ -132,7 +138,7 @@ extension NSManagedObjectContext {
             batch.objects[row.key] = object
         }
         for object in updated {
-            let row = try snapshot(of: object, version: object.version + 1, coordinator: coordinator)
+            let row = try snapshot(of: object, version: Self.version(after: object.version), coordinator: coordinator)
             let batch = try batch(for: object)
             batch.changes.updated.append(row)
             batch.objects[row.key] = object
@@ -358,8 +364,9 @@ extension NSManagedObjectContext {
                 if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil,
                     let relationship = object.entity.relationshipsByName[properties[slot].name]
                 {
-                    // Members deleted in this save leave the row: read them as objects.
-                    members = object.members(relationship)
+                    // Members deleted in this save leave the row: read them as objects (a
+                    // store that cannot give them fails the save rather than write none).
+                    members = try object.loadedMembers(relationship)
                 }
                 values.append(.objects(members.compactMap { $0.isDeleted ? nil : $0.storeKey }))
             }

@@ -50,14 +50,14 @@ extension NSManagedObject {
             case .object(let destination): return [maker.id(for: destination)]
             case .objects(let destinations): return destinations.map(maker.id(for:))
             case .null where relationship.isToMany:
-                return RelationshipFault(owner: key, slot: slot, keys: nil, maker: maker).ids
+                return try RelationshipFault(owner: key, slot: slot, keys: nil, maker: maker).memberIDs()
             default: return []
             }
         }
         fireFault()
         let value = values[relationship.name]
         if let destinations = value as? [NSManagedObject] { return destinations.map(\.objectID) }
-        if let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) { return fault.ids }
+        if let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) { return try fault.memberIDs() }
         return ValueSemantics.objectCast(value, to: NSManagedObject.self).map { [$0.objectID] } ?? []
     }
 }

@@ -27,20 +27,14 @@ final class RelationshipFault {
         self.maker = maker
     }
 
-    /// The members' IDs, read from the store the first time if needed. A store that cannot
-    /// answer stops the process with Apple's reason for a fault it cannot fulfill (the members
-    /// must not silently read as none: a save would then drop them).
-    var ids: [NSManagedObjectID] {
+    /// The members' IDs, read from the store the first time if needed.
+    ///
+    /// - Throws: The store's error when it could not be asked (the members are read again next
+    ///   time; they never silently read as none, which a save would write).
+    func memberIDs() throws -> [NSManagedObjectID] {
         if keys == nil {
-            do {
-                let store = maker.store as? RowBackedPersistentStore
-                keys = try store?.rows.members(of: [owner], slot: slot)[owner] ?? []
-            } catch {
-                let owner = maker.id(for: owner)
-                AppleException.raise(
-                    "NSObjectInaccessibleException",
-                    reason: "CoreData could not fulfill a fault for the members of '\(owner)': \(error.localizedDescription)")
-            }
+            let store = maker.store as? RowBackedPersistentStore
+            keys = try store?.rows.members(of: [owner], slot: slot)[owner] ?? []
         }
         return (keys ?? []).map(maker.id(for:))
     }
@@ -49,7 +43,22 @@ final class RelationshipFault {
 extension NSManagedObject {
     /// To-many relationships are kept as arrays of distinct objects (in order for an ordered one),
     /// or as a `RelationshipFault` until first read.
+    ///
+    /// Members that cannot be read (the store failed) read as none this time; the failure goes
+    /// to the context, whose next save reports it, and the relationship is read again next time.
     func members(_ relationship: NSRelationshipDescription) -> [NSManagedObject] {
+        do {
+            return try loadedMembers(relationship)
+        } catch {
+            context?.recordFaultFailure(error, for: self)
+            return []
+        }
+    }
+
+    /// The members of a to-many relationship, read from the store if they were not yet.
+    ///
+    /// - Throws: The store's error when it could not be asked.
+    func loadedMembers(_ relationship: NSRelationshipDescription) throws -> [NSManagedObject] {
         fireFault()
         guard let slot = values.layout.slot(named: relationship.name) else {
             return values[relationship.name] as? [NSManagedObject] ?? []
@@ -58,7 +67,7 @@ extension NSManagedObject {
         case let objects as [NSManagedObject]:
             return objects
         case let fault as RelationshipFault:
-            let objects = materialized(fault)
+            let objects = try materialized(fault)
             replaceFault(fault, at: slot, with: objects)
             return objects
         default:
@@ -66,15 +75,21 @@ extension NSManagedObject {
         }
     }
 
-    /// A kept value with a relationship fault turned into the objects it stands for.
+    /// A kept value with a relationship fault turned into the objects it stands for (none when
+    /// the store cannot be read; the failure goes to the context).
     func materialized(_ value: Any?) -> Any? {
         guard let fault = ValueSemantics.objectCast(value, to: RelationshipFault.self) else { return value }
-        return materialized(fault)
+        do {
+            return try materialized(fault)
+        } catch {
+            context?.recordFaultFailure(error, for: self)
+            return [NSManagedObject]()
+        }
     }
 
-    private func materialized(_ fault: RelationshipFault) -> [NSManagedObject] {
+    private func materialized(_ fault: RelationshipFault) throws -> [NSManagedObject] {
         guard let context else { return [] }
-        return fault.ids.map { context.object(with: $0) }
+        return try fault.memberIDs().map { context.object(with: $0) }
     }
 
     func toManyValue(_ relationship: NSRelationshipDescription) -> Any {

@@ -136,6 +136,7 @@ import Testing
         for format in [
             "lowercase:(missing)", "missing.@count", "pages.@sum.missing", "FUNCTION(missing, 'uppercaseString')",
             "FUNCTION(missing, 'stringByAppendingString:', 'x')", "SUBQUERY(missing, $p, $p.number > 1).@count",
+            "SUBQUERY(pages, $p, $p.missing > 1).@count", "TERNARY(missing > 1, 1, 2)",
         ] {
             let model = Self.model()
             let book = try #require(model.entitiesByName["Book"])
