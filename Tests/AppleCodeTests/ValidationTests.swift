@@ -411,6 +411,49 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    // MARK: - Rows deleted elsewhere
+
+    /// An owner another container deleted reads, through its typed properties, as Apple's
+    /// inaccessible faults do: nil, and 0 for a scalar; the context goes on and saves.
+    func testAnObjectDeletedByAnotherContainerReadsNilAndZero() throws {
+        for storeType in try Self.storeTypes() where storeType != NSInMemoryStoreType {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            Self.validOwner(in: context, name: "Gone")
+            Self.validOwner(in: context, name: "Kept")
+            try context.save()
+            context.reset()
+            let request = NSFetchRequest<NSManagedObjectID>(entityName: "Owner")
+            request.resultType = .managedObjectIDResultType
+            request.predicate = NSPredicate(format: "name == %@", "Gone")
+            let goneID = try XCTUnwrap(try context.fetch(request).first)
+            let gone = try XCTUnwrap(context.object(with: goneID) as? Owner)
+
+            // Another process or server with the same store.
+            let other = NSPersistentContainer(name: "Pets", managedObjectModel: container.managedObjectModel)
+            other.persistentStoreDescriptions = container.persistentStoreDescriptions
+            other.loadPersistentStores { _, error in XCTAssertNil(error) }
+            let otherContext = other.newBackgroundContext()
+            try otherContext.performAndWait {
+                let byName: NSFetchRequest<Owner> = Owner.fetchRequest()
+                byName.predicate = NSPredicate(format: "name == %@", "Gone")
+                try otherContext.fetch(byName).forEach(otherContext.delete)
+                try otherContext.save()
+            }
+
+            XCTAssertNil(gone.name, storeType)
+            XCTAssertEqual(gone.age, 0, storeType)
+            XCTAssertNil(gone.born, storeType)
+            XCTAssertEqual(gone.pets?.count ?? 0, 0, storeType)
+            XCTAssertTrue(gone.isDeleted, storeType)
+            let all: NSFetchRequest<Owner> = Owner.fetchRequest()
+            let kept = try XCTUnwrap(try context.fetch(all).first { $0.name == "Kept" })
+            kept.age = 35
+            XCTAssertNoThrow(try context.save(), storeType)
+            XCTAssertEqual(try Self.storedCount("Owner", container), 1, storeType)
+        }
+    }
+
     // MARK: - Random values
 
     /// Owners with random values, in and out of their rules: a save succeeds exactly when a check

@@ -26,10 +26,12 @@ import OpenStoreCore
 /// `NSExpression(forKeyPath: \Employee.department?.name)` reads `department.name`, and
 /// `NSSortDescriptor(keyPath: \Employee.salary, ascending: false)` sorts fetches by `salary`.
 ///
-/// Reading a value the property's type cannot hold (a non-optional property whose value is nil,
-/// an `Int` property of a `String` attribute) stops the process with a message naming the
-/// property; declare properties optional when they may be nil. Integer properties convert
-/// between widths (`Int` reads an Integer 64 attribute).
+/// A non-optional property whose value is nil (an optional attribute never set, an object whose
+/// row is gone) reads 0 (`false`) for a number, as Apple's scalar accessors do, and the empty
+/// value of `String`, `Data`, `Decimal`, `Date` (the reference date) and `UUID`. Reading a value
+/// the property's type cannot hold (an `Int` property of a `String` attribute, a nil `URL`)
+/// stops the process with a message naming the property. Integer properties convert between
+/// widths (`Int` reads an Integer 64 attribute).
 ///
 /// **Differences from Apple:** `@NSManaged` needs the Objective-C runtime; this is its Linux
 /// spelling, a macro that writes the property's `get` and `set` with its key. A key path is
@@ -98,7 +100,9 @@ extension NSManagedObject {
         } else {
             value = self.value(forKey: key)
         }
-        guard let result = cast(value) else { managedTypeMismatch(value, key: key, type: Value.self) }
+        guard let result = cast(value) ?? (value == nil ? ManagedValueCast.empty() : nil) else {
+            managedTypeMismatch(value, key: key, type: Value.self)
+        }
         return result
     }
 
@@ -310,6 +314,23 @@ enum ManagedValueCast {
         case let value as Float: return NSNumber(value: value)
         case let value as Bool: return NSNumber(value: value)
         case let value as NSNumber: return value
+        default: return nil
+        }
+    }
+
+    /// What a property of a non-optional type reads while its value is nil (an optional
+    /// attribute never set, an object whose row is gone): 0 (`false`) for numbers, as Apple's
+    /// scalar accessors read it, and the empty value of `String`, `Data`, `Decimal`, `Date`
+    /// (the reference date) and `UUID` (all zeros), where Apple's bridging would stop the
+    /// process. Nil for other types.
+    static func empty<Value>() -> Value? {
+        if let zero: Value = cast(NSNumber(value: 0)) { return zero }
+        switch Value.self {
+        case is String.Type: return "" as? Value
+        case is Data.Type: return Data() as? Value
+        case is Decimal.Type: return Decimal(0) as? Value
+        case is Date.Type: return Date(timeIntervalSinceReferenceDate: 0) as? Value
+        case is UUID.Type: return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) as? Value
         default: return nil
         }
     }

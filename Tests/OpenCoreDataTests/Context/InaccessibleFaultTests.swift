@@ -170,11 +170,18 @@ import Testing
             let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
             ann.setValue("Ann", forKey: "name")
             ann.setValue(Decimal(50_000), forKey: "salary")
+            let dee = NSManagedObject(entity: model[entity: "Manager"], insertInto: context)
+            dee.setValue("Dee", forKey: "name")
+            dee.setValue(NSOrderedSet(array: [ann]), forKey: "reports")
             try context.save()
             context.reset()
             let annID = try Self.id(of: "Ann", in: context)
             let fault = context.object(with: annID)
+            // Dee is loaded, her reports (a join table) not yet read.
+            let manager = try ContextFixture.employee("Dee", in: context)
             proxy.stop()
+            #expect((manager.value(forKey: "reports") as? NSOrderedSet)?.count == 0)
+            manager.setValue(Decimal(9), forKey: "salary")
             #expect(fault.value(forKey: "name") == nil)
             #expect(fault.isFault && !fault.isDeleted)
             #expect(throws: (any Error).self) { try context.existingObject(with: annID) }
@@ -205,6 +212,10 @@ import Testing
             let ann = try ContextFixture.employee("Ann", in: check)
             #expect(ann.value(forKey: "name") as? String == "Ann")
             #expect(ann.value(forKey: "salary") as? Decimal == 7)
+            // The reports that could not be read were not saved as none.
+            let dee = try ContextFixture.employee("Dee", in: check)
+            #expect(dee.value(forKey: "salary") as? Decimal == 9)
+            #expect(ContextFixture.names(dee.value(forKey: "reports")) == ["Ann"])
         }
     }
 

@@ -212,6 +212,13 @@ struct HostileModelFileTests {
             ("count:(pages)", .loads), ("title", .loads), ("now()", .loads), ("d", .loads),
             ("title +", .refused("does not parse")),
             ("", .refused("has no derivationExpression")), ("SELF.pages.@count", .loads),
+            // A custom function's receiver, a subquery's members and a conditional's predicate
+            // are read too (a receiver naming no key once loaded and stopped the process at save).
+            ("FUNCTION(missing, &apos;uppercaseString&apos;)", .refused(missing)),
+            ("FUNCTION(title, &apos;uppercaseString&apos;)", .loads),
+            ("SUBQUERY(pages, $p, $p.missing &gt; 1).@count", .refused("'missing', which is not a property of entity 'Page'")),
+            ("SUBQUERY(pages, $p, $p.number &gt; 1).@count", .loads),
+            ("TERNARY(missing == 1, 1, 2)", .refused(missing)),
         ]
         return cases.map { Case(name: "derivation \($0.0)", body: book($0.0), expectation: $0.1) }
     }()
