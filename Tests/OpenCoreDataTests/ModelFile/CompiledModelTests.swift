@@ -236,6 +236,39 @@ struct CompiledModelTests {
         #expect(Self.hashes(model) == stored)
     }
 
+    @Test("The rules of CoreDataBooks' Xcode 3 model hold when its Apple-written store is saved")
+    func coreDataBooksRulesHoldAtSave() throws {
+        let folder = try TemporaryFolder()
+        let model = try NSManagedObjectModel(
+            validatingContentsOf: try Self.elementsModel(
+                "apple-coredatabooks-modified/CoreDataBooks.xcdatamodel.elements.bplist", in: folder))
+        let book = try #require(model.entitiesByName["Book"])
+        book.properties = book.properties.filter { $0.name != "contents" }  // added by hand after the store
+        let url = folder.url.appendingPathComponent("CoreDataBooks.sqlite")
+        try FileManager.default.copyItem(at: try Self.stores("apple-coredatabooks-modified/CoreDataBooks.sqlite"), to: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let count = try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
+            // `author` must be at least 1 character long (the model's minimum length).
+            let new = NSManagedObject(entity: book, insertInto: context)
+            new.setValue("", forKey: "author")
+            new.setValue("Untitled", forKey: "title")
+            #expect {
+                try context.save()
+            } throws: { error in
+                let error = error as NSError
+                return error.code == NSValidationStringTooShortError
+                    && error.userInfo[NSValidationKeyErrorKey] as? String == "author"
+            }
+            new.setValue("Anon", forKey: "author")
+            try context.save()
+            #expect(try context.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Book")) == count + 1)
+        }
+    }
+
     @Test("Recipes' elements file gives the 2010 model: required to-one relationships with minCount 1")
     func recipesElementsDetails() throws {
         let folder = try TemporaryFolder()
