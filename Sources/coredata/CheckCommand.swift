@@ -10,8 +10,8 @@ struct CheckCommand: ParsableCommand {
         abstract: "Check a store: SQLite's integrity check and every to-one key (dangling or of the wrong entity).",
         discussion: """
             Opens the store read-only with the model and prints one line per problem: a to-one key \
-            that names no row of its destination, or a row of another entity (reading such a \
-            relationship's destination stops an app, in Apple's Core Data too). Prints "ok" and \
+            that names no row of its destination, or a row of another entity (an app reading such a \
+            relationship gets a deleted object with nil values, as Apple's inaccessible faults). Prints "ok" and \
             exits 0 when there is none; exits 1 otherwise.
             """)
 
