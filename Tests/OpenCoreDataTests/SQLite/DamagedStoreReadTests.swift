@@ -12,18 +12,6 @@ import Testing
 @Suite struct DamagedStoreReadTests {
     typealias Stack = SQLiteStoreTests.Stack
 
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     /// What a damaged cell becomes (SQL literals).
     static let damagedValues = [
         "NULL", "'text'", "''", "-1", "0", "999999", "3.5", "X'00FF'", "9223372036854775807", "-9223372036854775808",
@@ -74,7 +62,7 @@ import Testing
             .map { ($0, try connection.columnNames(of: $0)) }
         #expect(tables.count >= 3)  // ZPERSON, ZDEPARTMENT, the reports join table
 
-        var random = Generator(state: 47)
+        var random = SplitMix64(seed: 47)
         var reads = 0, saves = 0
         for round in 0..<400 {
             let url = folder.url.appendingPathComponent("Damaged\(round).sqlite")
@@ -86,18 +74,18 @@ import Testing
             let damage = try SQLiteConnection(url: url, mode: .readWrite)
             var damagedNames: Set<String> = []
             var touchedDepartments = false
-            for _ in 0..<(1 + random.below(3)) {
-                let (table, columns) = tables[random.below(tables.count)]
+            for _ in 0..<(1 + random.next(below: 3)) {
+                let (table, columns) = tables[random.next(below: tables.count)]
                 let rows = try Self.keys(of: table, in: damage)
                 guard !rows.isEmpty else { continue }
-                let row = rows[random.below(rows.count)]
+                let row = rows[random.next(below: rows.count)]
                 if table == "ZPERSON" { damagedNames.insert(try Self.name(ofRow: row, in: damage)) }
                 if table == "ZDEPARTMENT" { touchedDepartments = true }
-                if random.below(6) == 0 {
+                if random.next(below: 6) == 0 {
                     try damage.execute("DELETE FROM \(table) WHERE rowid = \(row)")
                 } else {
-                    let column = columns[random.below(columns.count)]
-                    let value = Self.damagedValues[random.below(Self.damagedValues.count)]
+                    let column = columns[random.next(below: columns.count)]
+                    let value = Self.damagedValues[random.next(below: Self.damagedValues.count)]
                     // SQLite itself refuses some (a non-integer Z_PK): that damage can't happen.
                     try? damage.execute("UPDATE \(table) SET \(column) = \(value) WHERE rowid = \(row)")
                 }
