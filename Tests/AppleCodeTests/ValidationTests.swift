@@ -52,6 +52,20 @@ public class Clinic: NSManagedObject {
         deletionSteps.append("validateForDelete")
         try super.validateForDelete()
     }
+
+    /// A rule of the whole object, combined with the model's as Apple's documentation asks.
+    public override func validateForInsert() throws {
+        var errors: [NSError] = []
+        do { try super.validateForInsert() } catch { errors.append(error as NSError) }
+        if title == "Closed" {
+            errors.append(NSError(domain: "ClinicErrors", code: 2, userInfo: [NSLocalizedDescriptionKey: "A new clinic can't be closed."]))
+        }
+        guard let first = errors.first else { return }
+        if errors.count == 1 { throw first }
+        let details = errors.flatMap { ($0.userInfo[NSDetailedErrorsKey] as? [NSError]) ?? [$0] }
+        throw NSError(
+            domain: NSCocoaErrorDomain, code: NSValidationMultipleErrorsError, userInfo: [NSDetailedErrorsKey: details])
+    }
 }
 
 /// The Pets model from the test bundle, loaded once.
@@ -383,6 +397,27 @@ final class ValidationTests: XCTestCase {
         }
         reading.setValue(5.0, forKey: "level")
         XCTAssertNoThrow(try container.viewContext.save())
+    }
+
+    /// An override of `validateForInsert()` adds its own error to the model's, and a save
+    /// reports both.
+    func testAnOverrideOfValidateForInsertAddsItsErrors() throws {
+        for storeType in try Self.storeTypes() {
+            let container = try makeContainer(storeType)
+            let context = container.viewContext
+            let clinic = Clinic(context: context)
+            clinic.title = "Closed"
+            clinic.patients = [Pet(context: context)]  // fewer than the minimum of 2
+            let error = try XCTUnwrap(Self.saveError(context, storeType))
+            XCTAssertEqual(error.code, NSValidationMultipleErrorsError, storeType)
+            let detailed = try XCTUnwrap(error.userInfo[NSDetailedErrorsKey] as? [NSError], storeType)
+            XCTAssertEqual(
+                detailed.map { "\($0.domain):\($0.code)" }.sorted(),
+                ["ClinicErrors:2", "\(NSCocoaErrorDomain):\(NSValidationRelationshipLacksMinimumCountError)"], storeType)
+            clinic.title = "Open"
+            clinic.patients = [Pet(context: context), Pet(context: context)]
+            XCTAssertNoThrow(try context.save(), storeType)
+        }
     }
 
     // MARK: - Deletion
