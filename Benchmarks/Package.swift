@@ -48,6 +48,12 @@ let package = Package(
             name: "ResultsControllerBenchmarks",
             dependencies: [.product(name: "CoreData", package: "OpenCoreData")]
         ),
+        // `swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks`: the save of
+        // 10^5 new objects with and without validation rules, plain and typed, against the raw C API.
+        .executableTarget(
+            name: "SaveBenchmarks",
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+        ),
         // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
         // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.
         .executableTarget(

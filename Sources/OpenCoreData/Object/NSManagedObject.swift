@@ -641,7 +641,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
                 NSManagedObjectValidationError, key: key, value: nil,
                 reason: "\(key) is not a property of the entity \(entity.name ?? "")")
         }
-        if let error = modelValidationError(of: value.pointee.map { $0 as Any }, for: property) { throw error }
+        if let error = modelValidationError(of: Self.unboxed(value.pointee), for: property) { throw error }
     }
 
     /// The object's entity, ID and (if loaded) values.

@@ -1,0 +1,231 @@
+// Prints figures for the save of 100,000 new objects into an NSSQLiteStoreType store, with and
+// without validation rules, against its floor: the same rows inserted with the raw SQLite C API
+// in one transaction with one prepared statement. Nothing here is a test.
+//
+//     cd Benchmarks && swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks
+//
+// One entity, `Person`: name (String), age (Integer 16), email (String), born (Date). Lines:
+//
+// - plain, no rules: every attribute optional, no validation predicates;
+// - plain, rules: name required, 2…40 characters matching [A-Z][a-z]+; age required, 0…150;
+//   email matching .+@.+; born between 1900 and 2030 — every value generated keeps them;
+// - typed, no rules / typed, rules: the same with a `@Managed` subclass, whose save sends every
+//   property through `validateValue(_:forKey:)` (a subclass may override it);
+// - raw C API: the same rows and columns, one transaction, one prepared INSERT.
+//
+// Each line makes a fresh store, inserts the objects (not timed), then times `validateForInsert()`
+// on every object and, separately, `save()` (which validates again). OBJECTS=<n> sets the count
+// (default 100,000); ROUNDS=<n> the rounds (default 5), lines taking turns; medians are printed.
+// The run checks the rows each save wrote and exits non-zero if one is missing.
+
+import CoreData
+import RawSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+let environment = ProcessInfo.processInfo.environment
+let objectCount = Int(environment["OBJECTS"] ?? "") ?? 100_000
+let rounds = max(1, Int(environment["ROUNDS"] ?? "") ?? 5)
+
+final class Person: NSManagedObject {
+    @Managed var name: String?
+    @Managed var age: Int16
+    @Managed var email: String?
+    @Managed var born: Date?
+}
+
+func model(rules: Bool, typed: Bool) -> NSManagedObjectModel {
+    func attribute(_ name: String, _ type: NSAttributeType, _ predicates: [String] = []) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        if rules {
+            attribute.setValidationPredicates(
+                predicates.map { NSPredicate(format: $0) }, withValidationWarnings: predicates.map { "\(name): \($0)" })
+        }
+        return attribute
+    }
+    let name = attribute("name", .stringAttributeType, ["length >= 2", "length <= 40", "SELF MATCHES '[A-Z][a-z]+'"])
+    let age = attribute("age", .integer16AttributeType, ["SELF >= 0", "SELF <= 150"])
+    let email = attribute("email", .stringAttributeType, ["SELF MATCHES '.+@.+'"])
+    let born = attribute(
+        "born", .dateAttributeType, ["SELF >= CAST(-3187296000, 'NSDate')", "SELF <= CAST(915148800, 'NSDate')"])
+    name.isOptional = !rules
+    age.isOptional = !rules
+    let person = NSEntityDescription()
+    person.name = "Person"
+    if typed { person.managedObjectClassName = NSStringFromClass(Person.self) }
+    person.properties = [name, age, email, born]
+    let model = NSManagedObjectModel()
+    model.entities = [person]
+    return model
+}
+
+/// The values of object `index`: the same in every line.
+func values(_ index: Int) -> (name: String, age: Int16, email: String, born: Date) {
+    let letters = Array("abcdefghijklmnopqrstuvwxyz")
+    let name = "P" + String((0..<(3 + index % 8)).map { letters[(index &* 7 &+ $0 &* 13) % 26] })
+    return (
+        name, Int16(index % 120), "\(name.lowercased())@example.org",
+        Date(timeIntervalSinceReferenceDate: Double(index % 900_000_000))
+    )
+}
+
+func temporaryStore() -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("SaveBenchmarks-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("People.sqlite")
+}
+
+func rowCount(_ url: URL) -> Int {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { return -1 }
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, "SELECT count(*) FROM ZPERSON", -1, &statement, nil) == SQLITE_OK, let statement else {
+        return -1
+    }
+    defer { sqlite3_finalize(statement) }
+    return sqlite3_step(statement) == SQLITE_ROW ? Int(sqlite3_column_int64(statement, 0)) : -1
+}
+
+struct Timing {
+    var validate: [Double] = []
+    var save: [Double] = []
+}
+
+let clock = ContinuousClock()
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// One line's round: a fresh store, the objects inserted, then validation and the save timed.
+func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
+    let url = temporaryStore()
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model(rules: rules, typed: typed))
+    _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    try context.performAndWait {
+        let entity = coordinator.managedObjectModel.entitiesByName["Person"] ?? NSEntityDescription()
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(objectCount)
+        for index in 0..<objectCount {
+            let (name, age, email, born) = values(index)
+            if typed {
+                let person = Person(context: context)
+                person.name = name
+                person.age = age
+                person.email = email
+                person.born = born
+                objects.append(person)
+            } else {
+                let object = NSManagedObject(entity: entity, insertInto: context)
+                object.setValue(name, forKey: "name")
+                object.setValue(age, forKey: "age")
+                object.setValue(email, forKey: "email")
+                object.setValue(born, forKey: "born")
+                objects.append(object)
+            }
+        }
+        var failure: Error?
+        timing.validate.append(
+            milliseconds(
+                clock.measure {
+                    do { for object in objects { try object.validateForInsert() } } catch { failure = error }
+                }))
+        if let failure { throw failure }
+        timing.save.append(milliseconds(try clock.measure { try context.save() }))
+    }
+    let rows = rowCount(url)
+    guard rows == objectCount else {
+        print("error: the save (rules: \(rules), typed: \(typed)) wrote \(rows) rows, not \(objectCount)")
+        exit(1)
+    }
+}
+
+/// The floor: the same rows with the raw C API, one transaction, one prepared INSERT.
+func runRaw(into timing: inout Timing) {
+    let url = temporaryStore()
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+        let db
+    else { exit(1) }
+    defer { sqlite3_close(db) }
+    sqlite3_exec(db, "PRAGMA journal_mode = WAL", nil, nil, nil)
+    sqlite3_exec(
+        db,
+        "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
+            + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    timing.save.append(
+        milliseconds(
+            clock.measure {
+                sqlite3_exec(db, "BEGIN", nil, nil, nil)
+                var insert: OpaquePointer?
+                sqlite3_prepare_v2(
+                    db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
+                    &insert, nil)
+                for index in 0..<objectCount {
+                    let (name, age, email, born) = values(index)
+                    sqlite3_reset(insert)
+                    sqlite3_bind_int64(insert, 1, Int64(index + 1))
+                    sqlite3_bind_int64(insert, 2, Int64(age))
+                    sqlite3_bind_double(insert, 3, born.timeIntervalSinceReferenceDate)
+                    sqlite3_bind_text(insert, 4, email, -1, transient)
+                    sqlite3_bind_text(insert, 5, name, -1, transient)
+                    if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
+                }
+                sqlite3_finalize(insert)
+                sqlite3_exec(db, "COMMIT", nil, nil, nil)
+            }))
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+let lines: [(label: String, rules: Bool, typed: Bool)] = [
+    ("plain, no rules", false, false), ("plain, rules", true, false), ("typed, no rules", false, true),
+    ("typed, rules", true, true),
+]
+var timings = Array(repeating: Timing(), count: lines.count)
+var raw = Timing()
+for _ in 0..<rounds {
+    for (index, line) in lines.enumerated() {
+        try runCoreData(rules: line.rules, typed: line.typed, into: &timings[index])
+    }
+    runRaw(into: &raw)
+}
+
+let rawSave = median(raw.save)
+print("Save of \(objectCount) new objects, SQLite store, median of \(rounds) rounds (ms)")
+print("line                 validateForInsert   save   save/raw")
+var results: [String: Double] = ["raw": rawSave]
+for (index, line) in lines.enumerated() {
+    let validate = median(timings[index].validate), save = median(timings[index].save)
+    print(
+        line.label.padding(toLength: 20, withPad: " ", startingAt: 0)
+            + String(format: " %17.0f %6.0f %9.2f×", validate, save, save / rawSave))
+    results[line.label + " validate"] = validate
+    results[line.label + " save"] = save
+}
+print(
+    "raw C API".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
+        + String(format: " %6.0f %9.2f×", rawSave, 1.0))
+let plain = median(timings[0].save), ruled = median(timings[1].save)
+let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
+print(
+    String(
+        format: "rules / no rules: plain %.2f×, typed %.2f×; typed / plain without rules %.2f×", ruled / plain,
+        typedRuled / typedPlain, typedPlain / plain))
+if let data = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys]),
+    let json = String(data: data, encoding: .utf8)
+{
+    print(json)
+}
