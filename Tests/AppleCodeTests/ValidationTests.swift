@@ -446,6 +446,39 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    // MARK: - Error codes
+
+    /// Every Core Data error code has its `CocoaError.Code` member, as apps match them.
+    func testEveryCoreDataErrorCodeHasItsCocoaErrorMember() {
+        let members: [(CocoaError.Code, Int)] = [
+            (.managedObjectValidation, 1550), (.managedObjectConstraintValidation, 1551), (.validationMultipleErrors, 1560),
+            (.validationMissingMandatoryProperty, 1570), (.validationRelationshipLacksMinimumCount, 1580),
+            (.validationRelationshipExceedsMaximumCount, 1590), (.validationRelationshipDeniedDelete, 1600),
+            (.validationNumberTooLarge, 1610), (.validationNumberTooSmall, 1620), (.validationDateTooLate, 1630),
+            (.validationDateTooSoon, 1640), (.validationInvalidDate, 1650), (.validationStringTooLong, 1660),
+            (.validationStringTooShort, 1670), (.validationStringPatternMatching, 1680), (.validationInvalidURI, 1690),
+            (.managedObjectContextLocking, 132_000), (.persistentStoreCoordinatorLocking, 132_010),
+            (.managedObjectReferentialIntegrity, 133_000), (.managedObjectExternalRelationship, 133_010),
+            (.managedObjectMerge, 133_020), (.managedObjectConstraintMerge, 133_021), (.persistentStoreInvalidType, 134_000),
+            (.persistentStoreTypeMismatch, 134_010), (.persistentStoreIncompatibleSchema, 134_020),
+            (.persistentStoreSave, 134_030), (.persistentStoreIncompleteSave, 134_040), (.persistentStoreSaveConflicts, 134_050),
+            (.coreData, 134_060), (.persistentStoreOperation, 134_070), (.persistentStoreOpen, 134_080),
+            (.persistentStoreTimeout, 134_090), (.persistentStoreUnsupportedRequestType, 134_091),
+            (.persistentStoreIncompatibleVersionHash, 134_100), (.migration, 134_110), (.migrationConstraintViolation, 134_111),
+            (.migrationCancelled, 134_120), (.migrationMissingSourceModel, 134_130), (.migrationMissingMappingModel, 134_140),
+            (.migrationManagerSourceStore, 134_150), (.migrationManagerDestinationStore, 134_160),
+            (.entityMigrationPolicy, 134_170), (.sqlite, 134_180), (.inferredMappingModel, 134_190),
+            (.externalRecordImport, 134_200), (.persistentHistoryTokenExpired, 134_301),
+        ]
+        for (member, raw) in members { XCTAssertEqual(member.rawValue, raw) }
+        XCTAssertEqual(Set(members.map(\.1)).count, members.count)
+        // The migration code a real client names, caught as apps catch it.
+        let error: Error = NSError(domain: NSCocoaErrorDomain, code: NSMigrationMissingSourceModelError)
+        guard let cocoa = error as? CocoaError, cocoa.code == .migrationMissingSourceModel else {
+            return XCTFail("\(error) is not caught as .migrationMissingSourceModel")
+        }
+    }
+
     // MARK: - Rows deleted elsewhere
 
     /// An owner another container deleted reads, through its typed properties, as Apple's

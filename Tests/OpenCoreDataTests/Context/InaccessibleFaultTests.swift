@@ -105,9 +105,22 @@ import Testing
         }
     }
 
+    /// What a test that fails a fault saw, read on the context's queue (the waits for the store
+    /// block that queue, not one of Swift's few cooperative threads) and checked afterwards.
+    struct Observed {
+        var nameWhileUnreachable: Any?
+        var faultWhileUnreachable = false
+        var deletedWhileUnreachable = true
+        var existingObjectThrew = false
+        var firstSave: NSError?
+        var savedAfterwards = false
+        var nameAfterwards: Any?
+        var reportsWhileUnreachable: Int?
+    }
+
     /// A locked SQLite file while a fault fires: nil values, the error at the next save, and once
     /// the lock is gone a value set meanwhile saves beside the row's others, which are kept.
-    @Test func aLockedSQLiteFileWhileAFaultFiresIsReportedAndLosesNothing() throws {
+    @Test func aLockedSQLiteFileWhileAFaultFiresIsReportedAndLosesNothing() async throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Locked.sqlite")
         let model = CompanyModel.make()
@@ -117,7 +130,8 @@ import Testing
             options: [NSSQLitePragmasOption: ["journal_mode": "DELETE" as NSString]])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
+        let observed = try await context.perform { () throws -> Observed in
+            var observed = Observed()
             let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
             ann.setValue("Ann", forKey: "name")
             ann.setValue(Decimal(50_000), forKey: "salary")
@@ -126,20 +140,28 @@ import Testing
             let fault = context.object(with: try Self.id(of: "Ann", in: context))
             let lock = try SQLiteConnection(url: url, mode: .readWrite)
             try lock.execute("BEGIN EXCLUSIVE")
-            #expect(fault.value(forKey: "name") == nil)  // after the store's busy timeout
-            #expect(fault.isFault && !fault.isDeleted)
+            observed.nameWhileUnreachable = fault.value(forKey: "name")  // after the store's busy timeout
+            observed.faultWhileUnreachable = fault.isFault
+            observed.deletedWhileUnreachable = fault.isDeleted
             fault.setValue(Decimal(1), forKey: "salary")
             try lock.execute("ROLLBACK")
-            #expect {
+            do {
                 try context.save()
-            } throws: { error in
-                let error = error as NSError
-                return error.userInfo[NSUnderlyingErrorKey] != nil
-                    && (error.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.contains { $0 === fault } == true
+            } catch {
+                observed.firstSave = error as NSError
             }
             try context.save()
-            #expect(fault.value(forKey: "name") as? String == "Ann")
+            observed.savedAfterwards = true
+            observed.nameAfterwards = fault.value(forKey: "name")
+            return observed
         }
+        #expect(observed.nameWhileUnreachable == nil)
+        #expect(observed.faultWhileUnreachable && !observed.deletedWhileUnreachable)
+        let firstSave = try #require(observed.firstSave, "the save after a fault failed must report it")
+        #expect(firstSave.userInfo[NSUnderlyingErrorKey] != nil)
+        #expect((firstSave.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.isEmpty == false)
+        #expect(observed.savedAfterwards)
+        #expect(observed.nameAfterwards as? String == "Ann")
         let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         check.persistentStoreCoordinator = coordinator
         try check.performAndWait {
@@ -152,7 +174,7 @@ import Testing
     /// A PostgreSQL server that goes away while a fault fires (a proxy in front of the test
     /// server, cut): no crash, nil values, the error visible; once it is back, nothing was lost.
     @Test(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
-    func aPostgreSQLServerThatGoesAwayWhileAFaultFiresIsReportedAndLosesNothing() throws {
+    func aPostgreSQLServerThatGoesAwayWhileAFaultFiresIsReportedAndLosesNothing() async throws {
         let direct = try PostgresTestServer.freshStoreURL()
         defer { PostgresTestServer.destroy(direct) }
         var components = try #require(URLComponents(url: direct, resolvingAgainstBaseURL: false))
@@ -166,7 +188,8 @@ import Testing
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: proxied, options: [NSPersistentStoreTimeoutOption: 2])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
+        let observed = try await context.perform { () throws -> Observed in
+            var observed = Observed()
             let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
             ann.setValue("Ann", forKey: "name")
             ann.setValue(Decimal(50_000), forKey: "salary")
@@ -180,30 +203,40 @@ import Testing
             // Dee is loaded, her reports (a join table) not yet read.
             let manager = try ContextFixture.employee("Dee", in: context)
             proxy.stop()
-            #expect((manager.value(forKey: "reports") as? NSOrderedSet)?.count == 0)
+            observed.reportsWhileUnreachable = (manager.value(forKey: "reports") as? NSOrderedSet)?.count
             manager.setValue(Decimal(9), forKey: "salary")
-            #expect(fault.value(forKey: "name") == nil)
-            #expect(fault.isFault && !fault.isDeleted)
-            #expect(throws: (any Error).self) { try context.existingObject(with: annID) }
+            observed.nameWhileUnreachable = fault.value(forKey: "name")
+            observed.faultWhileUnreachable = fault.isFault
+            observed.deletedWhileUnreachable = fault.isDeleted
+            do {
+                _ = try context.existingObject(with: annID)
+            } catch {
+                observed.existingObjectThrew = true
+            }
             fault.setValue(Decimal(7), forKey: "salary")
             try proxy.start()
-            #expect {
+            do {
                 try context.save()
-            } throws: { error in
-                (error as NSError).userInfo[NSUnderlyingErrorKey] != nil
+            } catch {
+                observed.firstSave = error as NSError
             }
             // The pool reconnects; until it has, a save fails and writes nothing.
-            var saved = false
-            for _ in 0..<30 where !saved {
+            for _ in 0..<30 where !observed.savedAfterwards {
                 do {
                     try context.save()
-                    saved = true
+                    observed.savedAfterwards = true
                 } catch {
                     Thread.sleep(forTimeInterval: 0.5)
                 }
             }
-            #expect(saved)
+            return observed
         }
+        #expect(observed.reportsWhileUnreachable == 0)
+        #expect(observed.nameWhileUnreachable == nil)
+        #expect(observed.faultWhileUnreachable && !observed.deletedWhileUnreachable)
+        #expect(observed.existingObjectThrew)
+        #expect(observed.firstSave?.userInfo[NSUnderlyingErrorKey] != nil)
+        #expect(observed.savedAfterwards)
         let checker = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
         _ = try checker.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: direct)
         let check = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
