@@ -10,14 +10,14 @@ import OpenPredicate
 ///   a store error below, with `NSManagedObjectReferentialIntegrityError`.
 /// - **The store failed** (a lost PostgreSQL connection, a locked or unreadable SQLite file):
 ///   the object stays a fault, so the next read tries again; meanwhile its values read as nil.
-///   The error is kept, and the next `save()` that has changes throws it (with the first
-///   failure's code when it is a Cocoa error, else `NSPersistentStoreOperationError`; the
-///   store's error under `NSUnderlyingErrorKey`, every failure under `NSDetailedErrorsKey`, the
-///   objects under `NSAffectedObjectsErrorKey`) before
-///   writing anything, so that values worked out from a read that failed are not saved unseen.
-///   It is thrown once; a save of an object that still cannot be loaded fails every time, so
-///   a value set on it is never saved over the row's real values with the others missing.
-///   `existingObject(with:)` throws the store's error at once.
+///   The error is kept, and the next `save()` that has changes throws it before writing
+///   anything, so that values worked out from a read that failed are not saved unseen: the
+///   first failure's code when it is a Cocoa error (else `NSPersistentStoreOperationError`),
+///   the store's error under `NSUnderlyingErrorKey`, every failure under `NSDetailedErrorsKey`
+///   and the objects under `NSAffectedObjectsErrorKey`. It is thrown once; a save of an object
+///   that still cannot be loaded fails every time, so a value set on it is never saved over the
+///   row's real values with the others missing. `existingObject(with:)` throws the store's
+///   error at once.
 ///
 /// **Differences from Apple:** Apple's Core Data raises `NSObjectInaccessibleException` when
 /// `shouldDeleteInaccessibleFaults` is false or the store fails.

@@ -39,7 +39,9 @@ extension NSManagedObjectContext {
     ///
     /// - Throws: A validation error (`NSValidationMissingMandatoryPropertyError`,
     ///   `NSValidationNumberTooLargeError`, `NSValidationRelationshipDeniedDeleteError`, …), or
-    ///   for several `NSValidationMultipleErrorsError` with each under `NSDetailedErrorsKey`; `NSManagedObjectMergeError` or
+    ///   for several `NSValidationMultipleErrorsError` with each under `NSDetailedErrorsKey`; a
+    ///   fault that could not be loaded since the last save (see `NSManagedObjectContext+Faults`);
+    ///   `NSManagedObjectMergeError` or
     ///   `NSManagedObjectConstraintMergeError` with `"conflictList"` in `userInfo`
     ///   (`NSMergeConflict`s or `NSConstraintConflict`s) under `NSErrorMergePolicy`; or the
     ///   store's error (an SQLite store whose `COMMIT` reported an I/O error says the outcome
