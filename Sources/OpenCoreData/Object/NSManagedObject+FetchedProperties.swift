@@ -13,7 +13,10 @@ extension NSManagedObject {
     /// request, has an empty one.
     ///
     /// A request that cannot run (an unknown key path, another unbound variable) stops the
-    /// process with the fetch error's reason, as Apple raises.
+    /// process with the fetch error's reason, as Apple raises. A store that fails (a lost
+    /// connection, a locked file) does not: the value is empty this time and is fetched again
+    /// when next read, and the context's next save reports the failure, as for a fault
+    /// (see `NSManagedObjectContext+Faults`).
     func fetchedValue(_ property: NSFetchedPropertyDescription) -> [Any] {
         if let cached = fetchedValues[property.name] { return cached }
         guard let context, let request = property.fetchRequest else { return [] }
@@ -26,11 +29,28 @@ extension NSManagedObject {
             }
             results = try context.fetch(copy)
         } catch {
-            AppleException.internalInconsistency(
-                "The fetched property \(property.name) of \(objectID) could not be fetched: \(error.localizedDescription)")
+            guard !Self.isRequestError(error) else {
+                AppleException.internalInconsistency(
+                    "The fetched property \(property.name) of \(objectID) could not be fetched: \(error.localizedDescription)")
+            }
+            context.recordFaultFailure(error, for: self)
+            return []
         }
         fetchedValues[property.name] = results
         return results
+    }
+}
+
+extension NSManagedObject {
+    /// Whether a fetch failed for its request (the request's own fault, which Apple raises for),
+    /// rather than for its store: fetch request errors are `NSCoreDataError` or
+    /// `NSPersistentStoreUnsupportedRequestTypeError` in Cocoa's domain. Anything else counts as
+    /// the store's failure, which never stops the process.
+    static func isRequestError(_ error: Error) -> Bool {
+        let error = error as NSError
+        guard error.domain == NSCocoaErrorDomain else { return false }
+        return error.code == NSCoreDataError || error.code == NSPersistentStoreUnsupportedRequestTypeError
+            || error.userInfo[FetchRequestError.culpritKey] != nil
     }
 }
 

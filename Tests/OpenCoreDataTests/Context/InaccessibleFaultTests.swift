@@ -116,6 +116,8 @@ import Testing
         var savedAfterwards = false
         var nameAfterwards: Any?
         var reportsWhileUnreachable: Int?
+        var seniorsWhileUnreachable: Int?
+        var seniorsAfterwards: Int?
     }
 
     /// A locked SQLite file while a fault fires: nil values, the error at the next save, and once
@@ -134,17 +136,29 @@ import Testing
             var observed = Observed()
             let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
             ann.setValue("Ann", forKey: "name")
-            ann.setValue(Decimal(50_000), forKey: "salary")
+            ann.setValue(Decimal(150_000), forKey: "salary")
+            let labs = NSManagedObject(entity: model[entity: "Department"], insertInto: context)
+            labs.setValue("Labs", forKey: "title")
+            ann.setValue(labs, forKey: "department")
+            let bo = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
+            bo.setValue("Bo", forKey: "name")
+            bo.setValue(Decimal(200_000), forKey: "salary")
+            bo.setValue(labs, forKey: "department")
             try context.save()
             context.reset()
             let fault = context.object(with: try Self.id(of: "Ann", in: context))
+            let department = try ContextFixture.department("Labs", in: context)
             let lock = try SQLiteConnection(url: url, mode: .readWrite)
             try lock.execute("BEGIN EXCLUSIVE")
+            // A fetched property (a fetch of its own) while the file is locked: empty, not kept.
+            observed.seniorsWhileUnreachable = (department.value(forKey: "seniors") as? [Any])?.count
             observed.nameWhileUnreachable = fault.value(forKey: "name")  // after the store's busy timeout
             observed.faultWhileUnreachable = fault.isFault
             observed.deletedWhileUnreachable = fault.isDeleted
             fault.setValue(Decimal(1), forKey: "salary")
             try lock.execute("ROLLBACK")
+            // Bo; Ann's unsaved salary of 1 leaves her out.
+            observed.seniorsAfterwards = (department.value(forKey: "seniors") as? [Any])?.count
             do {
                 try context.save()
             } catch {
@@ -157,6 +171,8 @@ import Testing
         }
         #expect(observed.nameWhileUnreachable == nil)
         #expect(observed.faultWhileUnreachable && !observed.deletedWhileUnreachable)
+        #expect(observed.seniorsWhileUnreachable == 0)
+        #expect(observed.seniorsAfterwards == 1)
         let firstSave = try #require(observed.firstSave, "the save after a fault failed must report it")
         #expect(firstSave.userInfo[NSUnderlyingErrorKey] != nil)
         #expect((firstSave.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObject])?.isEmpty == false)
