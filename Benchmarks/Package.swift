@@ -48,7 +48,7 @@ let package = Package(
             name: "ResultsControllerBenchmarks",
             dependencies: [.product(name: "CoreData", package: "OpenCoreData")]
         ),
-        // `swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks`: the save of
+        // `swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks [results.json]`: the save of
         // 10^5 new objects with and without validation rules, plain and typed, against the raw C API.
         .executableTarget(
             name: "SaveBenchmarks",

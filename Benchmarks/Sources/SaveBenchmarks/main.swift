@@ -2,21 +2,25 @@
 // without validation rules, against its floor: the same rows inserted with the raw SQLite C API
 // in one transaction with one prepared statement. Nothing here is a test.
 //
-//     cd Benchmarks && swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks
+//     cd Benchmarks && swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks [results.json]
 //
 // One entity, `Person`: name (String), age (Integer 16), email (String), born (Date). Lines:
 //
 // - plain, no rules: every attribute optional, no validation predicates;
 // - plain, rules: name required, 2…40 characters matching [A-Z][a-z]+; age required, 0…150;
 //   email matching .+@.+; born between 1900 and 2030 — every value generated keeps them;
-// - typed, no rules / typed, rules: the same with a `@Managed` subclass, whose save sends every
-//   property through `validateValue(_:forKey:)` (a subclass may override it);
-// - raw C API: the same rows and columns, one transaction, one prepared INSERT.
+// - typed, no rules / typed, rules: the same with a `@Managed` subclass (one that overrides
+//   `validateValue(_:forKey:)` would send every property through it; this one does not, so its
+//   save checks only the properties with rules, as the plain lines do);
+// - raw C API: the same rows and columns, one transaction, one prepared INSERT (the values are
+//   made before the clock starts, as the objects are for the other lines).
 //
 // Each line makes a fresh store, inserts the objects (not timed), then times `validateForInsert()`
 // on every object and, separately, `save()` (which validates again). OBJECTS=<n> sets the count
 // (default 100,000); ROUNDS=<n> the rounds (default 5), lines taking turns; medians are printed.
-// The run checks the rows each save wrote and exits non-zero if one is missing.
+// The run checks the rows each save wrote (with the raw C API) and exits non-zero if one is
+// missing or a save or validation fails. The last line of stdout is the results as one JSON
+// object, also written to the path given as the first argument, if any.
 
 import CoreData
 import RawSQLite
@@ -162,6 +166,7 @@ func runRaw(into timing: inout Timing) {
         "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
             + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let rows = (0..<objectCount).map(values)
     timing.save.append(
         milliseconds(
             clock.measure {
@@ -170,8 +175,7 @@ func runRaw(into timing: inout Timing) {
                 sqlite3_prepare_v2(
                     db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
                     &insert, nil)
-                for index in 0..<objectCount {
-                    let (name, age, email, born) = values(index)
+                for (index, (name, age, email, born)) in rows.enumerated() {
                     sqlite3_reset(insert)
                     sqlite3_bind_int64(insert, 1, Int64(index + 1))
                     sqlite3_bind_int64(insert, 2, Int64(age))
@@ -183,6 +187,11 @@ func runRaw(into timing: inout Timing) {
                 sqlite3_finalize(insert)
                 sqlite3_exec(db, "COMMIT", nil, nil, nil)
             }))
+    let written = rowCount(url)
+    guard written == objectCount else {
+        print("error: the raw C API wrote \(written) rows, not \(objectCount)")
+        exit(1)
+    }
 }
 
 func median(_ values: [Double]) -> Double {
@@ -198,7 +207,12 @@ var timings = Array(repeating: Timing(), count: lines.count)
 var raw = Timing()
 for _ in 0..<rounds {
     for (index, line) in lines.enumerated() {
-        try runCoreData(rules: line.rules, typed: line.typed, into: &timings[index])
+        do {
+            try runCoreData(rules: line.rules, typed: line.typed, into: &timings[index])
+        } catch {
+            print("error: \(line.label): \(error)")
+            exit(1)
+        }
     }
     runRaw(into: &raw)
 }
@@ -220,12 +234,28 @@ print(
         + String(format: " %6.0f %9.2f×", rawSave, 1.0))
 let plain = median(timings[0].save), ruled = median(timings[1].save)
 let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
+let plainValidate = median(timings[0].validate), ruledValidate = median(timings[1].validate)
+let typedPlainValidate = median(timings[2].validate), typedRuledValidate = median(timings[3].validate)
 print(
     String(
-        format: "rules / no rules: plain %.2f×, typed %.2f×; typed / plain without rules %.2f×", ruled / plain,
-        typedRuled / typedPlain, typedPlain / plain))
+        format: "save, rules / no rules: plain %.2f×, typed %.2f×; typed / plain: no rules %.2f×, rules %.2f×",
+        ruled / plain, typedRuled / typedPlain, typedPlain / plain, typedRuled / ruled))
+print(
+    String(
+        format: "validateForInsert, rules / no rules: plain %.2f×, typed %.2f×", ruledValidate / plainValidate,
+        typedRuledValidate / typedPlainValidate))
+results["save rules/no rules plain"] = ruled / plain
+results["save rules/no rules typed"] = typedRuled / typedPlain
 if let data = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys]),
     let json = String(data: data, encoding: .utf8)
 {
     print(json)
+    if let path = CommandLine.arguments.dropFirst().first {
+        do {
+            try data.write(to: URL(fileURLWithPath: path))
+        } catch {
+            print("error: \(path): \(error)")
+            exit(1)
+        }
+    }
 }
