@@ -27,8 +27,8 @@ extension NSManagedObjectContext {
 
     /// A fault's row is gone: the object becomes a deleted object with no values, or, when
     /// `shouldHandleInaccessibleFault` says no, stays a fault and the failure is reported.
-    func handleInaccessibleFault(_ object: NSManagedObject, property: NSPropertyDescription? = nil) {
-        if shouldHandleInaccessibleFault(object, for: object.objectID, triggeredByProperty: property) {
+    func handleInaccessibleFault(_ object: NSManagedObject) {
+        if shouldHandleInaccessibleFault(object, for: object.objectID, triggeredByProperty: nil) {
             object.fetchedRow = nil
             object.valuesArePending = false
             object.batchMember = nil

@@ -94,7 +94,8 @@ open class NSManagedObjectContext: NSObject {
 
     /// Whether to turn an inaccessible fault (one whose row is gone) into a deleted object:
     /// `shouldDeleteInaccessibleFaults` unless a subclass decides otherwise, for instance per
-    /// entity. `property` is the property whose read fired the fault, when known.
+    /// entity. `property` is the property whose read fired the fault, when known (always nil here:
+    /// a fault fires for all its properties at once).
     ///
     /// **Default:** `shouldDeleteInaccessibleFaults`.
     /// See [shouldHandleInaccessibleFault(_:for:triggeredByProperty:)](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/shouldhandleinaccessiblefault(_:for:triggeredbyproperty:)).

@@ -39,9 +39,7 @@ extension NSManagedObject {
         fetchedValues[property.name] = results
         return results
     }
-}
 
-extension NSManagedObject {
     /// Whether a fetch failed for its request (the request's own fault, which Apple raises for),
     /// rather than for its store: fetch request errors are `NSCoreDataError` or
     /// `NSPersistentStoreUnsupportedRequestTypeError` in Cocoa's domain. Anything else counts as

@@ -215,7 +215,8 @@ extension NSManagedObject {
     ///   its next save (`NSManagedObjectContext.recordFaultFailure(_:for:)`);
     /// - without a context (it is gone) the values read as nil.
     ///
-    /// Values changed while the object could not be loaded are kept over the loaded ones.
+    /// Changed values (of an object refreshed with `mergeChanges`, or changed while it could not
+    /// be loaded) are kept over the loaded ones, laid on after `awakeFromFetch()`.
     func fireFault() {
         guard faulted else { return }
         faulted = false
@@ -228,17 +229,15 @@ extension NSManagedObject {
             loaded = try context.loadValues(for: self)
         } catch {
             faulted = true
-            unreadable = true
             context.recordFaultFailure(error, for: self)
             return
         }
-        unreadable = false
         guard loaded else {
             context.handleInaccessibleFault(self)
             return
         }
-        for (key, value) in changes { values[key] = value }
         awakeFromFetch()
+        for (key, value) in changes { values[key] = value }
     }
 
     /// Turns the object back into a fault (its values reload when next read); unsaved changes
@@ -253,10 +252,9 @@ extension NSManagedObject {
         keptDestination = nil
         guard !inserted else { return }
         if keepChanges && !changedKeys.isEmpty {
-            let pending = changedKeys.map { ($0, values[$0]) }
+            // Firing the fault again keeps the changed values over the loaded ones.
             faulted = true
             fireFault()
-            for (key, value) in pending { values[key] = value }
             if notifying { awake(fromSnapshotEvents: .refresh) }
         } else {
             let notifies = notifying && !faulted

@@ -264,15 +264,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     }
     /// Whether the object's row was found gone when its fault fired, and the object became a
     /// deleted object with no values (see `NSManagedObjectContext.shouldDeleteInaccessibleFaults`).
-    var inaccessible: Bool {
+    final var inaccessible: Bool {
         get { flags.contains(.inaccessible) }
         set { flags.set(.inaccessible, newValue) }
-    }
-    /// Whether the object's last attempt to load its values failed for a store error (see
-    /// `NSManagedObjectContext.recordFaultFailure(_:for:)`).
-    var unreadable: Bool {
-        get { flags.contains(.unreadable) }
-        set { flags.set(.unreadable, newValue) }
     }
     /// Whether this object only stands in for its class while a Swift key path is named (see
     /// `KeyPathRecorder`): its `@Managed` properties report their keys instead of values.

@@ -48,10 +48,9 @@ final class ForeignHome {
     }
 }
 
-/// An object's flags, in two bytes (beside the entity number, in the word the batch index
-/// shares: the object is no larger for the second).
+/// An object's flags, in one byte.
 struct ObjectFlags: OptionSet {
-    let rawValue: UInt16
+    let rawValue: UInt8
     static let faulted = ObjectFlags(rawValue: 1 << 0)
     static let valuesArePending = ObjectFlags(rawValue: 1 << 1)
     static let inserted = ObjectFlags(rawValue: 1 << 2)
@@ -63,9 +62,6 @@ struct ObjectFlags: OptionSet {
     /// The object's row is gone from its store and the object was turned into a deleted object
     /// with no values (`NSManagedObjectContext.shouldDeleteInaccessibleFaults`).
     static let inaccessible = ObjectFlags(rawValue: 1 << 7)
-    /// The object's fault could not be loaded because its store failed: it stays a fault (the
-    /// next read tries again) and its values read as nil meanwhile.
-    static let unreadable = ObjectFlags(rawValue: 1 << 8)
 
     @inline(__always)
     mutating func set(_ flag: ObjectFlags, _ on: Bool) {

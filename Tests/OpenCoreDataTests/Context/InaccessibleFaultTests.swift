@@ -20,6 +20,16 @@ import Testing
         return context
     }
 
+    /// A new object of `entity` with `values`.
+    @discardableResult
+    static func insert(
+        _ entity: String, _ values: [String: Any], model: NSManagedObjectModel, into context: NSManagedObjectContext
+    ) -> NSManagedObject {
+        let object = NSManagedObject(entity: model[entity: entity], insertInto: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+
     /// The ID of the saved employee with this name, fetched without loading the object.
     static func id(of name: String, in context: NSManagedObjectContext) throws -> NSManagedObjectID {
         let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
@@ -134,16 +144,9 @@ import Testing
         context.persistentStoreCoordinator = coordinator
         let observed = try await context.perform { () throws -> Observed in
             var observed = Observed()
-            let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
-            ann.setValue("Ann", forKey: "name")
-            ann.setValue(Decimal(150_000), forKey: "salary")
-            let labs = NSManagedObject(entity: model[entity: "Department"], insertInto: context)
-            labs.setValue("Labs", forKey: "title")
-            ann.setValue(labs, forKey: "department")
-            let bo = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
-            bo.setValue("Bo", forKey: "name")
-            bo.setValue(Decimal(200_000), forKey: "salary")
-            bo.setValue(labs, forKey: "department")
+            let labs = Self.insert("Department", ["title": "Labs"], model: model, into: context)
+            Self.insert("Employee", ["name": "Ann", "salary": Decimal(150_000), "department": labs], model: model, into: context)
+            Self.insert("Employee", ["name": "Bo", "salary": Decimal(200_000), "department": labs], model: model, into: context)
             try context.save()
             context.reset()
             let fault = context.object(with: try Self.id(of: "Ann", in: context))
@@ -206,12 +209,8 @@ import Testing
         context.persistentStoreCoordinator = coordinator
         let observed = try await context.perform { () throws -> Observed in
             var observed = Observed()
-            let ann = NSManagedObject(entity: model[entity: "Employee"], insertInto: context)
-            ann.setValue("Ann", forKey: "name")
-            ann.setValue(Decimal(50_000), forKey: "salary")
-            let dee = NSManagedObject(entity: model[entity: "Manager"], insertInto: context)
-            dee.setValue("Dee", forKey: "name")
-            dee.setValue(NSOrderedSet(array: [ann]), forKey: "reports")
+            let ann = Self.insert("Employee", ["name": "Ann", "salary": Decimal(50_000)], model: model, into: context)
+            Self.insert("Manager", ["name": "Dee", "reports": NSOrderedSet(array: [ann])], model: model, into: context)
             try context.save()
             context.reset()
             let annID = try Self.id(of: "Ann", in: context)
