@@ -14,9 +14,11 @@ import OpenStoreCore
 ///   wording); predicates may (`ANY employees.salary > 5`, `employees.@count`);
 /// - after an attribute or a collection operator (`@count`, `@sum.salary`) the rest of the path
 ///   is the value's own business and is not checked;
-/// - paths that start at a variable (`$FETCH_SOURCE.name`, a `SUBQUERY`'s `$x`) are checked
-///   when the variable is bound, not here; paths from a constant (a bound variable such as a
-///   fetched property's `$FETCHED_PROPERTY.userInfo.key`) are the constant's own business.
+/// - a `SUBQUERY`'s `$x.key` is checked against the entity its collection leads to, and a
+///   function's receiver like any other operand (`KeyPathWalk`); paths that start at another
+///   variable (`$FETCH_SOURCE.name`) are checked when it is bound, not here; paths from a
+///   constant (a bound variable such as a fetched property's `$FETCHED_PROPERTY.userInfo.key`)
+///   are the constant's own business.
 struct FetchPlanBuilder {
     let model: NSManagedObjectModel
     let schema: StoreSchema
@@ -28,7 +30,10 @@ struct FetchPlanBuilder {
             throw FetchRequestError("The entity \(entity.name ?? "") is not in the store's schema", culprit: entity.name).nsError
         }
         do {
-            if let predicate = request.predicate { try check(predicate.canonical, in: entity) }
+            if let predicate = request.predicate {
+                var walk = KeyPathWalk { keyPath, entity in try check(keyPath: keyPath, in: entity, allowsToMany: true) }
+                try walk.walk(predicate.canonical, from: entity)
+            }
             for descriptor in request.sortDescriptors ?? [] {
                 if let key = descriptor.key {
                     try check(keyPath: key, in: entity, allowsToMany: false)
@@ -55,43 +60,6 @@ struct FetchPlanBuilder {
     }
 
     // MARK: - Key paths
-
-    private func check(_ predicate: NSPredicate, in entity: NSEntityDescription) throws {
-        switch predicate {
-        case let comparison as NSComparisonPredicate:
-            try check(comparison.leftExpression, in: entity)
-            try check(comparison.rightExpression, in: entity)
-        case let compound as NSCompoundPredicate:
-            for subpredicate in compound.predicates { try check(subpredicate, in: entity) }
-        default:
-            break  // TRUEPREDICATE, FALSEPREDICATE, blocks
-        }
-    }
-
-    private func check(_ expression: NSExpression, in entity: NSEntityDescription) throws {
-        switch expression.expressionType {
-        case .keyPath:
-            // `$x.key` or `FUNCTION(…).key`: the path belongs to the operand's value, not the entity.
-            let operand = expression.operand
-            guard operand.expressionType == .evaluatedObject else { return try check(operand, in: entity) }
-            try check(keyPath: expression.keyPath, in: entity, allowsToMany: true)
-        case .function:
-            for argument in expression.arguments ?? [] { try check(argument, in: entity) }
-        case .subquery:
-            if let collection = expression.collection as? NSExpression { try check(collection, in: entity) }
-        case .aggregate:
-            for case let element as NSExpression in expression.collection as? [Any] ?? [] { try check(element, in: entity) }
-        case .unionSet, .intersectSet, .minusSet:
-            try check(expression.left, in: entity)
-            try check(expression.right, in: entity)
-        case .conditional:
-            try check(expression.predicate, in: entity)
-            try check(expression.true, in: entity)
-            try check(expression.false, in: entity)
-        default:
-            break
-        }
-    }
 
     /// Checks a key path step by step from `entity`.
     func check(keyPath: String, in entity: NSEntityDescription, allowsToMany: Bool) throws {

@@ -56,9 +56,7 @@ extension NSManagedObject {
         }
         guard let value else {
             if property.isOptional || property.isTransient { return nil }
-            return validationError(
-                NSValidationMissingMandatoryPropertyError, key: property.name, value: nil,
-                reason: "\(property.name) is a required value.")
+            return validationError(NSValidationMissingMandatoryPropertyError, key: property.name, value: nil)
         }
         let predicates = property.validationPredicates
         guard !predicates.isEmpty else { return nil }
@@ -88,19 +86,13 @@ extension NSManagedObject {
         let count = Self.memberCount(of: value)
         if count == 0 {
             if relationship.isOptional || relationship.isTransient { return nil }
-            return validationError(
-                NSValidationMissingMandatoryPropertyError, key: relationship.name, value: value,
-                reason: "\(relationship.name) is a required value.")
+            return validationError(NSValidationMissingMandatoryPropertyError, key: relationship.name, value: value)
         }
         if count < relationship.minCount {
-            return validationError(
-                NSValidationRelationshipLacksMinimumCountError, key: relationship.name, value: value,
-                reason: "Too few items in \(relationship.name).")
+            return validationError(NSValidationRelationshipLacksMinimumCountError, key: relationship.name, value: value)
         }
         if relationship.maxCount > 0, count > relationship.maxCount {
-            return validationError(
-                NSValidationRelationshipExceedsMaximumCountError, key: relationship.name, value: value,
-                reason: "Too many items in \(relationship.name).")
+            return validationError(NSValidationRelationshipExceedsMaximumCountError, key: relationship.name, value: value)
         }
         return nil
     }
@@ -142,28 +134,30 @@ extension NSManagedObject {
         case NSValidationInvalidURIError: "\(key) is not a valid URI."
         case NSValidationRelationshipLacksMinimumCountError: "Too few items in \(key)."
         case NSValidationRelationshipExceedsMaximumCountError: "Too many items in \(key)."
-        case NSValidationRelationshipDeniedDeleteError: "\(key) denies the deletion of its object while it has objects."
+        case NSValidationRelationshipDeniedDeleteError: "\(key) still has objects, which its delete rule (deny) keeps."
         default: "\(key) is not valid."
         }
     }
 
-    /// A validation error of this object, as Apple's `userInfo` names it.
-    func validationError(_ code: Int, key: String, value: Any?, reason: String, predicate: NSPredicate? = nil) -> NSError {
+    /// A validation error of this object, as Apple's `userInfo` names it; its message is
+    /// `reason`, or the code's (`message(forCode:key:)`).
+    func validationError(
+        _ code: Int, key: String, value: Any?, reason: String? = nil, predicate: NSPredicate? = nil
+    ) -> NSError {
         var info: [String: Any] = [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key]
         if let value { info[NSValidationValueErrorKey] = value }
         if let predicate { info[NSValidationPredicateErrorKey] = predicate }
-        return CoreDataError.make(code: code, reason: reason, userInfo: info)
+        return CoreDataError.make(code: code, reason: reason ?? Self.message(forCode: code, key: key), userInfo: info)
     }
 
     // MARK: - Whole objects
 
-    /// Checks every stored property of the object with `validateValue(_:forKey:)` (the model's
-    /// rules, and a subclass's own checks where it overrides that method): what
+    /// Checks the object's stored properties against the model's rules: what
     /// `validateForInsert()` and `validateForUpdate()` do by default.
     ///
     /// Only the properties that have rules are checked (see `PropertyLayout.checkedSlots`),
     /// unless the object's class overrides `validateValue(_:forKey:)`, which may check any key:
-    /// then every property goes through it (see `ValidationOverride`).
+    /// then every property goes through that method (see `ValidationOverride`).
     func validateStoredProperties() throws {
         let layout = self.layout
         let everySlot = ValidationOverride.isOverridden(by: Swift.type(of: self))
@@ -214,8 +208,7 @@ extension NSManagedObject {
             errors.append(
                 validationError(
                     NSValidationRelationshipDeniedDeleteError, key: relationship.name,
-                    value: relationship.isToMany ? Set(remaining) as Any : remaining[0],
-                    reason: "The relationship \(relationship.name) of \(objectID) denies deletion while it has objects"))
+                    value: relationship.isToMany ? Set(remaining) as Any : remaining[0]))
         }
         if let error = Self.combinedValidationError(errors) { throw error }
     }

@@ -81,6 +81,10 @@ import Testing
         ("Employee", "salary > 1 AND (born == nil OR boss.name == 'x')", "keypath boss.name not found in entity Employee"),
         ("Department", "seniors.@count > 1", "keypath seniors.@count uses the fetched property seniors of entity Department"),
         ("Employee", "reports.@count > 1", "keypath reports.@count not found in entity Employee"),
+        // A subquery's member paths are read from the entity its collection leads to, and a
+        // function's receiver from the object.
+        ("Manager", "SUBQUERY(reports, $r, $r.salry > 10).@count > 0", "keypath salry not found in entity Employee"),
+        ("Employee", "FUNCTION(nmae, 'uppercaseString') == 'ANN'", "keypath nmae not found in entity Employee"),
     ])
     func badKeyPathsAreErrorsThatNameThem(entity: String, format: String, message: String) {
         do {
