@@ -38,17 +38,25 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
-        // Apple's SQLite store layout: connection, statements, metadata, tables and columns.
+        // Dialect-neutral SQL for both SQL stores: the compiler (fetch plans to SQL), Apple's table
+        // layout, the row reader/writer, the migration plan, and the one fetch pipeline (compile →
+        // run → in-memory fallback). Each SQL store adds only its connection and dialect spellings.
+        .target(name: "OpenSQLStore", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"]),
+        // The SQLite store: connection, statements, Apple's SQL functions, the store file.
         .target(
             name: "OpenSQLiteStore",
-            dependencies: ["OpenStoreCore", "OpenInMemoryStore", "CSQLite", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The PostgreSQL store (`NSPostgreSQLStoreType`): connection pool, sessions, transactions,
-        // LISTEN/NOTIFY over postgres-nio; the SQL compiler is the SQLite store's, with a dialect.
+        // LISTEN/NOTIFY over postgres-nio; PostgreSQL's dialect of the neutral SQL layer.
         // Empty without the trait `PostgreSQL` (every file is `#if PostgreSQL`).
         .target(
             name: "OpenPostgreSQLStore",
             dependencies: [
-                "OpenStoreCore", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log"),
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
         // `@Managed`'s expansion: a compiler plug-in, built for the machine that compiles.
@@ -61,7 +69,7 @@ let package = Package(
         .target(
             name: "OpenCoreData",
             dependencies: [
-                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLiteStore", "OpenCoreDataMacros",
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore", "OpenCoreDataMacros",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
@@ -70,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "coredata",
             dependencies: [
-                "CoreData", "OpenCoreData", "OpenSQLiteStore", "OpenStoreCore",
+                "CoreData", "OpenCoreData", "OpenSQLStore", "OpenSQLiteStore", "OpenStoreCore",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -82,15 +90,16 @@ let package = Package(
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
         // Needs a server: OPENCOREDATA_POSTGRES_URL (`.ci/postgres start` makes one); skipped
         // without it, failing under CI.
-        .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenStoreCore"]),
+        .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenSQLStore", "OpenStoreCore"]),
         .testTarget(
             name: "OpenSQLiteStoreTests",
             dependencies: [
-                "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore", .product(name: "Logging", package: "swift-log"),
+                "OpenSQLStore", "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["OpenCoreData", "OpenSQLStore", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
@@ -107,9 +116,11 @@ let package = Package(
             name: "AppleCodeTests", dependencies: ["CoreData"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
-        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
+        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
-        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "StoreCrashWriter", "ServerWorker"]),
+        .testTarget(
+            name: "StoreCrashTests",
+            dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "StoreCrashWriter", "ServerWorker"]),
     ],
     swiftLanguageModes: [.v5]
 )

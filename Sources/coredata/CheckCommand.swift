@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreData
 import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 
 /// `coredata check`: whether a store file is sound and its to-one keys name rows that exist.

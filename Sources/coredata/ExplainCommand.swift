@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreData
 import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreData
+import OpenSQLStore
 import OpenSQLiteStore
 
 #if PostgreSQL
@@ -29,15 +30,10 @@ struct StoresCommand: ParsableCommand {
     }
 }
 
-/// What `stores` reads from a file: metadata, `Z_PRIMARYKEY` and a row count per entity.
+/// What `stores` shows: the store's report (`SQLStoreReport`, read by its store), as text.
 struct StoreReport {
     let path: String
-    let metadata: SQLiteMetadata
-    let journalMode: String
-    let entities: [SQLitePrimaryKeyRow]
-    /// Rows per entity number (only the entity's own rows, not its sub-entities'); nil when its
-    /// table is missing.
-    let rowCounts: [Int: Int]
+    let report: SQLStoreReport
 
     init(path: String) throws {
         self.path = StoreOpener.redacted(path)
@@ -45,11 +41,7 @@ struct StoreReport {
         if type == NSPostgreSQLStoreType {
             #if PostgreSQL
                 do {
-                    let report = try PostgreSQLStoreReport(url: location)
-                    metadata = report.metadata
-                    journalMode = "none (PostgreSQL)"
-                    entities = report.entities
-                    rowCounts = report.rowCounts
+                    report = try SQLStoreReport.postgreSQLStore(at: location)
                 } catch {
                     throw ToolError.wrapping(error, "can't read the store \(self.path)")
                 }
@@ -58,46 +50,22 @@ struct StoreReport {
                 throw ToolError("this coredata was built without the PostgreSQL store (the package trait PostgreSQL)")
             #endif
         }
-        let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw ToolError("no store file at \(path)")
         }
         do {
-            let connection = try SQLiteConnection(url: url, mode: .readOnly)
-            metadata = try SQLiteMetadata.read(from: connection)
-            journalMode = try connection.journalMode()
-            entities = try SQLitePrimaryKeys.read(from: connection)
-            rowCounts = try Self.rowCounts(entities, connection)
+            report = try SQLStoreReport.sqliteFile(at: location)
         } catch {
             throw ToolError.wrapping(error, "can't read the store \(path)")
         }
     }
 
-    /// Counts each entity's rows in its root's table (`Z` + the root's name in capitals, as
-    /// Apple names tables), by `Z_ENT`.
-    private static func rowCounts(_ entities: [SQLitePrimaryKeyRow], _ connection: SQLiteConnection) throws -> [Int: Int] {
-        let tables = Set(try connection.schemaObjectNames(type: "table"))
-        let tableNames = SQLitePrimaryKeys.tableNames(of: entities)
-        var counts: [Int: Int] = [:]
-        for entity in entities {
-            guard let table = tableNames[entity.entityNumber] else { continue }
-            // Only a table the file has, spelled with identifier characters, is ever named in SQL.
-            guard tables.contains(table), table.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-                continue
-            }
-            let statement = try connection.statement("SELECT count(*) FROM \(table) WHERE Z_ENT = ?")
-            try statement.bind([.integer(Int64(entity.entityNumber))])
-            if try statement.step() { counts[entity.entityNumber] = Int(statement.int64(at: 0)) }
-            statement.reset()
-        }
-        return counts
-    }
-
     func text(comparingWith model: NSManagedObjectModel?) -> String {
+        let (metadata, entities, rowCounts) = (report.metadata, report.entities, report.rowCounts)
         var lines = [
             "Store \(path)",
-            "  type: \(metadata.storeTypeName ?? "?")   UUID: \(metadata.storeUUID ?? "?")   journal mode: \(journalMode)",
+            "  type: \(metadata.storeTypeName ?? "?")   UUID: \(metadata.storeUUID ?? "?")   journal mode: \(report.journalMode ?? "none (PostgreSQL)")",
             "  framework version: \(metadata.persistenceFrameworkVersion.map(String.init) ?? "?")"
                 + "   model version identifiers: "
                 + (metadata.versionIdentifiers.isEmpty

@@ -14,8 +14,8 @@
         .enabled(
             if: PostgresTestServer.isEnabled,
             "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
-    struct PostgresDatabaseTests {
-        static func count(_ session: PostgresSession, _ table: String) throws -> Int64? {
+    struct PostgreSQLConnectionPoolTests {
+        static func count(_ session: PostgreSQLConnection, _ table: String) throws -> Int64? {
             var count: Int64?
             try session.query("SELECT count(*) FROM \(table)") { count = $0.int64(0) }
             return count
@@ -41,12 +41,12 @@
         @Test func statementErrorsHaveKindStateServerAndSQL() throws {
             try PostgresTestServer.withDatabase { database in
                 try database.withConnection { session in
-                    func failure(_ sql: String, _ arguments: [StoreValue] = []) -> PostgresStoreError? {
+                    func failure(_ sql: String, _ arguments: [StoreValue] = []) -> PostgreSQLServerError? {
                         do {
                             try session.execute(sql, arguments)
                             return nil
                         } catch {
-                            return error as? PostgresStoreError
+                            return error as? PostgreSQLServerError
                         }
                     }
                     let syntax = failure("SELEC 1")
@@ -85,7 +85,7 @@
                     }
                 }
                 // A failed statement inside: the transaction rolls back, the error comes out.
-                #expect(throws: PostgresStoreError.self) {
+                #expect(throws: PostgreSQLServerError.self) {
                     try database.withTransaction(isolation: .repeatableRead) { session in
                         try session.execute("INSERT INTO t VALUES (3)")
                         try session.execute("INSERT INTO t VALUES ('not a number')")
@@ -144,10 +144,10 @@
                             try session.execute("UPDATE counter SET v = 0 WHERE id = 1")
                         }
                     }
-                } throws: { ($0 as? PostgresStoreError)?.kind == .serializationFailure }
+                } throws: { ($0 as? PostgreSQLServerError)?.kind == .serializationFailure }
                 // Other errors are not retried.
                 var otherRuns = 0
-                #expect(throws: PostgresStoreError.self) {
+                #expect(throws: PostgreSQLServerError.self) {
                     try database.withRetries {
                         otherRuns += 1
                         try database.withTransaction { try $0.execute("SELEC") }
@@ -157,7 +157,7 @@
             }
         }
 
-        static func terminate(_ pid: Int64, using database: PostgresDatabase) throws {
+        static func terminate(_ pid: Int64, using database: PostgreSQLConnectionPool) throws {
             try database.withConnection { session in
                 var done: Int64?
                 try session.query("SELECT pg_terminate_backend($1::int4, 10000)::int4", [.integer(pid)]) { done = $0.int64(0) }
@@ -175,7 +175,7 @@
                     try Self.terminate(pid, using: database)
                     #expect {
                         try session.execute("SELECT 1")
-                    } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
+                    } throws: { ($0 as? PostgreSQLServerError)?.kind == .connection }
                 }
                 var fresh: [Int64] = []
                 for _ in 0..<4 {
@@ -221,7 +221,7 @@
                         }) ?? false
                     if found { try? Self.terminate(pid.withLock { $0 }, using: database) }
                 }
-                var outcome: PostgresStoreError?
+                var outcome: PostgreSQLServerError?
                 do {
                     try database.withTransaction { session in
                         try session.query("SELECT pg_backend_pid()") { row in pid.withLock { $0 = row.int64(0) ?? 0 } }
@@ -229,7 +229,7 @@
                         killer.start()
                     }
                 } catch {
-                    outcome = error as? PostgresStoreError
+                    outcome = error as? PostgreSQLServerError
                 }
                 killed.wait()
                 #expect(outcome?.kind == .commitOutcomeUnknown, "\(String(describing: outcome))")
@@ -369,13 +369,13 @@
 
         @Test func aClosedDatabaseRefusesCalls() throws {
             let url = try PostgresTestServer.freshURL()
-            let database = try PostgresDatabase(url: url, poolSize: 1)
+            let database = try PostgreSQLConnectionPool(url: url, poolSize: 1)
             try database.withConnection { try $0.execute("DROP SCHEMA \"\(url.schema)\"") }
             database.close()
             database.close()
             #expect {
                 try database.withConnection { try $0.execute("SELECT 1") }
-            } throws: { ($0 as? PostgresStoreError)?.kind == .connection }
+            } throws: { ($0 as? PostgreSQLServerError)?.kind == .connection }
         }
     }
 

@@ -6,12 +6,12 @@
 
     /// Parsing store URLs: no server needed.
     @Suite struct PostgresStoreURLTests {
-        static func parse(_ text: String) throws(PostgresStoreError) -> PostgresStoreURL {
-            guard let url = URL(string: text) else { throw PostgresStoreError(.other, message: "not a URL: \(text)") }
-            return try PostgresStoreURL(url)
+        static func parse(_ text: String) throws(PostgreSQLServerError) -> PostgreSQLStoreURL {
+            guard let url = URL(string: text) else { throw PostgreSQLServerError(.other, message: "not a URL: \(text)") }
+            return try PostgreSQLStoreURL(url)
         }
 
-        static func failure(_ text: String) -> PostgresStoreError? {
+        static func failure(_ text: String) -> PostgreSQLServerError? {
             do {
                 _ = try parse(text)
                 return nil
@@ -81,45 +81,45 @@
         }
 
         @Test func identifiers() {
-            #expect(PostgresStoreURL.isIdentifier("_a9"))
-            #expect(PostgresStoreURL.isIdentifier(String(repeating: "a", count: 63)))
-            #expect(!PostgresStoreURL.isIdentifier(String(repeating: "a", count: 64)))
-            #expect(!PostgresStoreURL.isIdentifier("a\"b"))
-            #expect(!PostgresStoreURL.isIdentifier("é"))
+            #expect(PostgreSQLStoreURL.isIdentifier("_a9"))
+            #expect(PostgreSQLStoreURL.isIdentifier(String(repeating: "a", count: 63)))
+            #expect(!PostgreSQLStoreURL.isIdentifier(String(repeating: "a", count: 64)))
+            #expect(!PostgreSQLStoreURL.isIdentifier("a\"b"))
+            #expect(!PostgreSQLStoreURL.isIdentifier("é"))
         }
 
         @Test func sqlStatesMapToKinds() {
-            #expect(PostgresStoreError.kind(sqlState: "40001") == .serializationFailure)
-            #expect(PostgresStoreError.kind(sqlState: "40P01") == .deadlock)
-            #expect(PostgresStoreError.kind(sqlState: "23505") == .uniqueViolation)
-            #expect(PostgresStoreError.kind(sqlState: "42P01") == .undefinedTable)
-            #expect(PostgresStoreError.kind(sqlState: "42601") == .syntax)
-            #expect(PostgresStoreError.kind(sqlState: "08006") == .connection)
-            #expect(PostgresStoreError.kind(sqlState: "57P01") == .connection)
-            #expect(PostgresStoreError.kind(sqlState: "22012") == .other)
+            #expect(PostgreSQLServerError.kind(sqlState: "40001") == .serializationFailure)
+            #expect(PostgreSQLServerError.kind(sqlState: "40P01") == .deadlock)
+            #expect(PostgreSQLServerError.kind(sqlState: "23505") == .uniqueViolation)
+            #expect(PostgreSQLServerError.kind(sqlState: "42P01") == .undefinedTable)
+            #expect(PostgreSQLServerError.kind(sqlState: "42601") == .syntax)
+            #expect(PostgreSQLServerError.kind(sqlState: "08006") == .connection)
+            #expect(PostgreSQLServerError.kind(sqlState: "57P01") == .connection)
+            #expect(PostgreSQLServerError.kind(sqlState: "22012") == .other)
         }
 
         /// Numerics in PostgreSQL's binary form, built from Decimal's digits.
         @Test func numericDigits() {
             func parts(_ text: String) -> (digits: [Int16], weight: Int16, sign: UInt16, scale: Int16) {
-                let numeric = PostgresNumericDigits(Decimal(string: text) ?? .nan)
+                let numeric = PostgreSQLNumericDigits(Decimal(string: text) ?? .nan)
                 return (numeric.digits, numeric.weight, numeric.sign, numeric.scale)
             }
             #expect(parts("0") == ([], 0, 0, 0))
             #expect(parts("12345.678") == ([1, 2345, 6780], 1, 0, 3))
             #expect(parts("-0.00015") == ([1, 5000], -1, 0x4000, 5))
             #expect(parts("10000") == ([1], 1, 0, 0))
-            #expect(PostgresNumericDigits(.nan).sign == 0xC000)
-            #expect(PostgresNumericDigits(Decimal(string: "-0.00015") ?? 0).scientific == "-15e-5")
+            #expect(PostgreSQLNumericDigits(.nan).sign == 0xC000)
+            #expect(PostgreSQLNumericDigits(Decimal(string: "-0.00015") ?? 0).scientific == "-15e-5")
         }
 
         /// A server that isn't there: a `.connection` error naming it, not a hang.
         @Test func unreachableServerIsAConnectionError() throws {
             let url = try Self.parse("postgres://nobody:secret@127.0.0.1:1/none")
             #expect {
-                _ = try PostgresDatabase(url: url)
+                _ = try PostgreSQLConnectionPool(url: url)
             } throws: { error in
-                guard let error = error as? PostgresStoreError else { return false }
+                guard let error = error as? PostgreSQLServerError else { return false }
                 return error.kind == .connection && error.message.contains("127.0.0.1:1") && !error.message.contains("secret")
             }
         }

@@ -29,18 +29,18 @@
         }
 
         /// The test server with a fresh schema and these query items.
-        static func url(_ items: String) throws -> PostgresStoreURL {
+        static func url(_ items: String) throws -> PostgreSQLStoreURL {
             let base = try PostgresTestServer.freshURL()
             let schema = "schema=" + base.schema
             guard let text = PostgresTestServer.url,
                 let url = URL(string: text + (text.contains("?") ? "&" : "?") + schema + items)
             else { throw PostgresTestServer.Missing() }
-            return try PostgresStoreURL(url)
+            return try PostgreSQLStoreURL(url)
         }
 
         /// Whether the server sees the connection as encrypted.
-        static func encrypted(_ url: PostgresStoreURL) throws -> Bool {
-            let database = try PostgresDatabase(url: url, poolSize: 1)
+        static func encrypted(_ url: PostgreSQLStoreURL) throws -> Bool {
+            let database = try PostgreSQLConnectionPool(url: url, poolSize: 1)
             defer {
                 _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
                 database.close()
@@ -69,11 +69,11 @@
         @Test func anUntrustedCertificateIsRefusedWithAClearError() throws {
             guard try Self.rootCertificate() != nil else { return }
             // The system's authorities did not sign the test server's certificate.
-            let error = try #require(throws: PostgresStoreError.self) { try Self.encrypted(Self.url("&sslmode=verify-full")) }
+            let error = try #require(throws: PostgreSQLServerError.self) { try Self.encrypted(Self.url("&sslmode=verify-full")) }
             #expect(error.kind == .connection)
             #expect(error.message.contains("127.0.0.1"), "\(error.message)")
             #expect(error.message.lowercased().contains("certificate"), "\(error.message)")
-            let missing = try #require(throws: PostgresStoreError.self) {
+            let missing = try #require(throws: PostgreSQLServerError.self) {
                 try Self.encrypted(Self.url("&sslmode=verify-full&sslrootcert=/nonexistent/root.crt"))
             }
             #expect(missing.message.contains("/nonexistent/root.crt") || missing.message.contains("TLS"), "\(missing.message)")
@@ -82,7 +82,7 @@
         @Test func listenRunsOverTLS() throws {
             guard let certificate = try Self.rootCertificate() else { return }
             let url = try Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")
-            let database = try PostgresDatabase(url: url, poolSize: 1)
+            let database = try PostgreSQLConnectionPool(url: url, poolSize: 1)
             defer {
                 _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
                 database.close()

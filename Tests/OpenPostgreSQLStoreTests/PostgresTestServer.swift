@@ -1,6 +1,7 @@
 #if PostgreSQL
     import Foundation
     import OpenPostgreSQLStore
+    import OpenSQLStore
     import Testing
 
     /// The PostgreSQL server the tests use: `OPENCOREDATA_POSTGRES_URL` (`.ci/postgres start` makes
@@ -46,19 +47,19 @@
         }
 
         /// A URL for the server with a fresh schema `t_<random>`.
-        static func freshURL() throws -> PostgresStoreURL {
+        static func freshURL() throws -> PostgreSQLStoreURL {
             guard let url else { throw Missing() }
             let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
             let separator = url.contains("?") ? "&" : "?"
             guard let full = URL(string: url + separator + "schema=" + schema) else { throw Missing() }
-            return try PostgresStoreURL(full)
+            return try PostgreSQLStoreURL(full)
         }
 
-        /// Runs `body` with a database in a schema of its own (created by `PostgresDatabase`), and
+        /// Runs `body` with a database in a schema of its own (created by `PostgreSQLConnectionPool`), and
         /// drops the schema afterwards.
-        static func withDatabase<T>(poolSize: Int = 8, _ body: (PostgresDatabase) throws -> T) throws -> T {
+        static func withDatabase<T>(poolSize: Int = 8, _ body: (PostgreSQLConnectionPool) throws -> T) throws -> T {
             let url = try freshURL()
-            let database = try PostgresDatabase(url: url, poolSize: poolSize)
+            let database = try PostgreSQLConnectionPool(url: url, poolSize: poolSize)
             defer {
                 _ = try? database.withConnection { try $0.execute("DROP SCHEMA IF EXISTS \"\(url.schema)\" CASCADE") }
                 database.close()

@@ -16,7 +16,7 @@
     struct PostgresValueTests {
         /// Writes each value into a column of `type`, reads it back with `value(_:)`, and expects
         /// `expected` (the value itself when nil).
-        static func roundTrip(_ database: PostgresDatabase, type: String, _ cases: [(StoreValue, StoreValue?)]) throws {
+        static func roundTrip(_ database: PostgreSQLConnectionPool, type: String, _ cases: [(StoreValue, StoreValue?)]) throws {
             let table =
                 "v_" + String(type.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
                 + "_\(tableNumber.add(1, ordering: .relaxed).newValue)"
@@ -177,7 +177,7 @@
                     #expect {
                         try session.execute("INSERT INTO t (v) VALUES ($1)", [.string("a\u{0}b")])
                     } throws: { error in
-                        guard let error = error as? PostgresStoreError else { return false }
+                        guard let error = error as? PostgreSQLServerError else { return false }
                         return error.kind == .other && error.message.contains("NUL") && error.message.contains("$1")
                             && error.message.contains("INSERT INTO t")
                     }
@@ -193,7 +193,7 @@
         @Test func listsOfObjectsAreRefused() throws {
             try PostgresTestServer.withDatabase { database in
                 try database.withConnection { session in
-                    #expect(throws: PostgresStoreError.self) {
+                    #expect(throws: PostgreSQLServerError.self) {
                         try session.execute("SELECT $1", [.objects([ObjectKey(entityID: 1, primaryKey: 1)])])
                     }
                 }

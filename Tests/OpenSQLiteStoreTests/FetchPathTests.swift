@@ -1,5 +1,6 @@
 import Foundation
 import OpenInMemoryStore
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -122,7 +123,7 @@ enum Shelf {
 
     /// Keys select object IDs only; rows select the key, `Z_ENT`, `Z_OPT` and every column.
     @Test func selectListFollowsTheOutput() throws {
-        let layout = try SQLiteLayout(
+        let layout = try AppleSQLLayout(
             schema: Library.schema, entityNumbers: ["Author": 1, "Book": 2, "GraphicNovel": 3, "Page": 4, "Tag": 5])
         var plan = FetchPlan(entityID: Library.page, entityIDs: [Library.page], predicate: NSPredicate(format: "number > 3"), output: .keys)
         guard case .compiled(let keys) = SQLCompiler(layout: layout).compile(plan) else {

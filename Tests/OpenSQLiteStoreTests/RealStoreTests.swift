@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -78,10 +79,10 @@ struct RealStoreTests {
         let folder = try TemporaryFolder()
         let url = try RealStores.copy(expected.directory, file: expected.file, into: folder)
         let connection = try SQLiteConnection(url: url, mode: .readOnly)
-        let rows = try SQLitePrimaryKeys.read(from: connection)
-        #expect(rows == expected.primaryKeys.map { SQLitePrimaryKeyRow(entityNumber: $0.0, name: $0.1, superNumber: $0.2, max: $0.3) })
+        let rows = try AppleSQLPrimaryKeys.read(from: connection)
+        #expect(rows == expected.primaryKeys.map { AppleSQLPrimaryKeyRow(entityNumber: $0.0, name: $0.1, superNumber: $0.2, max: $0.3) })
 
-        let metadata = try SQLiteMetadata.read(from: connection)
+        let metadata = try AppleSQLMetadata.read(from: connection)
         #expect(metadata.version == 1)
         #expect(metadata.storeUUID == expected.uuid)
         #expect(metadata.storeTypeName == "SQLite")

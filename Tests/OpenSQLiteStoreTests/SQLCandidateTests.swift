@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -15,7 +16,7 @@ import Testing
     func candidates(_ format: String, _ arguments: [Any] = [], sorts: [NSSortDescriptor] = [], output: FetchPlan.Output = .keys)
         throws -> SQLCandidateQuery?
     {
-        let layout = try SQLiteLayout(schema: SQLStringOperatorTests.schema)
+        let layout = try AppleSQLLayout(schema: SQLStringOperatorTests.schema)
         let plan = FetchPlan(
             entityID: Self.member, entityIDs: [Self.member], predicate: NSPredicate(format: format, argumentArray: arguments),
             sortDescriptors: sorts, limit: 3, output: output)
@@ -90,7 +91,7 @@ import Testing
     }
 
     @Test func plansThatReadMoreThanTheEntityRunOverEveryRow() throws {
-        let layout = try SQLiteLayout(schema: SQLStringOperatorTests.schema)
+        let layout = try AppleSQLLayout(schema: SQLStringOperatorTests.schema)
         let compiler = SQLCompiler(layout: layout, dialect: .postgreSQL)
         func result(_ format: String, sorts: [NSSortDescriptor] = [], output: FetchPlan.Output = .keys)
             -> SQLCompiler.CandidateResult

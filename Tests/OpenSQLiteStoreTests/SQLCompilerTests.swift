@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -119,8 +120,8 @@ enum Company {
         return (sqlite, memory)
     }
 
-    static func layout() throws -> SQLiteLayout {
-        try SQLiteLayout(schema: schema, entityNumbers: ["Department": 1, "Person": 2, "Manager": 3, "Project": 4])
+    static func layout() throws -> AppleSQLLayout {
+        try AppleSQLLayout(schema: schema, entityNumbers: ["Department": 1, "Person": 2, "Manager": 3, "Project": 4])
     }
 }
 
@@ -442,7 +443,7 @@ enum Company {
 
     /// A transient key is refused as Apple refuses it (the plan builder refuses it first).
     @Test func transientKeysAreUnsupported() throws {
-        let layout = try SQLiteLayout(schema: Library.schema)
+        let layout = try AppleSQLLayout(schema: Library.schema)
         let plan = FetchPlan(
             entityID: Library.book, entityIDs: [Library.book], predicate: NSPredicate(format: "scratch == 'x'"), output: .keys)
         guard case .unsupported(let reason) = SQLCompiler(layout: layout).compile(plan) else {

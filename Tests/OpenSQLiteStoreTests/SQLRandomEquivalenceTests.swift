@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -125,7 +126,7 @@ import Testing
     func constantsAgree(_ operatorName: String) throws {
         let folder = try TemporaryFolder()
         let (sqlite, memory) = try Self.stores(in: folder)
-        let layout = try SQLiteLayout(schema: Self.schema)
+        let layout = try AppleSQLLayout(schema: Self.schema)
         var matched = 0
         for option in Self.options {
             for constant in Self.constants {

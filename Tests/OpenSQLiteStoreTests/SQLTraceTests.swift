@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import OpenInMemoryStore
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

@@ -1,11 +1,12 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
 
 @Suite struct SQLiteLayoutTests {
     @Test func ddlOfANewStoreUsesApplesNames() throws {
-        let layout = try SQLiteLayout(schema: Library.schema)
+        let layout = try AppleSQLLayout(schema: Library.schema)
         #expect(
             layout.createStatements == [
                 "CREATE TABLE ZAUTHOR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
@@ -23,16 +24,16 @@ import Testing
             ])
         #expect(
             layout.primaryKeyRows == [
-                SQLitePrimaryKeyRow(entityNumber: 1, name: "Author", superNumber: 0, max: 0),
-                SQLitePrimaryKeyRow(entityNumber: 2, name: "Book", superNumber: 0, max: 0),
-                SQLitePrimaryKeyRow(entityNumber: 3, name: "GraphicNovel", superNumber: 2, max: 0),
-                SQLitePrimaryKeyRow(entityNumber: 4, name: "Page", superNumber: 0, max: 0),
-                SQLitePrimaryKeyRow(entityNumber: 5, name: "Tag", superNumber: 0, max: 0),
+                AppleSQLPrimaryKeyRow(entityNumber: 1, name: "Author", superNumber: 0, max: 0),
+                AppleSQLPrimaryKeyRow(entityNumber: 2, name: "Book", superNumber: 0, max: 0),
+                AppleSQLPrimaryKeyRow(entityNumber: 3, name: "GraphicNovel", superNumber: 2, max: 0),
+                AppleSQLPrimaryKeyRow(entityNumber: 4, name: "Page", superNumber: 0, max: 0),
+                AppleSQLPrimaryKeyRow(entityNumber: 5, name: "Tag", superNumber: 0, max: 0),
             ])
     }
 
     @Test func slotsSayWhereEachPropertyLives() throws {
-        let layout = try SQLiteLayout(schema: Library.schema)
+        let layout = try AppleSQLLayout(schema: Library.schema)
         let novel = layout.entities[Library.graphicNovel - 1]
         #expect(layout.table(of: Library.graphicNovel).name == "ZBOOK")
         #expect(novel.slots[5] == .transient)
@@ -63,7 +64,7 @@ import Testing
                 ]
             ),
         ])
-        let statements = try SQLiteLayout(schema: schema).createStatements
+        let statements = try AppleSQLLayout(schema: schema).createStatements
         #expect(statements.contains("CREATE TABLE Z_2BLOCKING ( Z_2BLOCKEDBY INTEGER, Z_2BLOCKING INTEGER, PRIMARY KEY (Z_2BLOCKEDBY, Z_2BLOCKING) )"))
         #expect(statements.contains("CREATE INDEX Z_2BLOCKING_Z_2BLOCKING_INDEX ON Z_2BLOCKING (Z_2BLOCKING, Z_2BLOCKEDBY)"))
         #expect(statements.contains("CREATE INDEX ZTODOITEM_ZPROJECT_INDEX ON ZTODOITEM (ZPROJECT)"))
@@ -80,19 +81,19 @@ import Testing
             ("Circle", 1, false, [attribute("size", .double)]),
             ("Label", 1, false, [attribute("size", .string)]),
         ])
-        let layout = try SQLiteLayout(schema: schema)
+        let layout = try AppleSQLLayout(schema: schema)
         #expect(layout.tables[0].columns.map(\.name) == ["ZZ", "ZSIZE", "ZSIZE1"])
         #expect(layout.entities[2].slots[1] == .attribute(column: "ZSIZE1", kind: .string))
     }
 
     @Test func existingNumbersComeFromTheStore() throws {
-        let layout = try SQLiteLayout(schema: Library.schema, entityNumbers: ["Author": 7, "Book": 3, "GraphicNovel": 4, "Page": 1, "Tag": 9])
+        let layout = try AppleSQLLayout(schema: Library.schema, entityNumbers: ["Author": 7, "Book": 3, "GraphicNovel": 4, "Page": 1, "Tag": 9])
         #expect(layout.entityNumber(of: Library.author) == 7)
         #expect(layout.entityID(forNumber: 9) == Library.tag)
         // Z<n>_ and Z_<n> use the store's numbers.
         #expect(layout.tables[2].columns.map(\.name) == ["ZNUMBER", "ZBOOK", "Z3_BOOK"])
         #expect(layout.joinTables[0].name == "Z_3TAGS")
-        #expect(throws: NSError.self) { try SQLiteLayout(schema: Library.schema, entityNumbers: ["Author": 1]) }
+        #expect(throws: NSError.self) { try AppleSQLLayout(schema: Library.schema, entityNumbers: ["Author": 1]) }
     }
 }
 
@@ -114,7 +115,7 @@ import Testing
                     id: entity.id, name: entity.name, isAbstract: entity.isAbstract, superID: entity.superID,
                     familyIDs: entity.familyIDs, properties: entity.properties, fetchIndexes: indexes[entity.id] ?? [])
             })
-        let layout = try SQLiteLayout(schema: schema)
+        let layout = try AppleSQLLayout(schema: schema)
         #expect(
             layout.fetchIndexStatements == [
                 "CREATE INDEX Z_Car_byMakerAndYear ON ZCAR (ZMAKER COLLATE BINARY ASC, ZYEAR COLLATE BINARY DESC)",
@@ -128,7 +129,7 @@ import Testing
 /// out, and Apple's R-tree table with the triggers that keep it.
 @Suite struct SQLitePartialAndRTreeIndexTests {
     /// Place (1): name, latitude, longitude, visits, opened; Landmark (2) below it adds height.
-    func layout(_ indexes: [Int: [FetchIndexSchema]]) throws -> SQLiteLayout {
+    func layout(_ indexes: [Int: [FetchIndexSchema]]) throws -> AppleSQLLayout {
         let base = makeSchema([
             (
                 "Place", nil, false,
@@ -145,7 +146,7 @@ import Testing
                     id: entity.id, name: entity.name, isAbstract: entity.isAbstract, superID: entity.superID,
                     familyIDs: entity.familyIDs, properties: entity.properties, fetchIndexes: indexes[entity.id] ?? [])
             })
-        return try SQLiteLayout(schema: schema)
+        return try AppleSQLLayout(schema: schema)
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import OpenInMemoryStore
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func uniqueIndexesAreSpelledAsApplesAre() throws {
-        let layout = try SQLiteLayout(schema: Self.schema)
+        let layout = try AppleSQLLayout(schema: Self.schema)
         let expected = [
             "CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC)",
             "CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC)",

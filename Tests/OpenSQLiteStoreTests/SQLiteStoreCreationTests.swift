@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

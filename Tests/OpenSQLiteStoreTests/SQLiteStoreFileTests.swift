@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing
@@ -95,13 +96,13 @@ import Testing
         let folder = try TemporaryFolder()
         let store = try SQLiteStoreFile.create(
             at: folder.file("M.sqlite"), schema: Library.schema, versionHashes: Self.hashes, versionIdentifiers: ["2"])
-        var metadata = try SQLiteMetadata.read(from: store.connection)
+        var metadata = try AppleSQLMetadata.read(from: store.connection)
         #expect(metadata.version == 1)
         #expect(metadata.storeTypeName == "SQLite")
         #expect(metadata.versionHashes == Self.hashes)
         #expect(metadata.versionIdentifiers == ["2"])
         #expect(metadata.versionHashesVersion == 3)
-        #expect(metadata.persistenceFrameworkVersion == SQLiteMetadata.frameworkVersion)
+        #expect(metadata.persistenceFrameworkVersion == AppleSQLMetadata.frameworkVersion)
         #expect(metadata.dictionary["_NSAutoVacuumLevel"] as? String == "2")
         let uuid = try #require(metadata.storeUUID)
         let row = try store.connection.statement("SELECT Z_UUID FROM Z_METADATA")
@@ -109,7 +110,7 @@ import Testing
         #expect(row.string(at: 0) == uuid)
         metadata.dictionary["userKey"] = "userValue"
         try store.setMetadata(metadata)
-        #expect(try SQLiteMetadata.read(from: store.connection).dictionary["userKey"] as? String == "userValue")
+        #expect(try AppleSQLMetadata.read(from: store.connection).dictionary["userKey"] as? String == "userValue")
     }
 
     @Test func mismatchedHashesNameTheEntities() throws {

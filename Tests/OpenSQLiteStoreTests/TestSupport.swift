@@ -1,5 +1,6 @@
 import Foundation
 import OpenPostgreSQLStore
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 @testable import StoreCrashWriter
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 
 #if canImport(Glibc)

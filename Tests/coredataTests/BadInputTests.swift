@@ -1,4 +1,5 @@
 import CoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import Testing
 

@@ -73,4 +73,29 @@ import Testing
         #expect(write.status == 1)
         #expect(write.stderr.contains("--migrate"))
     }
+
+    /// Versions named as Xcode names them sort by number, as the library chooses the current
+    /// version ("v10" after "v2"): of two versions with the store's hashes, the first in that
+    /// order is the store's model, so the report of what migrating changes starts from v2.
+    @Test func storeModelIsTheFirstVersionInNumericOrder() throws {
+        guard let folder = try ToolRunner.realWorldStore("wibosco-migration-posts") else { return }
+        let plain = "<attribute name=\"postID\" optional=\"YES\" attributeType=\"String\" syncable=\"YES\"/>"
+        let withDefault =
+            "<attribute name=\"postID\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"ten\" syncable=\"YES\"/>"
+        let v3 = try String(contentsOf: folder.appendingPathComponent("v3.xcdatamodel.contents.xml"), encoding: .utf8)
+        let v4 = try String(contentsOf: folder.appendingPathComponent("v4.xcdatamodel.contents.xml"), encoding: .utf8)
+        // v2 and v10 have the store's hashes (a default is not in a hash); v11, the current one, adds `hide`.
+        for (name, contents) in [
+            ("v2", v3), ("v10", v3.replacingOccurrences(of: plain, with: withDefault)),
+            ("v11", v4.replacingOccurrences(of: plain, with: withDefault)),
+        ] {
+            let target = folder.appendingPathComponent("Posts.xcdatamodeld/\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            try contents.write(to: target.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let outcome = try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--migrate"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout == "7995\n")
+        #expect(outcome.stderr.contains("migrating Post: added attribute hide; postID default none → ten"))
+    }
 }

@@ -1,3 +1,4 @@
+import OpenSQLStore
 import OpenSQLiteStore
 
 #if PostgreSQL
@@ -59,7 +60,7 @@ extension NSPersistentStoreCoordinator {
                 userInfo: [NSFilePathErrorKey: path])
         }
         let connection = try SQLiteConnection(url: url, mode: .readOnly)
-        return try SQLiteMetadata.read(from: connection).dictionary
+        return try AppleSQLMetadata.read(from: connection).dictionary
     }
 }
 

@@ -1,4 +1,5 @@
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 
 /// Automatic migration when a store is added (`NSMigratePersistentStoresAutomaticallyOption`,
@@ -26,7 +27,7 @@ enum LightweightMigration {
             let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         else { return }
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
-        let differing = SQLiteCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
+        let differing = AppleSQLCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
         guard !differing.isEmpty else { return }
         guard let sourceModel = NSManagedObjectModel.storeModel(forMetadata: metadata, besides: model) else {
             throw CoreDataError.make(

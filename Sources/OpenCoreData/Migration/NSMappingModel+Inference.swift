@@ -1,5 +1,5 @@
 import OpenPredicate
-import OpenSQLiteStore
+import OpenSQLStore
 import OpenStoreCore
 
 extension NSMappingModel {
@@ -222,5 +222,35 @@ struct MappingInference {
                 "the destination of \(entity).\(new.name) changed from \(oldTarget.name ?? "") to \(newTarget.name ?? ""), "
                     + "which isn't a version of it", entity: entity, property: new.name)
         }
+    }
+}
+
+extension NSManagedObjectModel {
+    /// Whether stores written with this model and with `other` have the same tables, columns
+    /// and indexes (Apple's layout of both, statement for statement), so that a store of one
+    /// reads correctly with the other. Names, types, relationships, inheritance, constraints and
+    /// indexes show in the layout; optionality, defaults, validation, delete rules and version
+    /// hash modifiers don't. False when either model has no layout (a model a store refuses).
+    /// The `coredata` tool opens a store of another model version read-only when this holds.
+    package func hasSameStoreLayout(as other: NSManagedObjectModel) -> Bool {
+        guard let mine = try? AppleSQLLayout(schema: SchemaLowering.schema(for: self)),
+            let theirs = try? AppleSQLLayout(schema: SchemaLowering.schema(for: other))
+        else { return false }
+        return mine.createStatements == theirs.createStatements
+    }
+
+    /// The entity of `source` (an earlier version of this model) that `entity` comes from, by
+    /// the inference rules; nil for a new entity.
+    package func sourceEntity(of entity: NSEntityDescription, in source: NSManagedObjectModel) -> NSEntityDescription? {
+        MappingInference(source: source, destination: self).sourceEntity(for: entity)
+    }
+}
+
+extension NSPropertyDescription {
+    /// The property of `source` (this property's entity in an earlier model version) it comes
+    /// from, by the inference rules (renaming identifier, then name; stored properties only);
+    /// nil for a new property.
+    package func sourceProperty(in source: NSEntityDescription) -> NSPropertyDescription? {
+        MappingInference.sourceProperty(for: self, in: source)
     }
 }

@@ -1,4 +1,5 @@
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 

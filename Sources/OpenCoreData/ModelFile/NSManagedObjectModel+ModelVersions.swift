@@ -83,7 +83,15 @@ extension NSManagedObjectModel {
     /// fail to load are left out. Empty when the model was not loaded from such a folder.
     static func allVersions(besides model: NSManagedObjectModel) -> [NSManagedObjectModel] {
         guard let folder = versionFolder(of: model) else { return [] }
-        return versionFiles(of: folder).compactMap { NSManagedObjectModel(contentsOf: $0) }
+        return versions(at: folder)
+    }
+
+    /// Every version of the model file at `url`, each loaded afresh, in version order (numeric
+    /// order of the names: "Model 2" before "Model 10"): the versions of an `.xcdatamodeld` or
+    /// `.momd` folder, or the model itself; versions that fail to load are left out. The
+    /// `coredata` tool finds a store's model version with it.
+    package static func versions(at url: URL) -> [NSManagedObjectModel] {
+        versionFiles(of: url).compactMap { NSManagedObjectModel(contentsOf: $0) }
     }
 
     /// The `.xcdatamodeld` / `.momd` folder around the model's source file, if any.

@@ -1,3 +1,4 @@
+import OpenSQLStore
 import OpenSQLiteStore
 
 extension NSPersistentStore {

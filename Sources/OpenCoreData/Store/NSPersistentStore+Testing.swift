@@ -1,5 +1,6 @@
 import OpenInMemoryStore
 import OpenPredicate
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 

@@ -39,7 +39,7 @@
     /// constant are this package's addition.
     final class PostgreSQLPersistentStore: RowBackedPersistentStore {
         /// The `LISTEN` that wakes the remote-change watcher; nil unless remote changes are posted.
-        private var listener: PostgresListener?
+        private var listener: PostgreSQLListener?
 
         /// How often the history is checked besides the `NOTIFY` wake-ups.
         static let remoteChangePollInterval: DispatchTimeInterval = .seconds(1)

@@ -1,4 +1,5 @@
 import CoreData
+import OpenSQLStore
 import OpenSQLiteStore
 
 /// The demo's tour: one fetch request per feature, each printed with its result as a small table.

@@ -1,20 +1,15 @@
 import CoreData
 
 /// What differs between the model a store was written with and the model it is opened with,
-/// entity by entity, and whether the store's tables show it: names, types, relationships,
-/// inheritance, constraints and indexes do; optionality, defaults, validation, delete rules and
-/// version hash modifiers don't.
+/// entity by entity, for people to read. Entities and properties are matched as migration
+/// matches them (the library's inference rules: renaming identifiers, then names), and whether
+/// the store's tables show a difference is the library's answer too (`hasSameStoreLayout(as:)`:
+/// Apple's layout of both models compared).
 struct ModelDifferences {
-    struct Entry {
-        let entity: String
-        let text: String
-        let changesLayout: Bool
-    }
+    private var entries: [(entity: String, text: String)] = []
 
-    private(set) var entries: [Entry] = []
-
-    /// True when a difference changes the store's tables or columns.
-    var changesLayout: Bool { entries.contains { $0.changesLayout } }
+    /// True when the store's tables, columns or indexes differ between the two models.
+    let changesLayout: Bool
 
     /// One line per entity: `Post: added attribute hide; removed attribute color`.
     var lines: [String] {
@@ -28,42 +23,32 @@ struct ModelDifferences {
     }
 
     init(from old: NSManagedObjectModel, to new: NSManagedObjectModel) {
-        var matched: Set<String> = []
+        changesLayout = !new.hasSameStoreLayout(as: old)
+        var matched: Set<ObjectIdentifier> = []
         for entity in new.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let name = entity.name ?? ""
-            guard let source = Self.counterpart(name, entity.renamingIdentifier, in: old.entitiesByName) else {
-                add(name, "added entity", layout: true)
+            guard let source = new.sourceEntity(of: entity, in: old) else {
+                add(name, "added entity")
                 continue
             }
-            matched.insert(source.name ?? "")
-            if source.name != name { add(name, "renamed from \(source.name ?? "")", layout: true) }
+            matched.insert(ObjectIdentifier(source))
+            if source.name != name { add(name, "renamed from \(source.name ?? "")") }
             if source.superentity?.name != entity.superentity?.name {
-                add(
-                    name, "parent entity \(source.superentity?.name ?? "none") → \(entity.superentity?.name ?? "none")",
-                    layout: true)
+                add(name, "parent entity \(source.superentity?.name ?? "none") → \(entity.superentity?.name ?? "none")")
             }
-            if source.isAbstract != entity.isAbstract {
-                add(name, entity.isAbstract ? "now abstract" : "no longer abstract", layout: false)
-            }
-            if source.versionHashModifier != entity.versionHashModifier {
-                add(name, "version hash modifier changed", layout: false)
-            }
-            if Self.constraints(source) != Self.constraints(entity) { add(name, "uniqueness constraints changed", layout: true) }
-            if source.indexes.map(\.name) != entity.indexes.map(\.name) { add(name, "fetch indexes changed", layout: true) }
+            if source.isAbstract != entity.isAbstract { add(name, entity.isAbstract ? "now abstract" : "no longer abstract") }
+            if source.versionHashModifier != entity.versionHashModifier { add(name, "version hash modifier changed") }
+            if Self.constraints(source) != Self.constraints(entity) { add(name, "uniqueness constraints changed") }
+            if source.indexes.map(\.name) != entity.indexes.map(\.name) { add(name, "fetch indexes changed") }
             compareProperties(of: name, old: source, new: entity)
         }
-        for entity in old.entities where !matched.contains(entity.name ?? "") {
-            add(entity.name ?? "", "removed entity", layout: true)
+        for entity in old.entities where !matched.contains(ObjectIdentifier(entity)) {
+            add(entity.name ?? "", "removed entity")
         }
     }
 
-    private mutating func add(_ entity: String, _ text: String, layout: Bool) {
-        entries.append(Entry(entity: entity, text: text, changesLayout: layout))
-    }
-
-    private static func counterpart<T>(_ name: String, _ renamingIdentifier: String?, in elements: [String: T]) -> T? {
-        if let renamingIdentifier, !renamingIdentifier.isEmpty, let found = elements[renamingIdentifier] { return found }
-        return elements[name]
+    private mutating func add(_ entity: String, _ text: String) {
+        entries.append((entity, text))
     }
 
     private static func constraints(_ entity: NSEntityDescription) -> [[String]] {
@@ -72,55 +57,52 @@ struct ModelDifferences {
 
     private mutating func compareProperties(of entity: String, old: NSEntityDescription, new: NSEntityDescription) {
         var matched: Set<String> = []
-        for property in new.properties where !(property is NSFetchedPropertyDescription) {
+        for property in new.properties where !(property is NSFetchedPropertyDescription) && !property.isTransient {
             let kind = property is NSRelationshipDescription ? "relationship" : "attribute"
-            guard let source = Self.counterpart(property.name, property.renamingIdentifier, in: old.propertiesByName) else {
-                add(entity, "added \(kind) \(property.name)", layout: !property.isTransient)
+            guard let source = property.sourceProperty(in: old) else {
+                add(entity, "added \(kind) \(property.name)")
                 continue
             }
             matched.insert(source.name)
             let name = property.name
-            if source.name != name { add(entity, "\(kind) \(name) renamed from \(source.name)", layout: true) }
-            if source.isTransient != property.isTransient {
-                add(entity, "\(name) \(property.isTransient ? "now transient" : "no longer transient")", layout: true)
-            }
+            if source.name != name { add(entity, "\(kind) \(name) renamed from \(source.name)") }
             if source.isOptional != property.isOptional {
-                add(entity, "\(name) \(property.isOptional ? "now optional" : "now required")", layout: false)
+                add(entity, "\(name) \(property.isOptional ? "now optional" : "now required")")
             }
             if source.versionHashModifier != property.versionHashModifier {
-                add(entity, "\(name) version hash modifier changed", layout: false)
+                add(entity, "\(name) version hash modifier changed")
             }
             switch (source, property) {
             case let (old as NSAttributeDescription, new as NSAttributeDescription):
                 if old.attributeType != new.attributeType {
-                    add(entity, "\(name) type \(old.attributeTypeName) → \(new.attributeTypeName)", layout: true)
+                    add(entity, "\(name) type \(old.attributeTypeName) → \(new.attributeTypeName)")
                 }
                 if "\(old.defaultValue ?? "none")" != "\(new.defaultValue ?? "none")" {
-                    add(entity, "\(name) default \(old.defaultValue ?? "none") → \(new.defaultValue ?? "none")", layout: false)
+                    add(entity, "\(name) default \(old.defaultValue ?? "none") → \(new.defaultValue ?? "none")")
                 }
                 if old.validationPredicates.map(\.predicateFormat) != new.validationPredicates.map(\.predicateFormat) {
-                    add(entity, "\(name) validation changed", layout: false)
+                    add(entity, "\(name) validation changed")
                 }
             case let (old as NSRelationshipDescription, new as NSRelationshipDescription):
                 if old.destinationEntity?.name != new.destinationEntity?.name {
                     add(
-                        entity, "\(name) destination \(old.destinationEntity?.name ?? "") → \(new.destinationEntity?.name ?? "")",
-                        layout: true)
+                        entity, "\(name) destination \(old.destinationEntity?.name ?? "") → \(new.destinationEntity?.name ?? "")")
                 }
                 if old.isToMany != new.isToMany || old.isOrdered != new.isOrdered {
-                    add(entity, "\(name) \(Self.cardinality(old)) → \(Self.cardinality(new))", layout: true)
+                    add(entity, "\(name) \(Self.cardinality(old)) → \(Self.cardinality(new))")
                 }
                 if old.inverseRelationship?.name != new.inverseRelationship?.name {
-                    add(entity, "\(name) inverse changed", layout: true)
+                    add(entity, "\(name) inverse changed")
                 }
-                if old.deleteRule != new.deleteRule { add(entity, "\(name) delete rule changed", layout: false) }
+                if old.deleteRule != new.deleteRule { add(entity, "\(name) delete rule changed") }
             default:
-                add(entity, "\(name) is now a \(kind)", layout: true)
+                add(entity, "\(name) is now a \(kind)")
             }
         }
-        for property in old.properties where !(property is NSFetchedPropertyDescription) && !matched.contains(property.name) {
+        for property in old.properties
+        where !(property is NSFetchedPropertyDescription) && !property.isTransient && !matched.contains(property.name) {
             let kind = property is NSRelationshipDescription ? "relationship" : "attribute"
-            add(entity, "removed \(kind) \(property.name)", layout: !property.isTransient)
+            add(entity, "removed \(kind) \(property.name)")
         }
     }
 

@@ -1,4 +1,5 @@
 import CoreData
+import OpenCoreData
 
 /// Loads model files and opens stores the way every command does, turning each failure into one
 /// line that names the file.
@@ -63,7 +64,7 @@ enum StoreOpener {
         if let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url),
             !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
         {
-            let storeModel = modelPath.flatMap { versions(at: $0) }?.first {
+            let storeModel = modelPath.flatMap { NSManagedObjectModel.versions(at: URL(fileURLWithPath: $0)) }?.first {
                 $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
             }
             if migrate {
@@ -97,18 +98,6 @@ enum StoreOpener {
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
-    }
-
-    /// Every version of the model at `path`: the `.xcdatamodel` versions of an `.xcdatamodeld`
-    /// folder (or the `.mom` versions of a `.momd` folder); the model itself otherwise.
-    static func versions(at path: String) -> [NSManagedObjectModel] {
-        let url = URL(fileURLWithPath: path)
-        guard ["xcdatamodeld", "momd"].contains(url.pathExtension),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
-        else { return NSManagedObjectModel(contentsOf: url).map { [$0] } ?? [] }
-        return names.sorted().filter { ["xcdatamodel", "mom"].contains(($0 as NSString).pathExtension) }.compactMap {
-            NSManagedObjectModel(contentsOf: url.appendingPathComponent($0))
-        }
     }
 
     /// Migrates the store (or, unless `inPlace`, a copy of it in a temporary folder) from

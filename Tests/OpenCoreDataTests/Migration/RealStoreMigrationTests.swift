@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import Testing
 
@@ -297,7 +298,7 @@ struct RealStoreMigrationTests {
 extension SQLiteConnection {
     /// `Z_MAX` by entity name.
     func primaryKeyMaxima() throws -> [String: Int64] {
-        Dictionary(try SQLitePrimaryKeys.read(from: self).filter { $0.entityNumber < 16000 }.map { ($0.name, $0.max) }) { a, _ in
+        Dictionary(try AppleSQLPrimaryKeys.read(from: self).filter { $0.entityNumber < 16000 }.map { ($0.name, $0.max) }) { a, _ in
             a
         }
     }

@@ -44,6 +44,9 @@ struct ModelFileLocationTests {
         try folder.write(Self.entity("Ten"), to: "Model.xcdatamodeld/Model 10.xcdatamodel/contents")
         try folder.write(Self.entity("One"), to: "Model.xcdatamodeld/Model.xcdatamodel/contents")
         #expect(try Self.entityNames(folder.url.appendingPathComponent("Model.xcdatamodeld")) == ["Ten"])
+        // Every version in that order (the `coredata` tool looks for a store's model so).
+        let versions = NSManagedObjectModel.versions(at: folder.url.appendingPathComponent("Model.xcdatamodeld"))
+        #expect(versions.map { $0.entities.compactMap(\.name) } == [["One"], ["Two"], ["Ten"]])
         try folder.write(Self.entity("Only"), to: "Single.xcdatamodeld/Single.xcdatamodel/contents")
         #expect(try Self.entityNames(folder.url.appendingPathComponent("Single.xcdatamodeld")) == ["Only"])
     }

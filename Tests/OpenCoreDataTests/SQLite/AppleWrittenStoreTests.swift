@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import Testing
 
@@ -235,12 +236,12 @@ import Testing
         try stack.fill()
         let connection = try SQLiteConnection(url: url, mode: .readOnly)
         #expect(try connection.journalMode() == "wal")
-        let metadata = try SQLiteMetadata.read(from: connection)
+        let metadata = try AppleSQLMetadata.read(from: connection)
         #expect(metadata.storeUUID == stack.store.identifier)
         #expect(metadata.versionHashes == stack.model.entityVersionHashesByName)
         #expect(metadata.versionIdentifiers == ["1.0"])
         #expect(try connection.rowCount(table: "ZPERSON") == 4 && connection.rowCount(table: "ZDEPARTMENT") == 3)
-        let maxima = Dictionary(uniqueKeysWithValues: try SQLitePrimaryKeys.read(from: connection).map { ($0.name, $0.max) })
+        let maxima = Dictionary(uniqueKeysWithValues: try AppleSQLPrimaryKeys.read(from: connection).map { ($0.name, $0.max) })
         #expect(maxima["Person"] == 4 && maxima["Department"] == 3)
     }
 

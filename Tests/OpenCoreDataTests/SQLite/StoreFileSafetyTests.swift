@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import Testing

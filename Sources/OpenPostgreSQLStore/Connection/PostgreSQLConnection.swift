@@ -1,0 +1,151 @@
+#if PostgreSQL
+    import Foundation
+    import Logging
+    import OpenSQLStore
+    import OpenStoreCore
+    import PostgresNIO
+
+    /// One pooled connection, lent to the body of `PostgreSQLConnectionPool.withConnection` or
+    /// `withTransaction`: valid only inside that body, on the thread that runs it.
+    ///
+    /// ```swift
+    /// try database.withConnection { session in
+    ///     try session.execute("INSERT INTO ZITEM (Z_PK, ZNAME) VALUES ($1, $2)", [.integer(1), .string("Pen")])
+    ///     try session.query("SELECT ZNAME FROM ZITEM WHERE Z_PK = $1", [.integer(1)]) { row in
+    ///         print(row.string(0) ?? "NULL")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Each call sends one statement (extended protocol: parse, bind, execute) and blocks the calling
+    /// thread until the server's answer is in; values are bound parameters (`$1, $2, …`), never text
+    /// in the SQL. How each `StoreValue` is bound: see `PostgresBindings.init(storeValues:sql:server:)`.
+    package struct PostgreSQLConnection {
+        let connection: PostgresConnection
+        let database: PostgreSQLConnectionPool
+
+        /// Runs one statement with `$1, $2, …` bound to `arguments` and returns the number of rows
+        /// it inserted, updated, deleted or returned (0 for statements that report none).
+        ///
+        /// - Throws: `PostgreSQLServerError` naming the server and the SQL.
+        @discardableResult
+        package func execute(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int {
+            let result = try send(sql, arguments) { $0.query($1, logger: $2) }
+            return result.metadata.rows ?? 0
+        }
+
+        /// Runs a query and calls `row` for each result row, in order, as the rows arrive: on the
+        /// connection's event-loop thread, while the calling thread waits for the query to end
+        /// (so `row` makes no store calls of its own: they would throw). The row (and the bytes it
+        /// reads) is valid only during the call.
+        ///
+        /// - Throws: `PostgreSQLServerError` naming the server and the SQL; what `row` throws.
+        package func query(_ sql: String, _ arguments: [StoreValue] = [], row: (PostgreSQLResultRow) throws -> Void) throws {
+            try withoutActuallyEscaping(row) { row in
+                let handler = RowHandler(row)
+                // The caller's closure goes with this call, whatever postgres-nio still holds.
+                defer { handler.body = nil }
+                do {
+                    _ = try send(sql, arguments) { connection, query, logger in
+                        connection.query(query, logger: logger) { try handler.handle($0) }
+                    }
+                } catch {
+                    if let thrown = handler.error { throw thrown }
+                    throw error
+                }
+            }
+        }
+
+        /// Hands the rows of one query to the caller's closure as they arrive, on the event loop
+        /// while the calling thread waits (so nothing here runs on two threads at once).
+        private final class RowHandler: @unchecked Sendable {
+            var body: ((PostgreSQLResultRow) throws -> Void)?
+            private var types: [PostgresDataType] = []
+            private var formats: [PostgresFormat] = []
+            private var cells: [ByteBuffer?] = []
+            private var described = false
+            /// What `body` threw.
+            private(set) var error: (any Error)?
+
+            init(_ body: @escaping (PostgreSQLResultRow) throws -> Void) {
+                self.body = body
+            }
+
+            func handle(_ row: PostgresRow) throws {
+                cells.removeAll(keepingCapacity: true)
+                for cell in row {
+                    if !described {
+                        types.append(cell.dataType)
+                        formats.append(cell.format)
+                    }
+                    cells.append(cell.bytes)
+                }
+                described = true
+                do {
+                    try body?(PostgreSQLResultRow(types: types, formats: formats, cells: cells))
+                } catch {
+                    self.error = error
+                    throw error
+                }
+            }
+        }
+
+        /// Sends a notification: `SELECT pg_notify($1, $2)`. Inside a transaction it is delivered
+        /// when the transaction commits (and not at all if it rolls back).
+        package func notify(channel: String, payload: String) throws {
+            try execute("SELECT pg_notify($1, $2)", [.string(channel), .string(payload)])
+        }
+
+        /// `COMMIT`, with a lost answer reported as `.commitOutcomeUnknown`.
+        func commit() throws {
+            if connection.isClosed {
+                throw PostgreSQLServerError(
+                    .connection,
+                    message: "PostgreSQL at \(database.server): the connection was lost before COMMIT was sent; "
+                        + "the server rolled the transaction back")
+            }
+            do {
+                try execute("COMMIT")
+            } catch let error as PostgreSQLServerError where error.kind == .connection {
+                throw PostgreSQLServerError(
+                    .commitOutcomeUnknown, sqlState: error.sqlState,
+                    message: "PostgreSQL at \(database.server): the connection was lost while committing; the transaction "
+                        + "may or may not be committed (COMMIT is not sent again). Cause: \(error.message)")
+            }
+        }
+
+        /// Sends one statement (`start` runs it on the connection) and waits for its end.
+        private func send<T: Sendable>(
+            _ sql: String, _ arguments: [StoreValue],
+            _ start: (PostgresConnection, PostgresQuery, Logger) -> EventLoopFuture<T>
+        ) throws -> T {
+            let server = database.server
+            guard !PostgreSQLEventLoops.onEventLoop else {
+                throw PostgreSQLServerError(
+                    .other,
+                    message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
+                        + "which would deadlock; call it from another thread (SQL: \(sql))")
+            }
+            let bindings = try PostgresBindings(storeValues: arguments, sql: sql, server: server)
+            guard !connection.isClosed else {
+                throw PostgreSQLServerError(
+                    .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+            }
+            do {
+                // postgres-nio drops a query written to a connection that has just closed without
+                // ever failing it: the connection's close fails the wait instead. (A query the server
+                // answered with an error before closing has failed with that error by then.)
+                let answer = connection.eventLoop.makePromise(of: T.self)
+                let lost = PostgreSQLServerError(
+                    .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+                let watcher = database.closeWatcher(for: connection)
+                watcher.begin { answer.fail(lost) }
+                defer { watcher.end() }
+                start(connection, PostgresQuery(unsafeSQL: sql, binds: bindings), database.logger).cascade(to: answer)
+                return try answer.futureResult.wait()
+            } catch {
+                throw PostgreSQLServerError.from(error, server: server, sql: sql)
+            }
+        }
+    }
+#endif

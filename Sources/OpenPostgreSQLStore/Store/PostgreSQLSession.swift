@@ -1,0 +1,114 @@
+#if PostgreSQL
+    import OpenPredicate
+    import OpenSQLStore
+    import OpenStoreCore
+
+    /// A pooled PostgreSQL connection seen as a `SQLSession`, so that the layout's readers and
+    /// writers (`SQLRowReader`, `SQLRowWriter`, `SQLRowDecoder`) run on it unchanged: their SQL,
+    /// written with `?` and Apple's names, is turned into PostgreSQL's (`$1`, quoted names) once per
+    /// text and kept (`PostgreSQLStatements`).
+    package struct PostgreSQLSession: SQLSession {
+        let connection: PostgreSQLConnection
+        let statements: PostgreSQLStatements
+
+        package var dialect: SQLDialect { .postgreSQL }
+
+        @discardableResult
+        package func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
+            try connection.execute(statements.finished(sql), arguments)
+        }
+
+        package func query(_ sql: String, _ arguments: [StoreValue], row: (PostgreSQLResultRow) throws -> Void) throws {
+            try connection.query(statements.finished(sql), arguments, row: row)
+        }
+
+        package func operationError(_ reason: String) -> Error {
+            PostgreSQLStoreError.operation(reason, store: statements.storeName)
+        }
+
+        package func keysExhaustedError(_ reason: String) -> Error {
+            PostgreSQLStoreError.save("Can't save to \(statements.storeName): " + reason, store: statements.storeName)
+        }
+    }
+
+    /// The PostgreSQL text of the statements a store runs, made once per SQL text: placeholders
+    /// numbered and the layout's names quoted (`SQLDialect.finish(_:identifiers:)`).
+    final class PostgreSQLStatements: @unchecked Sendable {
+        /// The store's URL without its password, for messages.
+        let storeName: String
+        private let identifiers: Set<String>
+        private var cache: [String: String] = [:]
+        private let lock = NSLock()
+
+        init(layout: AppleSQLLayout, storeName: String) {
+            identifiers = layout.postgreSQLIdentifiers.union(PostgreSQLRowStore.historyIdentifiers)
+            self.storeName = storeName
+        }
+
+        /// Statements naming the tables and columns of two layouts (a migration's old and new).
+        init(layouts: [AppleSQLLayout], storeName: String) {
+            identifiers = layouts.reduce(PostgreSQLRowStore.historyIdentifiers) { $0.union($1.postgreSQLIdentifiers) }
+            self.storeName = storeName
+        }
+
+        func finished(_ sql: String) -> String {
+            lock.lock()
+            defer { lock.unlock() }
+            if let cached = cache[sql] { return cached }
+            let finished = SQLDialect.postgreSQL.finish(sql, identifiers: identifiers)
+            // Apps that build many different predicates would grow it forever: start again.
+            if cache.count >= 1024 { cache.removeAll(keepingCapacity: true) }
+            cache[sql] = finished
+            return finished
+        }
+    }
+
+    extension PostgreSQLResultRow: SQLRow {
+        package func isNull(at index: Int32) -> Bool { isNull(Int(index)) }
+
+        /// The column as an integer: `SUM` of integers is `numeric` in PostgreSQL, read exactly.
+        package func int64(at index: Int32) -> Int64 {
+            if let integer = int64(Int(index)) { return integer }
+            if case .decimal(let decimal) = value(Int(index)) { return NSDecimalNumber(decimal: decimal).int64Value }
+            return 0
+        }
+
+        package func string(at index: Int32) -> String? { string(Int(index)) }
+
+        package func double(at index: Int32) -> Double { double(Int(index)) ?? 0 }
+
+        package func data(at index: Int32) -> Data? { data(Int(index)) }
+
+        package var columnCount: Int32 { Int32(count) }
+
+        package func storedValue(at index: Int32) -> StoreValue { value(Int(index)) }
+
+        /// The column as a value of `kind`, from the types `PostgreSQLLayout` gives columns.
+        package func value(at index: Int32, kind: AttributeKind) -> StoreValue {
+            let column = Int(index)
+            if isNull(column) { return .null }
+            switch kind {
+            case .integer16, .integer32, .integer64: return .integer(int64(at: index))
+            case .boolean: return .bool(int64(at: index) != 0)
+            case .double, .float: return double(column).map(StoreValue.double) ?? .null
+            case .date: return double(column).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+            case .string: return string(column).map(StoreValue.string) ?? .null
+            case .uri:
+                guard let text = string(column) else { return .null }
+                return URL(string: text).map(StoreValue.url) ?? .string(text)
+            case .binary, .transformable: return data(column).map(StoreValue.data) ?? .null
+            case .decimal:
+                switch value(column) {
+                case .decimal(let decimal): return .decimal(decimal)
+                case .integer(let integer): return .decimal(Decimal(integer))
+                case .double(let double): return .decimal(Decimal(spelling: double))
+                default: return .null
+                }
+            case .uuid:
+                return value(column)
+            case .objectID, .undefined:
+                return .null
+            }
+        }
+    }
+#endif

@@ -1,0 +1,198 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Turns the rows of one table, as a statement returns them (SQLite's or PostgreSQL's: any
+/// `SQLRow`), into `RowSnapshot`s in the schema's slot order, reading every value by column
+/// index (no dictionary and no `Any` per row).
+///
+/// ```swift
+/// var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: [carID, sportCarID])
+/// let statement = try connection.statement("SELECT " + decoder.columns(alias: nil) + " FROM ZCAR")
+/// var rows: [RowSnapshot] = []
+/// while try statement.step() { if let row = decoder.decode(statement) { rows.append(row) } }
+/// try decoder.fillToMany(&rows, session: connection, owners: .selected)
+/// ```
+///
+/// The statement's columns are `Z_PK, Z_ENT, Z_OPT` and then every column of the table in table
+/// order (`columns(alias:)`), which is what `SQLCompiler` selects for `.rows`. A to-one is
+/// `.object(key)` (the key's entity from the `Z<n>_` column when the destination has
+/// sub-entities); transient and unsupported slots are `.null`. To-many slots are left empty by
+/// `decode` and filled afterwards by `fillToMany`, set-based: one query per to-many relationship
+/// for all the rows read (restricted to their primary keys, bound as one JSON array), in order for
+/// an ordered relationship and by `Z_PK` otherwise. Rows whose `Z_ENT` is not one of `entities`
+/// are skipped.
+package struct SQLRowDecoder {
+    /// How one slot is read from the current row.
+    private enum SlotReader {
+        case null
+        case attribute(Int32, AttributeKind)
+        case toOne(Int32, entityColumn: Int32?, destination: Int)
+        /// Filled by `fillToMany` from the relationship at `toManySlots[index]`.
+        case toMany(Int)
+    }
+
+    /// Which owners' members `fillToMany` reads.
+    package enum Owners {
+        /// Only the owners among the rows decoded (one JSON array of their primary keys).
+        case selected
+        /// Every row of the table (the rows decoded are the whole table).
+        case wholeTable
+    }
+
+    let layout: AppleSQLLayout
+    let table: AppleSQLTable
+    /// Slot readers by schema entity ID (index `entityID`); nil for entities not read.
+    private var readers: [[SlotReader]?]
+    /// Schema entity IDs by file entity number (`Z_ENT`), 0 for numbers that are not read.
+    private var entityIDsByNumber: [Int] = []
+    /// The distinct to-many relationships of the entities read.
+    private var toManySlots: [AppleSQLSlot] = []
+    /// For each row decoded that has to-many slots: its index in the result, and its slots to
+    /// fill (slot index, relationship index).
+    private var pending: [(row: Int, primaryKey: Int64, slots: [(slot: Int, relationship: Int)])] = []
+    private var decodedCount = 0
+    /// Whether to-many slots are read at all: when false, `decode` leaves them `.null` (members
+    /// not loaded, see `RowStore.members(of:slot:)`) and `fillToMany` has nothing to do.
+    package var readsToMany = true
+
+    /// A decoder for the rows a fetch of `entityID` selects (its table's entities), to-many
+    /// slots not read (`readsToMany` false).
+    package init(layout: AppleSQLLayout, entity entityID: Int) {
+        let tableIndex = layout.entities[entityID - 1].table
+        self.init(layout: layout, table: tableIndex, entities: layout.tables[tableIndex].entityIDs)
+        readsToMany = false
+    }
+
+    /// A decoder for rows of `entities` (schema IDs, all in the table at `tableIndex`).
+    package init(layout: AppleSQLLayout, table tableIndex: Int, entities: [Int]) {
+        self.layout = layout
+        self.table = layout.tables[tableIndex]
+        var columnIndexes: [String: Int32] = [:]
+        for (offset, column) in table.columns.enumerated() { columnIndexes[column.name] = Int32(offset + 3) }
+        readers = Array(repeating: nil, count: layout.entities.count + 1)
+        var toMany: [AppleSQLSlot] = []
+        for id in entities where layout.entities.indices.contains(id - 1) {
+            let number = layout.entityNumber(of: id)
+            if number >= entityIDsByNumber.count {
+                entityIDsByNumber += Array(repeating: 0, count: number + 1 - entityIDsByNumber.count)
+            }
+            entityIDsByNumber[number] = id
+            readers[id] = layout.entities[id - 1].slots.map { slot -> SlotReader in
+                switch slot {
+                case .transient, .unsupported: return .null
+                case .attribute(let column, let kind):
+                    return columnIndexes[column].map { .attribute($0, kind) } ?? .null
+                case .toOne(let column, let entityColumn, let destination):
+                    guard let index = columnIndexes[column] else { return .null }
+                    return .toOne(index, entityColumn: entityColumn.flatMap { columnIndexes[$0] }, destination: destination)
+                case .toManyByInverse, .toManyByJoin:
+                    if let index = toMany.firstIndex(of: slot) { return .toMany(index) }
+                    toMany.append(slot)
+                    return .toMany(toMany.count - 1)
+                }
+            }
+        }
+        toManySlots = toMany
+    }
+
+    /// The select list the decoder reads: `Z_PK, Z_ENT, Z_OPT` and every column of the table,
+    /// qualified with `alias` when given.
+    package static func columns(of table: AppleSQLTable, alias: String?) -> String {
+        let prefix = alias.map { $0 + "." } ?? ""
+        return (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
+    /// entity is not one of the decoder's.
+    package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
+        let number = Int(statement.int64(at: 1))
+        guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,
+            let slotReaders = readers[entityIDsByNumber[number]]
+        else { return nil }
+        let entityID = entityIDsByNumber[number]
+        let primaryKey = statement.int64(at: 0)
+        var values: [StoreValue] = []
+        values.reserveCapacity(slotReaders.count)
+        var toMany: [(slot: Int, relationship: Int)] = []
+        for reader in slotReaders {
+            switch reader {
+            case .null:
+                values.append(.null)
+            case .attribute(let index, let kind):
+                values.append(statement.value(at: index, kind: kind))
+            case .toOne(let index, let entityColumn, let destination):
+                if statement.isNull(at: index) {
+                    values.append(.null)
+                } else {
+                    let entity = entityColumn.flatMap { layout.entityID(forNumber: Int(statement.int64(at: $0))) } ?? destination
+                    values.append(.object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index))))
+                }
+            case .toMany(let relationship):
+                guard readsToMany else {
+                    values.append(.null)
+                    continue
+                }
+                toMany.append((values.count, relationship))
+                values.append(.objects([]))
+            }
+        }
+        if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
+        decodedCount += 1
+        return RowSnapshot(
+            key: ObjectKey(entityID: entityID, primaryKey: primaryKey), version: statement.int64(at: 2), values: values)
+    }
+
+    /// Fills the to-many slots of the rows decoded so far, which must be `rows[offset...]` in
+    /// decoding order: one query per relationship.
+    package mutating func fillToMany(
+        _ rows: inout [RowSnapshot], from offset: Int = 0, session: some SQLSession, owners: Owners
+    ) throws {
+        guard !pending.isEmpty else { return }
+        var ownerList: String?
+        if case .selected = owners {
+            var seen = Set<Int64>()
+            var keys: [String] = []
+            for entry in pending where seen.insert(entry.primaryKey).inserted { keys.append(String(entry.primaryKey)) }
+            ownerList = "[" + keys.joined(separator: ",") + "]"
+        }
+        var members: [[Int64: [ObjectKey]]] = []
+        for slot in toManySlots { members.append(try self.members(of: slot, owners: ownerList, session: session)) }
+        for entry in pending {
+            for (slot, relationship) in entry.slots {
+                rows[offset + entry.row].values[slot] = .objects(members[relationship][entry.primaryKey] ?? [])
+            }
+        }
+        pending.removeAll()
+    }
+
+    /// The members of a to-many relationship by owner primary key, with one query; only for
+    /// `owners` (a JSON array of primary keys) when given.
+    package func members(of slot: AppleSQLSlot, owners: String?, session: some SQLSession) throws -> [Int64: [ObjectKey]] {
+        let sql: String
+        let dialect = session.dialect
+        switch slot {
+        case .toManyByInverse(let tableIndex, let column, let orderColumn, _):
+            let table = layout.tables[tableIndex].name
+            let order = orderColumn.map { "\($0), " } ?? ""
+            let filter = owners == nil ? "\(column) IS NOT NULL" : dialect.inJSONList(column, "?", numbers: true)
+            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(filter) ORDER BY \(column), \(order)Z_PK"
+        case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, let orderColumn, let destination):
+            let join = layout.joinTables[joinIndex].name
+            let table = layout.table(of: destination).name
+            let order = orderColumn.map { "j.\($0), " } ?? ""
+            let filter = owners == nil ? "" : " WHERE " + dialect.inJSONList("j.\(ownColumn)", "?", numbers: true)
+            sql = """
+                SELECT j.\(ownColumn), d.Z_PK, d.Z_ENT FROM \(join) j JOIN \(table) d ON d.Z_PK = j.\(memberColumn)\(filter) \
+                ORDER BY j.\(ownColumn), \(order)d.Z_PK
+                """
+        default:
+            return [:]
+        }
+        var members: [Int64: [ObjectKey]] = [:]
+        try session.query(sql, owners.map { [.string($0)] } ?? []) { row in
+            guard let entity = layout.entityID(forNumber: Int(row.int64(at: 2))) else { return }
+            members[row.int64(at: 0), default: []].append(ObjectKey(entityID: entity, primaryKey: row.int64(at: 1)))
+        }
+        return members
+    }
+}

@@ -1,0 +1,369 @@
+import OpenPredicate
+import OpenStoreCore
+
+/// Writes new rows in Apple's layout: the table row, the `Z<n>_` entity columns of to-ones into
+/// hierarchies, `Z_FOK_` positions of ordered to-manys, join-table rows of many-to-manys, and
+/// `Z_PRIMARYKEY.Z_MAX`. Run it inside a transaction (`SQLiteConnection.transaction`, or the
+/// PostgreSQL store's); the same writer serves both databases (`SQLSession`).
+///
+/// ```swift
+/// try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
+/// ```
+///
+/// Both sides of a relationship are expected to agree (the coordinator keeps them so): a
+/// one-to-many is written from the to-one side's column, a many-to-many from either side (a pair
+/// is stored once), an ordered one-to-many's positions from the to-many side.
+///
+/// Updates rewrite every stored column of the row, `Z_OPT` (the row's new version), the
+/// positions of its ordered one-to-manys and its join-table rows (deleted and written again from
+/// the row's members); deletes remove the row and its join-table rows. Rows that pointed at a
+/// deleted row are expected among the updates (the context nullifies or cascades first).
+package struct SQLRowWriter<Session: SQLSession> {
+    package let session: Session
+    package let layout: AppleSQLLayout
+    /// Columns the file's triggers keep (`TABLE.COLUMN`), left out of updates.
+    package let triggerKeptColumns: Set<String>
+    /// Whether inserts raise `Z_PRIMARYKEY.Z_MAX` to the highest key written. **Default:** true.
+    /// A store that hands out every key through `Z_MAX` first (the PostgreSQL store) turns it
+    /// off, so that saves do not all lock the same `Z_PRIMARYKEY` row until they commit.
+    package var notesUsedKeys = true
+
+    package init(session: Session, layout: AppleSQLLayout, triggerKeptColumns: Set<String> = []) {
+        self.session = session
+        self.layout = layout
+        self.triggerKeptColumns = triggerKeptColumns
+    }
+
+    /// The gap between the `Z_FOK_` keys of neighbouring members.
+    static var orderStep: Int64 { 1024 }
+
+    /// Inserts `rows` (each with a primary key already reserved or chosen). On PostgreSQL, where
+    /// each statement is a round trip to the server, the rows of an entity go many to a statement
+    /// (`INSERT … VALUES (…), (…), …`, `ColumnStatement.batchSize` at most); on SQLite, one
+    /// prepared statement per row.
+    /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
+    ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
+    package func insert(_ rows: [RowSnapshot]) throws {
+        var maxKeys: [Int: Int64] = [:]
+        var statements: [Int: ColumnStatement] = [:]
+        let batches = session.dialect == .postgreSQL
+        // By entity: the values of the rows not written yet, and how many rows they are.
+        var waiting: [Int: (values: [StoreValue], rows: Int)] = [:]
+        for row in rows {
+            let entity = try entityLayout(of: row)
+            let table = layout.tables[entity.table]
+            let statement = statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
+            statements[row.key.entityID] = statement
+            let root = layout.entityNumber(of: table.rootID)
+            maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
+            // Taken out of `waiting` while it grows, so that it is not copied.
+            var (values, count) = batches ? waiting.removeValue(forKey: row.key.entityID) ?? ([], 0) : ([], 0)
+            if count == 0 { values.reserveCapacity((3 + statement.bindings.count) * (batches ? statement.batchSize : 1)) }
+            values.append(.integer(row.key.primaryKey))
+            values.append(.integer(Int64(entity.entityNumber)))
+            values.append(.integer(row.version))
+            append(statement.bindings, of: row, to: &values)
+            count += 1
+            if !batches {
+                try session.run(statement.sql, values)
+            } else if count == statement.batchSize {
+                try session.run(statement.sql(rows: count), values)
+            } else {
+                waiting[row.key.entityID] = (values, count)
+            }
+        }
+        for (entityID, rest) in waiting.sorted(by: { $0.key < $1.key }) {
+            guard let statement = statements[entityID] else { continue }
+            // The rest in pieces of a power of two rows: few statement texts to prepare and keep.
+            let width = rest.values.count / rest.rows
+            var start = 0
+            var left = rest.rows
+            while left > 0 {
+                let count = 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+                try session.run(statement.sql(rows: count), Array(rest.values[start..<(start + count * width)]))
+                start += count * width
+                left -= count
+            }
+        }
+        for row in rows { try writeToManys(of: row) }
+        guard notesUsedKeys else { return }
+        for (root, key) in maxKeys { try AppleSQLPrimaryKeys.noteUsed(key, forRoot: root, in: session) }
+    }
+
+    /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
+    /// and join-table rows.
+    ///
+    /// A row with an entry in `expectedVersions` is rewritten only if its `Z_OPT` is that
+    /// version (`WHERE … AND Z_OPT = ?`); otherwise (or when it is gone) its key is returned
+    /// and the caller rolls the transaction back.
+    /// - Returns: The keys whose version was not the expected one.
+    /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity, with the wrong
+    ///   number of values, or that is not in the file (without an expected version).
+    @discardableResult
+    package func update(_ rows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        var conflicts: [ObjectKey] = []
+        var statements: [Int: ColumnStatement] = [:]
+        for row in rows {
+            let entity = try entityLayout(of: row)
+            let table = layout.tables[entity.table]
+            let expected = expectedVersions[row.key]
+            // One statement per entity, and per whether the row's version is checked.
+            let variant = row.key.entityID * 2 + (expected == nil ? 0 : 1)
+            let statement =
+                statements[variant] ?? updateStatement(for: entity, table: table, checksVersion: expected != nil)
+            statements[variant] = statement
+            var values: [StoreValue] = [.integer(row.version)]
+            values.reserveCapacity(4 + statement.bindings.count)
+            append(statement.bindings, of: row, to: &values)
+            values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
+            if let expected { values.append(.integer(expected)) }
+            let changes = try session.run(statement.sql, values)
+            if changes == 0, expected != nil {
+                conflicts.append(row.key)
+                continue
+            }
+            guard changes > 0 else {
+                throw session.operationError(
+                    "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)")
+            }
+        }
+        for row in rows { try writeToManys(of: row, replacing: true) }
+        return conflicts
+    }
+
+    /// Deletes rows and their join-table rows.
+    ///
+    /// A key with an entry in `expectedVersions` is deleted only if its row's `Z_OPT` is that
+    /// version; otherwise (or when it is gone) it is returned.
+    /// - Returns: The keys whose version was not the expected one.
+    /// - Throws: `NSPersistentStoreOperationError` for a key of an unknown entity or whose row is
+    ///   not in the file (without an expected version).
+    @discardableResult
+    package func delete(_ keys: [ObjectKey], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        var conflicts: [ObjectKey] = []
+        for key in keys {
+            guard layout.entities.indices.contains(key.entityID - 1) else {
+                throw session.operationError("No entity numbered \(key.entityID) in the store's schema")
+            }
+            let entity = layout.entities[key.entityID - 1]
+            let table = layout.tables[entity.table]
+            let changes: Int
+            if let expected = expectedVersions[key] {
+                changes = try session.run(
+                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
+                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)])
+                if changes == 0 {
+                    conflicts.append(key)
+                    continue
+                }
+            } else {
+                changes = try session.run(
+                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
+                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
+            }
+            guard changes > 0 else {
+                throw session.operationError(
+                    "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)")
+            }
+            try deleteJoinRows(of: key)
+        }
+        return conflicts
+    }
+
+    /// The keys of the rows of an entity and its sub-entities whose columns for `slots` hold
+    /// `values` (uniqueness constraints; a unique index answers it).
+    /// - Throws: `NSPersistentStoreOperationError` when a slot has no column.
+    package func keys(of entityID: Int, slots: [Int], values: [StoreValue]) throws -> [ObjectKey] {
+        let entity = layout.entities[entityID - 1]
+        var conditions: [String] = []
+        for slot in slots {
+            switch entity.slots[slot] {
+            case .attribute(let column, _), .toOne(let column, _, _):
+                conditions.append("\(column) = ?")
+            default:
+                throw session.operationError(
+                    "A uniqueness constraint of \(layout.schema.entity(entityID).name) names a property without a column")
+            }
+        }
+        let sql = "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
+        var keys: [ObjectKey] = []
+        try session.query(sql, values) { row in
+            guard let id = layout.entityID(forNumber: Int(row.int64(at: 1))) else { return }
+            keys.append(ObjectKey(entityID: id, primaryKey: row.int64(at: 0)))
+        }
+        return keys
+    }
+
+    /// Removes the join-table rows of an object's many-to-many relationships.
+    private func deleteJoinRows(of key: ObjectKey) throws {
+        for storage in layout.entities[key.entityID - 1].slots {
+            guard case .toManyByJoin(let joinIndex, let ownColumn, _, _, _) = storage else { continue }
+            try session.run(
+                "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ?", [.integer(key.primaryKey)])
+        }
+    }
+
+    // MARK: - Statements by entity
+
+    /// What one column of a written row binds.
+    private enum Binding {
+        /// The slot's value.
+        case value(slot: Int)
+        /// A to-one's destination primary key.
+        case destinationKey(slot: Int)
+        /// A to-one's destination entity number (the `Z<n>_` column of a hierarchy).
+        case destinationEntity(slot: Int)
+    }
+
+    /// The statement that writes an entity's rows and what its placeholders bind, made once per
+    /// entity per call: the columns depend on the entity alone.
+    private struct ColumnStatement {
+        let sql: String
+        /// What each column placeholder binds, in order (after the leading fixed placeholders).
+        let bindings: [Binding]
+
+        /// The most rows one insert statement writes: 256, fewer for wide rows (PostgreSQL binds
+        /// at most 65,535 values to a statement).
+        var batchSize: Int { max(1, min(256, 32_000 / (3 + bindings.count))) }
+
+        /// An insert statement's text for `rows` rows: its `VALUES` group repeated.
+        func sql(rows: Int) -> String {
+            guard rows > 1, let open = sql.range(of: " VALUES ", options: .backwards) else { return sql }
+            let group = sql[open.upperBound...]
+            return sql[..<open.upperBound] + Array(repeating: group, count: rows).joined(separator: ", ")
+        }
+    }
+
+    /// The stored columns of an entity's rows and what each binds; in updates, without the
+    /// columns the file's own triggers keep (see `SQLiteAppleFunctions`).
+    private func columns(of entity: AppleSQLEntityLayout, table: AppleSQLTable, update: Bool) -> [(String, Binding)] {
+        var columns: [(String, Binding)] = []
+        for (slot, storage) in entity.slots.enumerated() {
+            switch storage {
+            case .attribute(let column, _):
+                if update && triggerKeptColumns.contains("\(table.name).\(column)") { continue }
+                columns.append((column, .value(slot: slot)))
+            case .toOne(let column, let entityColumn, _):
+                columns.append((column, .destinationKey(slot: slot)))
+                if let entityColumn { columns.append((entityColumn, .destinationEntity(slot: slot))) }
+            default:
+                continue
+            }
+        }
+        return columns
+    }
+
+    /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`.
+    private func insertStatement(for entity: AppleSQLEntityLayout, table: AppleSQLTable) -> ColumnStatement {
+        let columns = columns(of: entity, table: table, update: false)
+        let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count + 3).joined(separator: ", ")
+        let sql = "INSERT INTO \(table.name) (\(names)) VALUES (\(placeholders))"
+        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
+    }
+
+    /// `UPDATE <table> SET Z_OPT = ?, <column> = ?, … WHERE Z_PK = ? AND Z_ENT = ?`, and
+    /// `AND Z_OPT = ?` when it `checksVersion`.
+    private func updateStatement(for entity: AppleSQLEntityLayout, table: AppleSQLTable, checksVersion: Bool)
+        -> ColumnStatement
+    {
+        let columns = columns(of: entity, table: table, update: true)
+        let assignments = (["Z_OPT"] + columns.map(\.0)).map { "\($0) = ?" }.joined(separator: ", ")
+        let sql =
+            "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_ENT = ?" + (checksVersion ? " AND Z_OPT = ?" : "")
+        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
+    }
+
+    /// Appends the values a row binds to `values`.
+    private func append(_ bindings: [Binding], of row: RowSnapshot, to values: inout [StoreValue]) {
+        for binding in bindings {
+            switch binding {
+            case .value(let slot):
+                values.append(row.values[slot])
+            case .destinationKey(let slot):
+                guard case .object(let key) = row.values[slot] else {
+                    values.append(.null)
+                    continue
+                }
+                values.append(.integer(key.primaryKey))
+            case .destinationEntity(let slot):
+                guard case .object(let key) = row.values[slot] else {
+                    values.append(.null)
+                    continue
+                }
+                values.append(.integer(Int64(layout.entityNumber(of: key.entityID))))
+            }
+        }
+    }
+
+    private func entityLayout(of row: RowSnapshot) throws -> AppleSQLEntityLayout {
+        guard layout.entities.indices.contains(row.key.entityID - 1) else {
+            throw session.operationError("No entity numbered \(row.key.entityID) in the store's schema")
+        }
+        let entity = layout.entities[row.key.entityID - 1]
+        guard row.values.count == entity.slots.count else {
+            let name = layout.schema.entity(row.key.entityID).name
+            throw session.operationError(
+                "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
+        }
+        // A value this store has no place for is refused rather than dropped: nothing is lost.
+        for (slot, storage) in entity.slots.enumerated() {
+            guard case .unsupported(let reason) = storage else { continue }
+            switch row.values[slot] {
+            case .null, .objects([]): continue
+            default: throw session.operationError("Cannot save \(row.key): \(reason)")
+            }
+        }
+        return entity
+    }
+
+    /// Order keys of ordered one-to-manys, join rows of many-to-manys. When `replacing` (a row
+    /// that was in the file), the join rows of members the row no longer has go first; the others
+    /// stay, so that a position written in this save from the other, ordered side of the
+    /// relationship is kept (the members an update does not hold, `.null`, are left alone).
+    private func writeToManys(of row: RowSnapshot, replacing: Bool = false) throws {
+        let entity = layout.entities[row.key.entityID - 1]
+        for (slot, storage) in entity.slots.enumerated() {
+            guard case .objects(let members) = row.values[slot] else { continue }
+            if replacing, case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, _, _) = storage {
+                let kept = "[" + members.map { String($0.primaryKey) }.joined(separator: ",") + "]"
+                let keptMember = session.dialect.inJSONList(memberColumn, "?", numbers: true)
+                try session.run(
+                    "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ? AND NOT (\(keptMember))",
+                    [.integer(row.key.primaryKey), .string(kept)])
+            }
+            switch storage {
+            case .toManyByInverse(let tableIndex, _, let orderColumn?, _):
+                let table = layout.tables[tableIndex].name
+                for (position, member) in members.enumerated() {
+                    try session.run(
+                        "UPDATE \(table) SET \(orderColumn) = ? WHERE Z_PK = ?",
+                        [.integer(Int64(position + 1) * SQLRowWriter.orderStep), .integer(member.primaryKey)])
+                }
+            case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, let orderColumn, _):
+                let join = layout.joinTables[joinIndex].name
+                for (position, member) in members.enumerated() {
+                    if let orderColumn {
+                        try session.run(
+                            """
+                            INSERT INTO \(join) (\(ownColumn), \(memberColumn), \(orderColumn)) VALUES (?, ?, ?) \
+                            ON CONFLICT (\(ownColumn), \(memberColumn)) DO UPDATE SET \(orderColumn) = excluded.\(orderColumn)
+                            """,
+                            [
+                                .integer(row.key.primaryKey), .integer(member.primaryKey),
+                                .integer(Int64(position + 1) * SQLRowWriter.orderStep),
+                            ])
+                    } else {
+                        let insert =
+                            session.dialect == .sqlite
+                            ? "INSERT OR IGNORE INTO \(join) (\(ownColumn), \(memberColumn)) VALUES (?, ?)"
+                            : "INSERT INTO \(join) (\(ownColumn), \(memberColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING"
+                        try session.run(insert, [.integer(row.key.primaryKey), .integer(member.primaryKey)])
+                    }
+                }
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import OpenSQLStore
+import OpenStoreCore
+
+extension SQLiteRowStore: SQLRowStore {
+    package func exportContents() throws -> StoreContents {
+        try withLock { try SQLStoreTransfer.export(session: file.connection, layout: file.layout) }
+    }
+
+    package func importContents(_ contents: StoreContents, storeUUID: String?) throws {
+        try refuseIfReadOnly("copy a store into it")
+        try withLock {
+            let connection = file.connection
+            var metadata = file.metadata
+            if let storeUUID { metadata.storeUUID = storeUUID }
+            try connection.transaction {
+                try SQLStoreTransfer.import(contents, session: connection, layout: file.layout)
+                try metadata.write(to: connection)
+            }
+            file.metadataWritten(metadata)
+        }
+    }
+}

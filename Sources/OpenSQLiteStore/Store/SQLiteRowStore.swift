@@ -1,0 +1,179 @@
+import OpenInMemoryStore
+import OpenPredicate
+import OpenSQLStore
+import OpenStoreCore
+
+/// The SQLite back end of the coordinator: a Core Data store file in Apple's layout, seen as a
+/// `RowStore`.
+///
+/// ```swift
+/// let store = try SQLiteRowStore.open(at: url, schema: schema, readOnly: false,
+///                                     modelVersionHashes: model.entityVersionHashesByName)
+/// let output = try store.execute(FetchPlan(entityID: carID, entityIDs: carFamily, output: .count))
+/// ```
+///
+/// - **Fetches** of keys, rows and counts run as one `SELECT` from `SQLCompiler` (predicate, sorts,
+///   limit and offset pushed down; rows read by column index from that statement, to-many
+///   relationships with one more query each for all the rows selected); dictionary fetches,
+///   grouped or not, as one `SELECT` read straight into the result dictionaries
+///   (`SQLCompiler.compile(_:shape:)`). A plan the compiler does not compile yet (the reason
+///   names the part) reads every row of the file into a temporary `InMemoryRowStore` and runs
+///   there with the reference executor, so its answers are the in-memory store's by
+///   construction. A plan with a part Apple's SQL store cannot run either (a block predicate, a
+///   comparator sort, a custom `FUNCTION()`, two to-many steps in a key path) fails with
+///   `NSPersistentStoreUnsupportedRequestTypeError` naming the part and why.
+/// - **Rows by key** (`row(for:)`, `rows(for:)`) select by `Z_PK`, one query per table.
+/// - **Saves** (`apply`) run in one `BEGIN IMMEDIATE` transaction (see `SQLiteRowStore+Save`):
+///   uniqueness constraints checked, then deletes, inserts and updates (`SQLRowWriter`),
+///   guarded by `Z_OPT` (optimistic locking), `Z_PRIMARYKEY.Z_MAX` kept at least the highest key
+///   used. Any failure rolls the transaction back, leaving the file as it was.
+/// - **Primary keys** are reserved as Apple does: `Z_MAX` of the hierarchy root is raised in its
+///   own transaction, so keys are never handed out twice, even to another coordinator.
+///
+/// Entity numbers: keys and rows use the schema's entity IDs; the layout maps them to and from
+/// the file's `Z_ENT` numbers (`Z_PRIMARYKEY`), which may differ.
+///
+/// A read-only store refuses `apply` and `newPrimaryKeys` with `NSPersistentStoreOperationError`
+/// naming the file, before touching it.
+///
+/// Thread safety: every call runs under one lock (the connection is not thread-safe).
+package final class SQLiteRowStore: RowStore, @unchecked Sendable {
+    package let file: SQLiteStoreFile
+    package let isReadOnly: Bool
+    /// Held by every call, and by a prepared save until it ends (see `prepare(_:)`).
+    let lock = NSLock()
+    /// Test hook: the result code a save's `COMMIT` reports (after it really ran); see
+    /// `SQLiteRowStore+Testing`.
+    var injectedCommitResult: Int32?
+    /// The file's persistent-history tables; nil when it has none (see `SQLiteHistory+Store`).
+    var historyTables: AppleSQLHistoryTables?
+
+    package var schema: StoreSchema { file.layout.schema }
+
+    /// The store's UUID (`Z_METADATA.Z_UUID`, `NSStoreUUID`).
+    package var storeUUID: String? { file.metadata.storeUUID }
+
+    package init(file: SQLiteStoreFile, isReadOnly: Bool) {
+        self.file = file
+        self.isReadOnly = isReadOnly
+    }
+
+    /// Opens the store at `url`, creating it (with its folder) when there is no file yet, or
+    /// when the file is an empty database left by a creation that was interrupted, and the
+    /// store is not read-only (see `SQLiteStoreFile+Creation`).
+    ///
+    /// - Parameters:
+    ///   - url: the `.sqlite` file.
+    ///   - schema: the lowered model.
+    ///   - readOnly: opens the file read-only; a missing file is then an error.
+    ///   - modelVersionHashes: the model's `entityVersionHashesByName`, written into a new store
+    ///     and compared with an existing one's.
+    ///   - versionIdentifiers: the model's version identifiers, written into a new store.
+    ///   - pragmas: SQLite pragmas set on the connection (`NSSQLitePragmasOption`);
+    ///     `journal_mode` also chooses a new store's journal mode. **Default:** none.
+    /// - Throws: `NSPersistentStoreOpenError` (also for a path that is not a regular file, and
+    ///   for a file that cannot be written unless `readOnly`), `NSPersistentStoreInvalidTypeError`,
+    ///   `NSPersistentStoreIncompatibleVersionHashError` or
+    ///   `NSPersistentStoreIncompatibleSchemaError`, naming the file (see `SQLiteStoreFile`).
+    ///   - tracksHistory: records persistent history (`NSPersistentHistoryTrackingKey`): the
+    ///     history tables are created when the file lacks them (unless `readOnly`).
+    ///     **Default:** false.
+    ///   - checksVersionHashes: false opens a store whatever its version hashes
+    ///     (`NSIgnorePersistentStoreVersioningOption`). **Default:** true.
+    package static func open(
+        at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
+        versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = [], tracksHistory: Bool = false,
+        checksVersionHashes: Bool = true
+    ) throws -> SQLiteRowStore {
+        let store = try openFile(
+            at: url, schema: schema, readOnly: readOnly, modelVersionHashes: modelVersionHashes,
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas, checksVersionHashes: checksVersionHashes)
+        let connection = store.file.connection
+        store.historyTables =
+            tracksHistory && !readOnly
+            ? try AppleSQLHistoryTables.create(in: connection, schema: schema) : try AppleSQLHistoryTables.read(from: connection)
+        return store
+    }
+
+    private static func openFile(
+        at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
+        versionIdentifiers: [String], pragmas: [(name: String, value: String)], checksVersionHashes: Bool
+    ) throws -> SQLiteRowStore {
+        let path = url.path
+        if SQLiteConnection.isInMemory(url) {
+            // `/dev/null`: a new, empty in-memory database each time (read-only if asked).
+            let file = try SQLiteStoreFile.create(
+                at: url, schema: schema, versionHashes: modelVersionHashes, versionIdentifiers: versionIdentifiers,
+                pragmas: pragmas.filter { $0.name.lowercased() != "journal_mode" })
+            return SQLiteRowStore(file: file, isReadOnly: readOnly)
+        }
+        if !readOnly && !FileManager.default.fileExists(atPath: path) {
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SQLiteStoreError.open(
+                    "Can't create the folder of the store \(path): \(error.localizedDescription)", path: path)
+            }
+        }
+        let file = try SQLiteStoreFile.openOrCreate(
+            at: url, schema: schema, readOnly: readOnly, versionHashes: modelVersionHashes,
+            versionIdentifiers: versionIdentifiers, pragmas: pragmas, checksVersionHashes: checksVersionHashes
+        ).file
+        return SQLiteRowStore(file: file, isReadOnly: readOnly)
+    }
+
+    // MARK: - RowStore
+
+    package func apply(_ changes: SaveChanges) throws {
+        guard !changes.isEmpty else { return }
+        try refuseIfReadOnly("save changes")
+        try withLock { try save(changes) }
+    }
+
+    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
+        guard schema.entities.indices.contains(entityID - 1) else {
+            throw SQLStoreError.operation(
+                "No entity numbered \(entityID) in the store's schema", path: file.connection.url.path)
+        }
+        guard count > 0 else { return [] }
+        try refuseIfReadOnly("reserve primary keys")
+        return try withLock { try file.newPrimaryKeys(forEntity: entityID, count: count) }
+    }
+
+    // MARK: - Helpers
+
+    func refuseIfReadOnly(_ action: String) throws {
+        guard isReadOnly else { return }
+        let path = file.connection.url.path
+        throw SQLStoreError.operation("Can't \(action): the store \(path) was opened read-only", path: path)
+    }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
+extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
+    /// The file's tables and columns.
+    package var layout: AppleSQLLayout { file.layout }
+
+    /// SQLite's.
+    package var dialect: SQLDialect { .sqlite }
+
+    /// Runs `body` with the connection, under the store's lock.
+    package func withSession<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withLock { try body(file.connection) }
+    }
+
+    package func unsupportedFetchError(_ reason: String) -> Error {
+        SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
+    }
+
+    /// The statement unchanged, and SQLite's `EXPLAIN QUERY PLAN` for it.
+    package func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String]) {
+        (query, try withSession { try $0.queryPlan(query.sql, arguments: query.arguments) })
+    }
+}

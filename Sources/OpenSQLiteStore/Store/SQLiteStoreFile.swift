@@ -1,0 +1,137 @@
+import OpenPredicate
+import OpenSQLStore
+import OpenStoreCore
+
+/// An open Core Data SQLite store file: its connection, metadata, `Z_PRIMARYKEY` rows and the
+/// layout of the schema in it. `SQLiteRowStore` puts a `RowStore` on top of it.
+///
+/// ```swift
+/// let store = try SQLiteStoreFile.open(at: url, schema: schema, mode: .readOnly,
+///                                      modelVersionHashes: model.entityVersionHashesByName)
+/// let rows = try store.rows(entityIDs: [bookID])
+/// ```
+///
+/// Opening an existing file checks, in order: that it is a SQLite database
+/// (`NSPersistentStoreOpenError`), that it has Core Data's metadata
+/// (`NSPersistentStoreInvalidTypeError`), that the version hashes match the model's when given
+/// (`NSPersistentStoreIncompatibleVersionHashError`, naming the entities), and that every entity
+/// has a number in `Z_PRIMARYKEY` and every table and column of the layout exists
+/// (`NSPersistentStoreIncompatibleSchemaError`). Entity numbers come from `Z_PRIMARYKEY` by name.
+package final class SQLiteStoreFile {
+    package let connection: SQLiteConnection
+    package private(set) var metadata: AppleSQLMetadata
+    package let layout: AppleSQLLayout
+    /// The columns the file's own triggers keep (`TABLE.COLUMN`): derived attributes in a store
+    /// Apple's Core Data created, which saves must not write over (see `SQLiteAppleFunctions`).
+    package let triggerKeptColumns: Set<String>
+
+    private init(
+        connection: SQLiteConnection, metadata: AppleSQLMetadata, layout: AppleSQLLayout, triggerKeptColumns: Set<String> = []
+    ) {
+        self.connection = connection
+        self.metadata = metadata
+        self.layout = layout
+        self.triggerKeptColumns = triggerKeptColumns
+    }
+
+    /// The derived-attribute columns that one of the file's triggers updates
+    /// (`UPDATE <TABLE> SET <COLUMN> = …`).
+    private static func triggerKeptColumns(layout: AppleSQLLayout, connection: SQLiteConnection) throws -> Set<String> {
+        let statement = try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL")
+        defer { statement.reset() }
+        var triggers: [String] = []
+        while try statement.step() { triggers.append(statement.string(at: 0) ?? "") }
+        guard !triggers.isEmpty else { return [] }
+        var kept: Set<String> = []
+        for entity in layout.schema.entities {
+            let table = layout.table(of: entity.id).name
+            for (slot, property) in entity.properties.enumerated() where property.isDerived {
+                guard case .attribute(let column, _) = layout.entities[entity.id - 1].slots[slot] else { continue }
+                if triggers.contains(where: { $0.contains("UPDATE \(table) SET \(column) =") }) {
+                    kept.insert("\(table).\(column)")
+                }
+            }
+        }
+        return kept
+    }
+
+    /// Opens an existing store.
+    ///
+    /// - Parameters:
+    ///   - url: the `.sqlite` file (its `-wal` and `-shm` beside it).
+    ///   - schema: the lowered model.
+    ///   - mode: `.readOnly` or `.readWrite` (`.create` also creates a missing file: use
+    ///     `create(at:schema:versionHashes:versionIdentifiers:)` for that).
+    ///   - modelVersionHashes: the model's entity version hashes; nil skips the check.
+    package static func open(
+        at url: URL, schema: StoreSchema, mode: SQLiteConnection.Mode = .readWrite, modelVersionHashes: [String: Data]? = nil
+    ) throws -> SQLiteStoreFile {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SQLiteStoreError.open("There is no store file at \(path)", path: path)
+        }
+        let connection = try SQLiteConnection(url: url, mode: mode == .create ? .readWrite : mode)
+        return try open(connection: connection, schema: schema, modelVersionHashes: modelVersionHashes)
+    }
+
+    /// Opens the store in an open connection (the checks of `open(at:schema:mode:modelVersionHashes:)`).
+    static func open(connection: SQLiteConnection, schema: StoreSchema, modelVersionHashes: [String: Data]?) throws
+        -> SQLiteStoreFile
+    {
+        let path = connection.url.path
+        let metadata = try AppleSQLMetadata.read(from: connection)
+        if let type = metadata.storeTypeName, type != AppleSQLMetadata.storeType {
+            throw SQLStoreError.invalidType("The store \(path) is of type \(type), not SQLite", path: path)
+        }
+        if let modelVersionHashes {
+            try AppleSQLCompatibility.check(store: metadata.versionHashes, model: modelVersionHashes, path: path)
+        }
+        let numbers = Dictionary(try AppleSQLPrimaryKeys.read(from: connection).map { ($0.name, $0.entityNumber) }) { first, _ in
+            first
+        }
+        let layout: AppleSQLLayout
+        do {
+            layout = try AppleSQLLayout(schema: schema, entityNumbers: numbers)
+        } catch let error as NSError {
+            throw SQLStoreError.incompatibleSchema("\(error.localizedDescription) in \(path)", path: path)
+        }
+        let missing = try layout.missingColumns(in: connection)
+        guard missing.isEmpty else {
+            throw SQLStoreError.incompatibleSchema(
+                "The store \(path) lacks tables or columns the model needs: \(missing.joined(separator: ", "))", path: path)
+        }
+        return SQLiteStoreFile(
+            connection: connection, metadata: metadata, layout: layout,
+            triggerKeptColumns: try triggerKeptColumns(layout: layout, connection: connection))
+    }
+
+    /// The `Z_PRIMARYKEY` rows as they are now.
+    package func primaryKeys() throws -> [AppleSQLPrimaryKeyRow] { try AppleSQLPrimaryKeys.read(from: connection) }
+
+    /// Every row of the entities (schema numbers).
+    package func rows(entityIDs: Set<Int>) throws -> [RowSnapshot] {
+        try SQLRowReader(session: connection, layout: layout).rows(entityIDs: entityIDs)
+    }
+
+    /// Inserts rows in one transaction.
+    package func insert(_ rows: [RowSnapshot]) throws {
+        try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
+    }
+
+    /// Reserves primary keys for new rows of an entity's hierarchy (raises the root's `Z_MAX`).
+    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
+        let root = layout.entityNumber(of: layout.table(of: entityID).rootID)
+        return try connection.transaction { try AppleSQLPrimaryKeys.reserve(count, forRoot: root, in: connection) }
+    }
+
+    /// Replaces the metadata (in one transaction).
+    package func setMetadata(_ metadata: AppleSQLMetadata) throws {
+        try connection.transaction { try metadata.write(to: connection) }
+        self.metadata = metadata
+    }
+
+    /// Takes `metadata` as the file's after the caller wrote it (in a transaction of its own).
+    func metadataWritten(_ metadata: AppleSQLMetadata) {
+        self.metadata = metadata
+    }
+}
