@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"700.0.0"),
         // The PostgreSQL store's wire protocol and connection pool.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `swift package generate-documentation` (the DocC catalogs beside the code; `.ci/run` builds them).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "OpenPredicate"),

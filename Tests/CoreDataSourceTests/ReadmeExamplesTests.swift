@@ -1,19 +1,24 @@
 import CoreData
 import Testing
 
-// The code blocks of README.md, pasted unchanged into the methods of `Readme` below. A method's
-// `print` records what the README code prints; the tests compare it with the `// output` comments
-// of the README, and `everyReadmeBlockIsHere` checks that every block of README.md still appears
-// in this file, character for character, so the two cannot drift apart.
+// The Swift code blocks of the documentation — README.md and every article of the DocC catalogs
+// under Sources (OpenCoreData.docc, OpenPredicate.docc) — pasted unchanged into the methods of
+// `Examples` below (or, for a block that belongs in a class body, into a class). A method's `print`
+// records what the block prints; the tests compare it with the block's `// output` comments.
+// `everySwiftBlockIsHere` checks that every block marked `swift` in those files still appears in
+// this file, character for character, so documentation and tests cannot drift apart: edit a block
+// in an article and this test fails until the same edit is made here. A block marked `swift` that is
+// not code for this target (an excerpt of a client's Package.swift) must be listed, whole, in
+// `exemptBlocks`; anything else (shell, output, diffs) is marked with another language or none.
 
-private final class Readme {
+private final class Examples {
     var printed: [String] = []
 
     func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
         printed.append(items.map { String(describing: $0) }.joined(separator: separator))
     }
 
-    // README: `import CoreData`, unchanged
+    // README.md and PredicateLanguage.md (OpenPredicate.docc): the first example
     func tour() {
         let people: [[String: Any]] = [
             ["name": "Ann", "age": 34, "city": "Leeds"],
@@ -30,7 +35,7 @@ private final class Readme {
         print(found.compactMap { $0["name"] as? String })   // ["Cy", "Ann"]
     }
 
-    // README: Your own types: `KeyValueCodable`
+    // PredicateLanguage.md (OpenPredicate.docc): Your own types: KeyValueCodable
     func keyValueCodable() {
         final class Employee: KeyValueCodable {
             let name: String
@@ -51,7 +56,7 @@ private final class Readme {
         print(staff.filtered(using: wellPaid).map(\.name))   // ["Jo"]
     }
 
-    // README: Models and fetch requests
+    // GettingStarted.md: Models and fetch requests
     func models(modelURL: URL) throws {
         let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
         if let manager = model.entitiesByName["Manager"] {
@@ -63,7 +68,7 @@ private final class Readme {
         print(request?.predicate ?? "none")                         // salary > 40000
     }
 
-    // README: Model versions and migration
+    // Migration.md: Overview
     func modelVersions(postsModelURL: URL, storeURL: URL) throws {
         // Posts.xcdatamodeld holds v1 and v2 (current); the store at storeURL was written with v1.
         let model = try NSManagedObjectModel(validatingContentsOf: postsModelURL)
@@ -74,7 +79,7 @@ private final class Readme {
         print(loaded)   // true
     }
 
-    // README: Contexts, objects and the stores
+    // GettingStarted.md: Contexts, objects and stores
     func contexts(model: NSManagedObjectModel) throws {
         final class Employee: NSManagedObject {
             @Managed var name: String?
@@ -100,7 +105,7 @@ private final class Readme {
         print(try context.count(for: request))                      // 2
     }
 
-    // README: Contexts, objects and the stores — Streaming large fetches (set up as `contexts`)
+    // Stores.md: Streaming large fetches (set up as `contexts`)
     func streaming(model: NSManagedObjectModel) throws {
         // A class of its own name: `contexts` declares another `Employee`, and the process
         // finds an entity's class by its name.
@@ -130,7 +135,7 @@ private final class Readme {
         print(payroll)                                                  // 151000
     }
 
-    // README: Contexts, objects and the stores — Following a fetch (set up as `contexts`)
+    // FollowingFetches.md: Following a fetch (set up as `contexts`)
     func followingAFetch(model: NSManagedObjectModel) throws {
         // A class of its own name (see `streaming`).
         final class FollowedEmployee: NSManagedObject {
@@ -173,7 +178,7 @@ private final class Readme {
         print(feed.changes)                           // ["move Bob 2 → 0"]
     }
 
-    // README: A PostgreSQL store for several servers
+    // Stores.md: A PostgreSQL store for several servers
     func postgreSQL(container: NSPersistentContainer) {
         let description = NSPersistentStoreDescription(url: URL(string: "postgres://app:secret@db.internal/shop?schema=catalog")!)
         description.type = NSPostgreSQLStoreType
@@ -183,7 +188,7 @@ private final class Readme {
         container.persistentStoreDescriptions = [description]
     }
 
-    // README: Input from users: the throwing twins
+    // PredicateLanguage.md (OpenPredicate.docc): Input from users: the throwing twins
     func throwingTwins() throws {
         do {
             _ = try NSPredicate(validatingFormat: "name == ")
@@ -195,14 +200,56 @@ private final class Readme {
     }
 }
 
-// MARK: - Reading README.md
+// ValidationAndFaults.md: Per-key validation methods. A person's name may be missing, not empty.
+private final class DocumentedPerson: NSManagedObject {
+    @Managed var name: String?
+
+    func validateName(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {
+        guard let name = value.pointee as? String, name.isEmpty else { return }
+        throw NSError(domain: "PersonErrors", code: 1, userInfo: [NSLocalizedDescriptionKey: "A name can't be empty."])
+    }
+
+    override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        try super.validateValue(value, forKey: key)
+        if key == "name" { try validateName(value) }
+    }
+}
+
+// MARK: - Reading the documentation
 
 private let packageRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// The catalogs whose articles must be there; `documentationFiles()` also reads any other
+/// catalog under `Sources`.
+private let requiredCatalogs = ["Sources/OpenCoreData/OpenCoreData.docc", "Sources/OpenPredicate/OpenPredicate.docc"]
+
+/// README.md, then every `.md` file of every `.docc` catalog under `Sources`, as paths relative
+/// to the package's root, sorted.
+private func documentationFiles() throws -> [String] {
+    let sources = packageRoot.appendingPathComponent("Sources")
+    var articles: [String] = []
+    for module in try FileManager.default.contentsOfDirectory(atPath: sources.path) {
+        let folder = sources.appendingPathComponent(module)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for catalog in entries where catalog.hasSuffix(".docc") {
+            guard let walker = FileManager.default.enumerator(atPath: folder.appendingPathComponent(catalog).path) else { continue }
+            for case let file as String in walker where file.hasSuffix(".md") {
+                articles.append("Sources/\(module)/\(catalog)/\(file)")
+            }
+        }
+    }
+    return ["README.md"] + articles.sorted()
+}
+
 private struct CodeBlock {
+    /// The file, relative to the package's root.
+    let document: String
     let language: String
     let lines: [String]
+
+    /// The block's text, its lines joined.
+    var text: String { lines.joined(separator: "\n") }
 
     /// The `// output` comments of the block's `print(…)` lines, in order.
     var expectedOutput: [String] {
@@ -214,34 +261,81 @@ private struct CodeBlock {
     }
 }
 
-private func readmeBlocks() throws -> [CodeBlock] {
-    let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+/// The fenced code blocks of one file, in order.
+private func blocks(in document: String) throws -> [CodeBlock] {
+    let text = try String(contentsOf: packageRoot.appendingPathComponent(document), encoding: .utf8)
     var blocks: [CodeBlock] = []
     var current: (language: String, lines: [String])?
-    for line in readme.components(separatedBy: "\n") {
+    for line in text.components(separatedBy: "\n") {
         if line.hasPrefix("```") {
             if let open = current {
-                blocks.append(CodeBlock(language: open.language, lines: open.lines))
+                blocks.append(CodeBlock(document: document, language: open.language, lines: open.lines))
                 current = nil
             } else {
                 current = (String(line.dropFirst(3)), [])
             }
         } else if current != nil {
-            current!.lines.append(line)
+            current?.lines.append(line)
         }
     }
     return blocks
 }
 
-private func swiftBlock(containing text: String) throws -> CodeBlock {
-    try #require(try readmeBlocks().first { $0.language == "swift" && $0.lines.contains { $0.contains(text) } })
+/// Every `swift` block of the README and of the articles.
+private func swiftBlocks() throws -> [CodeBlock] {
+    try documentationFiles().flatMap { try blocks(in: $0) }.filter { $0.language == "swift" }
 }
 
-@Suite("README examples")
+/// The blocks whose output the tests below compare, each known by a text only it holds.
+private enum Example: String, CaseIterable {
+    case tour = #"NSSortDescriptor(key: "age""#
+    case keyValueCodable = "KeyValueCodable {"
+    case throwingTwins = "validatingFormat"
+    case models = "validatingContentsOf: modelURL"
+    case modelVersions = "postsModelURL"
+    case contexts = "NSInMemoryStoreType"
+    case streaming = "objects(for: everyone"
+    case followingAFetch = "NSFetchedResultsControllerDelegate"
+}
+
+/// Every block of `example` (the same block may be shown in more than one file), at least one.
+private func swiftBlocks(_ example: Example) throws -> [CodeBlock] {
+    let found = try swiftBlocks().filter { $0.text.contains(example.rawValue) }
+    try #require(!found.isEmpty, "no swift block holds \(example.rawValue)")
+    return found
+}
+
+/// What `body` printed equals the `// output` comments of every block of `example`.
+private func expectOutput(_ printed: [String], of example: Example, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for block in try swiftBlocks(example) {
+        #expect(printed == block.expectedOutput, "\(block.document)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A client's `Package.swift` excerpt (README.md, GettingStarted.md): PackageDescription code,
+/// not code of this target. Checked against the manifest by `packageExcerptNamesWhatExists`.
+private let packageExcerpt = """
+    dependencies: [
+        .package(url: "https://github.com/opencoredata/opencoredata", from: "1.0.0"),
+    ],
+    targets: [
+        .target(name: "MyApp", dependencies: [
+            .product(name: "CoreData", package: "opencoredata", condition: .when(platforms: [.linux])),
+        ]),
+    ]
+    """
+
+/// The `swift` blocks that are not pasted into this file, each whole, with the files that may
+/// show it. Editing such a block fails `everySwiftBlockIsHere` until it is edited here too.
+private let exemptBlocks: [String: Set<String>] = [
+    packageExcerpt: ["README.md", "Sources/OpenCoreData/OpenCoreData.docc/GettingStarted.md"]
+]
+
+@Suite("Documentation examples")
 struct ReadmeExamplesTests {
     @Test func startsWithTheSetUpCommands() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let first = try #require(try readmeBlocks().first)
+        let first = try #require(try blocks(in: "README.md").first)
         #expect(readme.hasPrefix("```"))
         #expect(first.lines == [
             "swift run coredata demo          # the main job: a sample SQLite store and a tour of fetch requests",
@@ -254,63 +348,112 @@ struct ReadmeExamplesTests {
         #expect(ci.contains("swift test"))
     }
 
-    @Test func benchmarkCommandNamesTheBenchmarkPackage() throws {
-        let block = try #require(try readmeBlocks().first { $0.lines.contains { $0.contains("PredicateBenchmarks") } })
-        #expect(block.lines == ["cd Benchmarks && swift run -c release PredicateBenchmarks"])
-        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
-        #expect(manifest.contains(#"name: "PredicateBenchmarks""#))
-        let fetch = try #require(try readmeBlocks().first { $0.lines.contains { $0.contains("FetchBenchmarks") } })
-        #expect(fetch.lines == ["cd Benchmarks && swift run -c release FetchBenchmarks"])
-        #expect(manifest.contains(#"name: "FetchBenchmarks""#))
+    /// The README is a map, not the manual: at most 10 KB (10,240 bytes).
+    @Test func readmeIsAtMostTenKilobytes() throws {
+        let size = try Data(contentsOf: packageRoot.appendingPathComponent("README.md")).count
+        #expect(size <= 10_240, "README.md is \(size) bytes; move detail into an article")
     }
 
-    @Test func everyReadmeBlockIsHere() throws {
+    /// The README's links to files (articles, Benchmarks/README.md) lead somewhere.
+    @Test func readmeLinksExist() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let links = readme.matches(of: #/\]\(([^)#:]+)\)/#).map { String($0.output.1) }
+        #expect(links.count >= 10)
+        for link in links {
+            #expect(FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(link).path), "README links to \(link)")
+        }
+    }
+
+    @Test func benchmarkCommandsNameTheBenchmarkPackage() throws {
+        let benchmarks = try blocks(in: "Benchmarks/README.md")
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Benchmarks/Package.swift"), encoding: .utf8)
+        for name in ["PredicateBenchmarks", "FetchBenchmarks"] {
+            let block = try #require(benchmarks.first { $0.lines.contains { $0.contains(name) } })
+            #expect(block.lines == ["cd Benchmarks && swift run -c release \(name)"])
+            #expect(manifest.contains("name: \"\(name)\""))
+        }
+    }
+
+    /// Both catalogs are there and read, with the articles the landing pages list.
+    @Test func catalogsAreRead() throws {
+        let files = try documentationFiles()
+        for catalog in requiredCatalogs {
+            #expect(files.contains { $0.hasPrefix(catalog + "/") }, "\(catalog) has no article")
+        }
+        #expect(files.count >= 12, "README.md, two landing pages and at least nine articles: \(files)")
+    }
+
+    @Test func everySwiftBlockIsHere() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
             .components(separatedBy: "\n")
         let imports = Set(source.filter { $0.hasPrefix("import ") })
-        let blocks = try readmeBlocks().filter { $0.language == "swift" }
-        #expect(blocks.count == 9)
+        let blocks = try swiftBlocks()
+        #expect(blocks.count >= 13)
+        var exemptionsUsed: Set<String> = []
         for block in blocks {
-            // Imports are this file's; the rest is pasted into a method, indented.
+            if let documents = exemptBlocks[block.text] {
+                #expect(documents.contains(block.document), "\(block.document) shows an exempt block it is not listed for")
+                exemptionsUsed.insert(block.text)
+                continue
+            }
+            // Imports are this file's; the rest is pasted into a method or a class, indented.
             for line in block.lines where line.hasPrefix("import ") {
-                #expect(imports.contains(line), "README imports \(line), this file does not")
+                #expect(imports.contains(line), "\(block.document) imports \(line), this file does not")
             }
             let body = Array(block.lines.drop { $0.hasPrefix("import ") || $0.isEmpty })
-            let start = try #require(body.first)
+            let start = try #require(body.first, "\(block.document) has an empty swift block")
             let candidates = source.indices.filter { source[$0].hasSuffix(start) }
             let found = candidates.contains { index in
                 let indent = String(source[index].dropLast(start.count))
                 guard indent.allSatisfy({ $0 == " " }), index + body.count <= source.count else { return false }
-                return zip(body, source[index...]).allSatisfy { readme, here in
-                    readme.isEmpty ? here.isEmpty : here == indent + readme
+                return zip(body, source[index...]).allSatisfy { shown, here in
+                    shown.isEmpty ? here.isEmpty : here == indent + shown
                 }
             }
-            #expect(found, "README block starting \"\(start)\" is not in ReadmeExamplesTests.swift")
+            #expect(found, "\(block.document): block starting \"\(start)\" is not in ReadmeExamplesTests.swift")
+        }
+        #expect(exemptionsUsed == Set(exemptBlocks.keys), "an exemption no file uses any more")
+    }
+
+    /// Every block that shows output is one the tests below run and compare.
+    @Test func everyPrintingBlockIsCompared() throws {
+        for block in try swiftBlocks() where !block.expectedOutput.isEmpty {
+            #expect(
+                Example.allCases.contains { block.text.contains($0.rawValue) },
+                "\(block.document): a block with `// output` comments that no test compares")
         }
     }
 
+    /// The package excerpt names this package's product and a package name matching its URL.
+    @Test func packageExcerptNamesWhatExists() throws {
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(#".library(name: "CoreData", targets: ["CoreData"])"#))
+        let url = try #require(packageExcerpt.firstMatch(of: #/\.package\(url: "([^"]+)"/#)?.output.1)
+        #expect(packageExcerpt.contains(#"package: "\#(url.split(separator: "/").last ?? "")""#))
+    }
+
     @Test func tour() throws {
-        let readme = Readme()
-        readme.tour()
-        #expect(readme.printed == [#"city == "Leeds" AND age > 30"#, "false", #"["Cy", "Ann"]"#])
-        #expect(readme.printed == (try swiftBlock(containing: "NSSortDescriptor(key: \"age\"")).expectedOutput)
+        let examples = Examples()
+        examples.tour()
+        #expect(examples.printed == [#"city == "Leeds" AND age > 30"#, "false", #"["Cy", "Ann"]"#])
+        try expectOutput(examples.printed, of: .tour)
     }
 
     @Test func keyValueCodable() throws {
-        let readme = Readme()
-        readme.keyValueCodable()
-        #expect(readme.printed == [#"["Jo"]"#])
-        #expect(readme.printed == (try swiftBlock(containing: "KeyValueCodable {")).expectedOutput)
+        let examples = Examples()
+        examples.keyValueCodable()
+        #expect(examples.printed == [#"["Jo"]"#])
+        try expectOutput(examples.printed, of: .keyValueCodable)
     }
 
     @Test func throwingTwins() throws {
-        let readme = Readme()
-        try readme.throwingTwins()
-        #expect(readme.printed == ["true", "salary > 50000"])
-        #expect(readme.printed == (try swiftBlock(containing: "validatingFormat")).expectedOutput)
+        let examples = Examples()
+        try examples.throwingTwins()
+        #expect(examples.printed == ["true", "salary > 50000"])
+        try expectOutput(examples.printed, of: .throwingTwins)
     }
 
-    /// The model file the README's model example loads: the file Xcode would write for it.
+    /// The model file the models example (GettingStarted.md) loads: the file Xcode would write for it.
     private static let modelFile = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
         <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
@@ -327,7 +470,7 @@ struct ReadmeExamplesTests {
         </model>
         """
 
-    /// The README's model file, written to a temporary folder; `body` gets the `.xcdatamodeld`.
+    /// The example's model file, written to a temporary folder; `body` gets the `.xcdatamodeld`.
     private func withModelFile(_ body: (URL) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("readme-\(UUID().uuidString)/Company.xcdatamodeld/Company.xcdatamodel")
@@ -337,8 +480,8 @@ struct ReadmeExamplesTests {
         try body(folder.deletingLastPathComponent())
     }
 
-    /// Two versions of a posts model, a store written with the first, and the README's
-    /// container migrating it: the posts are there with the new attribute's default.
+    /// Two versions of a posts model, a store written with the first, and the
+    /// article's container migrating it: the posts are there with the new attribute's default.
     @Test func modelVersions() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -364,10 +507,10 @@ struct ReadmeExamplesTests {
         }
         try writer.remove(try #require(writer.persistentStores.first))
 
-        let readme = Readme()
-        try readme.modelVersions(postsModelURL: bundle, storeURL: storeURL)
-        #expect(readme.printed == ["true"])
-        #expect(readme.printed == (try swiftBlock(containing: "postsModelURL")).expectedOutput)
+        let examples = Examples()
+        try examples.modelVersions(postsModelURL: bundle, storeURL: storeURL)
+        #expect(examples.printed == ["true"])
+        try expectOutput(examples.printed, of: .modelVersions)
         let reader = NSPersistentStoreCoordinator(
             managedObjectModel: try NSManagedObjectModel(validatingContentsOf: bundle))
         try reader.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
@@ -380,35 +523,35 @@ struct ReadmeExamplesTests {
 
     @Test func contexts() throws {
         try withModelFile { url in
-            let readme = Readme()
-            try readme.contexts(model: try NSManagedObjectModel(validatingContentsOf: url))
-            #expect(readme.printed == [#"["Cy", "Ann"]"#, "2"])
-            #expect(readme.printed == (try swiftBlock(containing: "NSInMemoryStoreType")).expectedOutput)
+            let examples = Examples()
+            try examples.contexts(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(examples.printed == [#"["Cy", "Ann"]"#, "2"])
+            try expectOutput(examples.printed, of: .contexts)
         }
     }
 
     @Test func streaming() throws {
         try withModelFile { url in
-            let readme = Readme()
-            try readme.streaming(model: try NSManagedObjectModel(validatingContentsOf: url))
-            #expect(readme.printed == ["151000"])
-            #expect(readme.printed == (try swiftBlock(containing: "objects(for: everyone")).expectedOutput)
+            let examples = Examples()
+            try examples.streaming(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(examples.printed == ["151000"])
+            try expectOutput(examples.printed, of: .streaming)
         }
     }
 
     @Test func followingAFetch() throws {
         try withModelFile { url in
-            let readme = Readme()
-            try readme.followingAFetch(model: try NSManagedObjectModel(validatingContentsOf: url))
-            #expect(readme.printed == [#"["Cy", "Ann", "Bob"]"#, #"["move Bob 2 → 0"]"#])
-            #expect(readme.printed == (try swiftBlock(containing: "NSFetchedResultsControllerDelegate")).expectedOutput)
+            let examples = Examples()
+            try examples.followingAFetch(model: try NSManagedObjectModel(validatingContentsOf: url))
+            #expect(examples.printed == [#"["Cy", "Ann", "Bob"]"#, #"["move Bob 2 → 0"]"#])
+            try expectOutput(examples.printed, of: .followingAFetch)
         }
     }
 
     /// The block configures the description it shows (loading it needs the server it names).
     @Test func postgreSQL() throws {
         let container = NSPersistentContainer(name: "Shop", managedObjectModel: NSManagedObjectModel())
-        Readme().postgreSQL(container: container)
+        Examples().postgreSQL(container: container)
         let description = try #require(container.persistentStoreDescriptions.first)
         #expect(container.persistentStoreDescriptions.count == 1)
         #expect(description.type == NSPostgreSQLStoreType)
@@ -419,10 +562,45 @@ struct ReadmeExamplesTests {
 
     @Test func models() throws {
         try withModelFile { url in
-            let readme = Readme()
-            try readme.models(modelURL: url)
-            #expect(readme.printed == ["Employee", #"["name", "salary", "reports"]"#, "salary > 40000"])
-            #expect(readme.printed == (try swiftBlock(containing: "validatingContentsOf")).expectedOutput)
+            let examples = Examples()
+            try examples.models(modelURL: url)
+            #expect(examples.printed == ["Employee", #"["name", "salary", "reports"]"#, "salary > 40000"])
+            try expectOutput(examples.printed, of: .models)
         }
+    }
+
+    /// ValidationAndFaults.md's override calls the per-key method: an empty name fails the save
+    /// with the method's error and nothing is written; a missing one and a real one save.
+    @Test func perKeyValidation() throws {
+        let person = NSEntityDescription()
+        person.name = "Person"
+        person.managedObjectClassName = "DocumentedPerson"
+        let name = NSAttributeDescription()
+        name.name = "name"
+        name.attributeType = .stringAttributeType
+        name.isOptional = true
+        person.properties = [name]
+        let model = NSManagedObjectModel()
+        model.entities = [person]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let empty = DocumentedPerson(entity: person, insertInto: context)
+            empty.name = ""
+            #expect(throws: (any Error).self) { try context.save() }
+            let stored = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            stored.includesPendingChanges = false
+            #expect(try context.count(for: stored) == 0, "the failed save wrote nothing")
+            empty.name = nil
+            try context.save()
+            DocumentedPerson(entity: person, insertInto: context).name = "Ann"
+            try context.save()
+        }
+        let saved = try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(saved == ["Ann"])
     }
 }

@@ -16,8 +16,8 @@ import Testing
 /// disk. After each run the test checks the file: every acknowledged save is there, no save is
 /// there in part, `PRAGMA integrity_check` says `ok`, and the store opens.
 ///
-/// Figures are printed (`crash-safety: …`) for the README. `STORE_CRASH_CYCLES` scales the
-/// number of kill cycles (default 100 per series; 4 series).
+/// Figures are printed (`crash-safety: …`) for the Reliability article (OpenCoreData.docc).
+/// `STORE_CRASH_CYCLES` scales the number of kill cycles (default 100 per series; 4 series).
 @Suite(.serialized) struct StoreCrashTests {
     static let items = 10
     static var cycles: Int { ProcessInfo.processInfo.environment["STORE_CRASH_CYCLES"].flatMap(Int.init) ?? 100 }

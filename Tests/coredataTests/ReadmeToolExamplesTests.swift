@@ -2,14 +2,14 @@ import CoreData
 import Foundation
 import Testing
 
-/// The commands of the README's section "The command-line tool", run on the demo's store with a
-/// 100-column terminal; each output is compared with the literal here, and the README must show
-/// that same text.
+/// The commands of the article "The command-line tool" (`CommandLineTool.md` in the OpenCoreData
+/// DocC catalog), run on the demo's store with a 100-column terminal; each output is compared with
+/// the literal here, and the article must show that same text.
 @Suite struct ReadmeToolExamplesTests {
     @Test func readmeExamples() throws {
-        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let articleURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/OpenCoreData/OpenCoreData.docc/CommandLineTool.md")
+        let readme = try String(contentsOf: articleURL, encoding: .utf8)
         let folder = try ToolRunner.temporaryFolder("company")
         #expect(try ToolRunner.run(["demo", "--folder", folder.path]).status == 0)
         let files = [
@@ -48,7 +48,7 @@ import Testing
         let count = try ToolRunner.run(["count"] + files + ["--template", "EarnsMoreThan", "--var", "MINIMUM=198000"])
         #expect(count.stdout == "38\n")
         for output in [employees.stdout, groups.stdout] {
-            #expect(readme.contains("```\n" + output + "```"), "README.md does not show:\n\(output)")
+            #expect(readme.contains("```\n" + output + "```"), "CommandLineTool.md does not show:\n\(output)")
         }
         let explain = try ToolRunner.run(
             ["explain"] + files + ["--entity", "Department", "--predicate", "ANY employees.salary > 230000"], columns: 100)

@@ -58,6 +58,7 @@ public protocol NSFetchedResultsControllerDelegate: AnyObject {
     /// Called for each object that was inserted, deleted, moved or updated.
     ///
     /// - Parameters:
+    ///   - controller: The controller that reports the change.
     ///   - anObject: The object (a managed object).
     ///   - indexPath: Its old index path; nil for an insertion.
     ///   - type: The kind of change.

@@ -182,12 +182,14 @@ import Testing
         #expect(capture.statements.isEmpty, "every department filled from the prefetched rows")
     }
 
-    /// The README's level-2 trace of its `Employee` fetch (`salary > 40000`, sorted by salary
-    /// descending) is what the store logs, line for line (the time left out).
+    /// The level-2 trace that the Stores article (`Stores.md` in the OpenCoreData DocC catalog)
+    /// shows for its `Employee` fetch (`salary > 40000`, sorted by salary descending) is what the
+    /// store logs, line for line (the time left out).
     @Test func readmeTraceIsWhatTheStoreLogs() throws {
-        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
-        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let articleURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/OpenCoreData/OpenCoreData.docc/Stores.md")
+        let readme = try String(contentsOf: articleURL, encoding: .utf8)
         let start = try #require(readme.range(of: "```\nsql: "))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let shown = readme[readme.index(start.lowerBound, offsetBy: 4)..<end.lowerBound].split(separator: "\n").map(String.init)
