@@ -14,13 +14,13 @@
     /// let output = try store.execute(FetchPlan(entityID: carID, entityIDs: carFamily, output: .count))
     /// ```
     ///
-    /// - **Fetches** compile with the SQLite store's compiler in PostgreSQL's dialect
+    /// - **Fetches** run as both SQL stores run them (`SQLFetchStore`), in PostgreSQL's dialect
     ///   (`SQLCompiler(layout:dialect:)`) to one statement; rows decode through the same
     ///   `SQLRowDecoder`. A plan with a part PostgreSQL cannot compute as the other stores do (the
     ///   reason names it: Foundation's string rules, localized sorts) reads the rows into an
     ///   `InMemoryRowStore` and runs there, so its answers are the in-memory store's; a part no SQL
     ///   store runs fails with `NSPersistentStoreUnsupportedRequestTypeError`, as on SQLite.
-    /// - **Saves** run in one transaction through the SQLite store's `SQLRowWriter`: uniqueness
+    /// - **Saves** run in one transaction through the SQL stores' `SQLRowWriter`: uniqueness
     ///   constraints checked first, rows guarded by `Z_OPT` (optimistic locking). A serialization
     ///   failure, a deadlock, or a unique index refusing a row another server inserted meanwhile
     ///   runs the whole save again (at most 5 times); the second run reports what the first could

@@ -238,7 +238,7 @@ package final class SQLiteStatement {
 
     /// The column as SQLite holds it (its storage class: `.integer`, `.double`, `.string`,
     /// `.data` or `.null`), which binds back to an equal value: for values a statement
-    /// compares with again, such as a paged fetch's position (`SQLiteRowStore+Paging`).
+    /// compares with again, such as a paged fetch's position (`SQLFetchStore.page(of:after:)`).
     package func storedValue(at index: Int32) -> StoreValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(at: index))
