@@ -74,27 +74,31 @@ let package = Package(
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // What the test targets share: the PostgreSQL test server, a seeded random generator,
+        // temporary folders, model builders. Written against `CoreData` (Apple's API) only.
+        .target(name: "TestSupport", dependencies: ["CoreData"], path: "Tests/TestSupport"),
         // A writer the crash-safety tests run in a child process and kill (not a product).
-        .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData"]),
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData", "TestSupport"], path: "Tests/StoreCrashWriter"),
         // An app server of the several-servers tests, run as child processes (not a product).
-        .executableTarget(name: "ServerWorker", dependencies: ["CoreData"]),
+        .executableTarget(name: "ServerWorker", dependencies: ["CoreData", "TestSupport"], path: "Tests/ServerWorker"),
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
-        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
+        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore", "TestSupport"]),
         // Needs a server: OPENCOREDATA_POSTGRES_URL (`.ci/postgres start` makes one); skipped
         // without it, failing under CI.
-        .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenStoreCore"]),
+        .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenStoreCore", "TestSupport"]),
         .testTarget(
             name: "OpenSQLiteStoreTests",
             dependencies: [
-                "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore", .product(name: "Logging", package: "swift-log"),
+                "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["OpenCoreData", "OpenSQLiteStore", "TestSupport", .product(name: "Logging", package: "swift-log")],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
-        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "TestSupport"]),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
@@ -104,12 +108,12 @@ let package = Package(
         // Foundation` + `import XCTest` + `import CoreData`, a model file in the bundle, generated
         // subclasses, typed key paths. Ported with only the README's mechanical edits.
         .testTarget(
-            name: "AppleCodeTests", dependencies: ["CoreData"],
+            name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
-        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "coredata"]),
+        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "TestSupport", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
-        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "StoreCrashWriter", "ServerWorker"]),
+        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "TestSupport", "StoreCrashWriter", "ServerWorker"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -2,6 +2,7 @@ import Foundation
 import OpenInMemoryStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// A library with every kind of relationship: ordered to-many (authors' books, in an order that

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The stores Apple's Core Data wrote, in `shared/realworld/stores` (expectations are literals

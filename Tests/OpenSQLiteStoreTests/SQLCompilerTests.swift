@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// A company schema for the compiler:

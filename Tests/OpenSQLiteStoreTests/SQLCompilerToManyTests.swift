@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// To-many key paths and comparisons of two key paths, compiled to SQL: the statement text and

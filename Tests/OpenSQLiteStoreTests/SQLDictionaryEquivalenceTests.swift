@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The same dictionary plan through both stores: the SQL store's dictionaries (compiled to SQL,

@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Paged fetches (`PagingRowStore`, keyset pagination): the SQL of a page, and pages that add up

@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenPredicate
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// String operators compiled to native SQL (`SQLCompiler+Strings.swift`) answer exactly as the

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Log messages kept in memory.

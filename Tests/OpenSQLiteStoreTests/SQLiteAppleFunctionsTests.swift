@@ -1,6 +1,7 @@
 import Foundation
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The functions of Apple's Core Data that its files' triggers call.

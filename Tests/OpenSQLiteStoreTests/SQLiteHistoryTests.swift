@@ -2,6 +2,7 @@ import Foundation
 import OpenInMemoryStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The store-level history contract (`RowStore.history(after:limit:)`, `deleteHistory(before:)`,

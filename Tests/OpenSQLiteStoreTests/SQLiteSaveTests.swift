@@ -2,6 +2,7 @@ import Foundation
 import OpenInMemoryStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Saves at the store level, through `SQLiteRowStore` and `InMemoryRowStore` with the same

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Creating a store is atomic: the store either does not exist or opens.

@@ -1,6 +1,7 @@
 import Foundation
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite struct SQLiteStoreFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import OpenPostgreSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The team's shared folder of real-world stores (`../shared/realworld/stores` beside the
@@ -31,28 +32,6 @@ enum RealStores {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
         return target.appendingPathComponent(file)
     }
-}
-
-/// A fresh temporary folder for one test, removed when the value is released.
-final class TemporaryFolder {
-    let url: URL
-    /// What else goes with the folder (stores on the PostgreSQL test server).
-    private var cleanUps: [() -> Void] = []
-
-    /// Runs `cleanUp` when the folder is removed.
-    func onRemove(_ cleanUp: @escaping () -> Void) { cleanUps.append(cleanUp) }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlitestore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-        for cleanUp in cleanUps { cleanUp() }
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }
 
 /// Builds schema entities with family sets computed from the super links.
@@ -158,20 +137,6 @@ extension RowStore {
 /// The PostgreSQL store beside the SQLite one in the store-level tests, when a test server is
 /// named (`OPENCOREDATA_POSTGRES_URL`; under CI a missing one fails the test instead).
 enum PostgresStores {
-    static var url: String? {
-        guard let value = ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"], !value.isEmpty else { return nil }
-        return value
-    }
-
-    static var isCI: Bool {
-        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
-        return !value.isEmpty && value != "0" && value != "false"
-    }
-
-    struct Missing: Error, CustomStringConvertible {
-        var description: String { "CI is set but OPENCOREDATA_POSTGRES_URL is not: the PostgreSQL cases need a server" }
-    }
-
     /// A new PostgreSQL store of `schema` in a fresh schema, dropped with `folder`; nil when no
     /// server is named (and this is not CI), or in a build without the store (the package trait
     /// `PostgreSQL` off).
@@ -179,12 +144,8 @@ enum PostgresStores {
         -> (any SQLRowStore & PagingRowStore)?
     {
         #if PostgreSQL
-            guard let base = url else {
-                if isCI { throw Missing() }
-                return nil
-            }
-            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            guard let store = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + name) else { throw Missing() }
+            guard PostgresTestServer.isEnabled else { return nil }
+            let store = try PostgresTestServer.freshStoreURL()
             folder.onRemove { try? PostgreSQLRowStore.destroy(url: store) }
             return try PostgreSQLRowStore.open(url: store, schema: schema, modelVersionHashes: [:], tracksHistory: tracksHistory)
         #else

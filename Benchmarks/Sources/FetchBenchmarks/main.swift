@@ -24,6 +24,7 @@
 // line of stdout is the same results as one JSON object, also written to the file named by the
 // first argument that is not an option.
 
+import BenchmarkSupport
 import CoreData
 import Probes
 import RawSQLite
@@ -77,60 +78,7 @@ func peakMegabytes() -> Double {
 
 // MARK: - Model
 
-/// A department as an app declares it.
-final class DepartmentObject: NSManagedObject {
-    @Managed var name: String?
-    @Managed var budget: Int64
-}
-
-/// An employee as an app declares it: the typed properties the first line reads. (`Employee`
-/// is the raw side's row.)
-final class EmployeeObject: NSManagedObject {
-    @Managed var firstName: String?
-    @Managed var lastName: String?
-    @Managed var salary: Int64
-    @Managed var age: Int16
-    @Managed var hired: Date?
-    @Managed var department: DepartmentObject?
-}
-
-func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-    let attribute = NSAttributeDescription()
-    attribute.name = name
-    attribute.attributeType = type
-    return attribute
-}
-
-func makeModel() -> NSManagedObjectModel {
-    let department = NSEntityDescription()
-    department.name = "Department"
-    department.managedObjectClassName = String(reflecting: DepartmentObject.self)
-    let employee = NSEntityDescription()
-    employee.name = "Employee"
-    employee.managedObjectClassName = String(reflecting: EmployeeObject.self)
-    let employees = NSRelationshipDescription()
-    employees.name = "employees"
-    employees.destinationEntity = employee
-    employees.maxCount = 0
-    employees.deleteRule = .nullifyDeleteRule
-    let worksIn = NSRelationshipDescription()
-    worksIn.name = "department"
-    worksIn.destinationEntity = department
-    worksIn.maxCount = 1
-    employees.inverseRelationship = worksIn
-    worksIn.inverseRelationship = employees
-    department.properties = [attribute("name", .stringAttributeType), attribute("budget", .integer64AttributeType), employees]
-    employee.properties = [
-        attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
-        attribute("salary", .integer64AttributeType), attribute("age", .integer16AttributeType),
-        attribute("hired", .dateAttributeType), worksIn,
-    ]
-    let model = NSManagedObjectModel()
-    model.entities = [department, employee]
-    return model
-}
-
-let model = makeModel()
+let model = makeCompanyModel()
 guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
     fatalError("model")
 }

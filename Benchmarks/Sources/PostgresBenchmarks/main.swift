@@ -31,6 +31,7 @@
 // The throughput rounds print each round's client and server CPU per fetch and the fetches a
 // second the machine's cores could give at that cost (the ceiling the curve flattens at).
 
+import BenchmarkSupport
 import CoreData
 import PostgresNIO
 
@@ -71,61 +72,9 @@ serverComponents.queryItems =
     ]
 guard let storeURL = serverComponents.url else { fail("no store URL") }
 
-// MARK: - Model (FetchBenchmarks' model)
+// MARK: - Model (FetchBenchmarks' model: BenchmarkSupport's company model)
 
-/// A department as an app declares it.
-final class DepartmentObject: NSManagedObject {
-    @Managed var name: String?
-    @Managed var budget: Int64
-}
-
-/// An employee as an app declares it.
-final class EmployeeObject: NSManagedObject {
-    @Managed var firstName: String?
-    @Managed var lastName: String?
-    @Managed var salary: Int64
-    @Managed var age: Int16
-    @Managed var hired: Date?
-    @Managed var department: DepartmentObject?
-}
-
-func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-    let attribute = NSAttributeDescription()
-    attribute.name = name
-    attribute.attributeType = type
-    return attribute
-}
-
-func makeModel() -> NSManagedObjectModel {
-    let department = NSEntityDescription()
-    department.name = "Department"
-    department.managedObjectClassName = String(reflecting: DepartmentObject.self)
-    let employee = NSEntityDescription()
-    employee.name = "Employee"
-    employee.managedObjectClassName = String(reflecting: EmployeeObject.self)
-    let employees = NSRelationshipDescription()
-    employees.name = "employees"
-    employees.destinationEntity = employee
-    employees.maxCount = 0
-    employees.deleteRule = .nullifyDeleteRule
-    let worksIn = NSRelationshipDescription()
-    worksIn.name = "department"
-    worksIn.destinationEntity = department
-    worksIn.maxCount = 1
-    employees.inverseRelationship = worksIn
-    worksIn.inverseRelationship = employees
-    department.properties = [attribute("name", .stringAttributeType), attribute("budget", .integer64AttributeType), employees]
-    employee.properties = [
-        attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
-        attribute("salary", .integer64AttributeType), attribute("age", .integer16AttributeType),
-        attribute("hired", .dateAttributeType), worksIn,
-    ]
-    let model = NSManagedObjectModel()
-    model.entities = [department, employee]
-    return model
-}
-
-let model = makeModel()
+let model = makeCompanyModel()
 guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
     fail("model")
 }

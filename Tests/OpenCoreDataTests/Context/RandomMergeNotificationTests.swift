@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Two contexts of one coordinator pass their saves to each other with
@@ -9,7 +10,7 @@ import Testing
 /// salaries, merges the notification. Every object the merging side knows must then show the
 /// saved values with its own unsaved changes on top, objects deleted by the saver must have left
 /// it, and after it saves in turn (no conflict: the merge brought its snapshots up to date) and
-/// the first merges back, both sides must hold the same values. Seeded.
+/// the first merges back, both sides must hold the same values. SplitMix64.
 @Suite struct RandomMergeNotificationTests {
     /// An employee's values as both contexts should show them.
     struct Values: Equatable, CustomStringConvertible {
@@ -46,7 +47,7 @@ import Testing
     func savesMergedBothWays(_ storeType: String, _ seed: UInt64) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let contexts = [fixture.context, fixture.freshContext()]
-        var random = RandomFetchTests.Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         var serial = 0
         func employees(in context: NSManagedObjectContext) throws -> [NSManagedObject] {

@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Persistent history in SQLite files: Apple's layout as this package writes it, an Apple-written

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Bad model files: each throws an NSError in NSCocoaErrorDomain naming the file and the line,

@@ -1,4 +1,5 @@
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// `propertiesToFetch` and `propertiesToGroupBy` when they are set: checked against the entity
@@ -134,7 +135,7 @@ import Testing
             values: { model in
                 let other = NSEntityDescription()
                 other.name = "Other"
-                other.properties = [CompanyModel.attribute("name", .stringAttributeType)]
+                other.properties = [attribute("name", .stringAttributeType)]
                 model.entities += [other]  // the model keeps the entity (properties hold it weakly)
                 return other.properties
             },
@@ -193,7 +194,7 @@ import Testing
         #expect(request.propertiesToFetch?.map(RequestFixtures.describe) == ["Expression:total=sum:(salary)"])
         let byName = #expect(throws: NSError.self) { try request.setPropertiesToFetch(validating: ["name"]) }
         #expect(byName?.localizedDescription == "Invalid keypath name passed to setPropertiesToFetch:")
-        let salary = CompanyModel.attribute("salary", .decimalAttributeType)
+        let salary = attribute("salary", .decimalAttributeType)
         let described = #expect(throws: NSError.self) { try request.setPropertiesToFetch(validating: [salary]) }
         #expect(
             described?.localizedDescription

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreData
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Every store in `shared/realworld/stores` that comes with its model, opened through

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Stores damaged at random (from a fixed seed): cells of the entity tables and join tables set

@@ -1,6 +1,7 @@
 import Foundation
 import OpenCoreData
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// `NSFetchRequest<NSDictionary>` on an `NSSQLiteStoreType` store (compiled to one `SELECT`

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// `NSPersistentStoreCoordinator.explain(_:in:)`: what a request runs as in an SQLite store.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @testable import OpenCoreData
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// The statements a context's fetches run on an SQLite store, read from the store's SQL trace:

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 
 /// One app server of the several-servers tests (`MultiServerTests`): contexts on one shared
 /// store doing random conflicting transfers between accounts, under one merge policy.
@@ -57,13 +58,6 @@ enum ServerWorker {
     static func model() -> NSManagedObjectModel {
         let account = NSEntityDescription()
         account.name = "Account"
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
         account.properties = [
             attribute("name", .stringAttributeType), attribute("balance", .integer64AttributeType),
             attribute("stamp", .stringAttributeType),
@@ -97,7 +91,7 @@ enum ServerWorker {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                var random = SplitMix(state: seed &* 1_000_003 &+ UInt64(index))
+                var random = SplitMix64(seed: seed &* 1_000_003 &+ UInt64(index))
                 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
                 context.persistentStoreCoordinator = coordinator
                 context.mergePolicy = policy
@@ -145,7 +139,7 @@ enum ServerWorker {
     /// One random change: a transfer between two of the eight accounts, or (one time in eight)
     /// an extra account whose name other servers may insert too.
     /// Returns the accounts it changed.
-    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix, stamp: String) throws -> [NSManagedObject] {
+    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix64, stamp: String) throws -> [NSManagedObject] {
         if random.next() % 8 == 0 {
             guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Account"] else { return [] }
             let account = NSManagedObject(entity: entity, insertInto: context)
@@ -201,18 +195,5 @@ enum ServerWorker {
         Thread.sleep(forTimeInterval: seconds)
         NotificationCenter.default.removeObserver(observer)
         emit("end")
-    }
-}
-
-/// A small seeded generator (SplitMix64), the same sequence on every machine.
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
