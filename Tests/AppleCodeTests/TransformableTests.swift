@@ -250,17 +250,12 @@ final class AppleWrittenTransformableTests: XCTestCase {
     }
 
     func testCoversArchivedByApplesKeyedArchiverReadBack() throws {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let source = package.deletingLastPathComponent()
-            .appendingPathComponent("shared/realworld/stores/coredataplus-samplemodel2-history")
-        guard FileManager.default.fileExists(atPath: source.path) else {
+        guard RealWorld.hasStores else {
             throw XCTSkip("../shared/realworld is not beside the package: the Apple-written store test is skipped")
         }
         // A copy: the shared store is never opened in place.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.copyItem(at: source, to: folder)
+        let temporary = try TemporaryFolder()
+        let folder = try RealWorld.copyStore("coredataplus-samplemodel2-history", into: temporary.url)
 
         // The archives name the class as CoreDataPlus's test module spelled it.
         NSKeyedUnarchiver.setClass(Cover.self, forClassName: "CoreDataPlus_Tests.Cover")

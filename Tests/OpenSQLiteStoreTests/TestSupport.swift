@@ -5,35 +5,6 @@ import OpenStoreCore
 import TestSupport
 import Testing
 
-/// The team's shared folder of real-world stores (`../shared/realworld/stores` beside the
-/// package), or nil in a fresh clone that has none.
-enum RealStores {
-    static let folder: URL? = {
-        // #filePath is <package>/Tests/OpenSQLiteStoreTests/TestSupport.swift.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = package.deletingLastPathComponent().appendingPathComponent("shared/realworld/stores")
-        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path) ? folder : nil
-    }()
-
-    static var isAvailable: Bool { folder != nil }
-
-    /// Copies a store folder (with its `-wal`/`-shm` files) to a temporary folder and returns
-    /// the copy of `file` in it; the original is never opened.
-    static func copy(_ directory: String, file: String, into temporary: TemporaryFolder) throws -> URL {
-        let source = try #require(folder).appendingPathComponent(directory)
-        let target = temporary.url.appendingPathComponent(directory)
-        try FileManager.default.copyItem(at: source, to: target)
-        // The shared files are read-only; SQLite needs to write the -shm of a WAL store.
-        for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
-        return target.appendingPathComponent(file)
-    }
-}
-
 /// Builds schema entities with family sets computed from the super links.
 func makeSchema(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])]) -> StoreSchema {
     var families = entities.indices.map { Set([$0 + 1]) }

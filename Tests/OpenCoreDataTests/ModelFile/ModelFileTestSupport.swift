@@ -3,24 +3,6 @@ import OpenCoreData
 import TestSupport
 import Testing
 
-/// The team's shared folder of real-world files (`../shared/realworld` beside the package), or
-/// nil in a fresh clone that has none.
-enum RealWorld {
-    static let folder: URL? = {
-        // #filePath is <package>/Tests/OpenCoreDataTests/ModelFile/ModelFileTestSupport.swift.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let folder = package.deletingLastPathComponent().appendingPathComponent("shared/realworld")
-        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("models").path) ? folder : nil
-    }()
-
-    static var isAvailable: Bool { folder != nil }
-
-    static func url(_ relativePath: String) -> URL? {
-        folder?.appendingPathComponent(relativePath)
-    }
-}
-
 /// A whole `contents` file around `body`, as Xcode writes it (the `<model>` tag is on line 2,
 /// so the first line of `body` is line 3).
 func modelXML(_ body: String, identifier: String = "") -> String {

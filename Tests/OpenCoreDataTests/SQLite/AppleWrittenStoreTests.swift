@@ -41,14 +41,7 @@ struct AppleWrittenStoreTests {
 
         /// A copy of the store's folder; returns the copied store file.
         func copy(into folder: TemporaryFolder) throws -> URL {
-            let source = try #require(RealWorld.url("stores/\(directory)"))
-            let target = folder.url.appendingPathComponent(directory)
-            try FileManager.default.copyItem(at: source, to: target)
-            for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
-                try FileManager.default.setAttributes(
-                    [.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
-            }
-            return target.appendingPathComponent(file)
+            try RealWorld.copyStore(directory, into: folder.url).appendingPathComponent(file)
         }
     }
 
