@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData", "TestSupport"], path: "Tests/StoreCrashWriter"),
         // An app server of the several-servers tests, run as child processes (not a product).
         .executableTarget(name: "ServerWorker", dependencies: ["CoreData", "TestSupport"], path: "Tests/ServerWorker"),
-        .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
+        .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate", "TestSupport"]),
         .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore", "TestSupport"]),
         // Needs a server: OPENCOREDATA_POSTGRES_URL (`.ci/postgres start` makes one); skipped
         // without it, failing under CI.
@@ -113,7 +113,9 @@ let package = Package(
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
         .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLiteStore", "TestSupport", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
-        .testTarget(name: "StoreCrashTests", dependencies: ["CoreData", "OpenSQLiteStore", "TestSupport", "StoreCrashWriter", "ServerWorker"]),
+        .testTarget(
+            name: "StoreCrashTests",
+            dependencies: ["CoreData", "OpenSQLiteStore", "TestSupport", "StoreCrashWriter", "ServerWorker"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -229,18 +229,20 @@ final class AppleWrittenTransformableTests: XCTestCase {
         let cover = attribute("cover", .transformableAttributeType, optional: false, transformer: "CoverTransformer")
         book.properties = [
             attribute("uniqueID", .UUIDAttributeType, optional: false), attribute("title", .stringAttributeType, optional: false),
-            attribute("price", .decimalAttributeType, optional: false), cover, attribute("publishedAt", .dateAttributeType, optional: false), pagesCount,
-            bookAuthor, pages,
+            attribute("price", .decimalAttributeType, optional: false), cover,
+            attribute("publishedAt", .dateAttributeType, optional: false), pagesCount, bookAuthor, pages,
         ]
         book.uniquenessConstraints = [["uniqueID"]]
         novel.properties = [attribute("isBlackAndWhite", .booleanAttributeType, optional: false)]
         page.properties = [
-            attribute("isBookmarked", .booleanAttributeType, optional: false), attribute("number", .integer32AttributeType, optional: false),
+            attribute("isBookmarked", .booleanAttributeType, optional: false),
+            attribute("number", .integer32AttributeType, optional: false),
             attribute("content", .transformableAttributeType, optional: false), pageBook,
         ]
         feedback.properties = [
-            attribute("authorAlias", .stringAttributeType, optional: false), attribute("bookID", .UUIDAttributeType, optional: false),
-            attribute("comment", .stringAttributeType), attribute("rating", .doubleAttributeType, optional: false),
+            attribute("authorAlias", .stringAttributeType, optional: false),
+            attribute("bookID", .UUIDAttributeType, optional: false), attribute("comment", .stringAttributeType),
+            attribute("rating", .doubleAttributeType, optional: false),
         ]
         writer.subentities = [author]
         book.subentities = [novel]

@@ -528,6 +528,7 @@ final class ValidationTests: XCTestCase {
         }
         for storeType in try Self.storeTypes() {
             var random = SplitMix64(seed: 29)
+            func below(_ bound: Int) -> Int { random.next(below: bound) }
             let container = try makeContainer(storeType)
             let context = container.viewContext
             var saved = 0
@@ -536,33 +537,33 @@ final class ValidationTests: XCTestCase {
                 var expected: [String] = []
                 var tags: [ObjectIdentifier: String] = [:]
                 var inserted = 0
-                for index in 0..<(1 + random.next(below: 3)) {
+                for index in 0..<(1 + below(3)) {
                     let owner = Owner(context: context)
                     inserted += 1
                     let tag = "\(index)"
                     // Each value breaks its rules about one time in eight, so that about half the
                     // saves succeed.
-                    let name = random.next(below: 8) == 0 ? badNames[random.next(below: badNames.count)] : goodNames[random.next(below: 5)]
+                    let name = below(8) == 0 ? badNames[below(badNames.count)] : goodNames[below(5)]
                     owner.name = name
                     if let code = nameCode(name) { expected.append("\(tag).name:\(code)") }
-                    let age = Int16(random.next(below: 8) == 0 ? [-20, -1, 151, 200][random.next(below: 4)] : random.next(below: 151))
+                    let age = Int16(below(8) == 0 ? [-20, -1, 151, 200][below(4)] : below(151))
                     owner.age = age
                     if age < 0 { expected.append("\(tag).age:\(NSValidationNumberTooSmallError)") }
                     if age > 150 { expected.append("\(tag).age:\(NSValidationNumberTooLargeError)") }
-                    if random.next(below: 4) > 0 {
-                        let days = random.next(below: 8) == 0 ? [-1, -3_000, 11_324, 20_000][random.next(below: 4)] : random.next(below: 11_323)
+                    if below(4) > 0 {
+                        let days = below(8) == 0 ? [-1, -3_000, 11_324, 20_000][below(4)] : below(11_323)
                         let born = Date(timeIntervalSince1970: Double(days) * 86_400)
                         owner.born = born
                         if born < earliest { expected.append("\(tag).born:\(NSValidationDateTooSoonError)") }
                         if born > latest { expected.append("\(tag).born:\(NSValidationDateTooLateError)") }
                     }
-                    if random.next(below: 3) > 0 {
-                        let rating = random.next(below: 8) == 0 ? [0, 0.25, 5.5, 6][random.next(below: 4)] : Double(1 + random.next(below: 10)) / 2
+                    if below(3) > 0 {
+                        let rating = below(8) == 0 ? [0, 0.25, 5.5, 6][below(4)] : Double(1 + below(10)) / 2
                         owner.rating = NSNumber(value: rating)
                         if rating < 0.5 { expected.append("\(tag).rating:\(NSValidationNumberTooSmallError)") }
                         if rating > 5 { expected.append("\(tag).rating:\(NSValidationNumberTooLargeError)") }
                     }
-                    let petCount = random.next(below: 8) == 0 ? 3 : random.next(below: 3)
+                    let petCount = below(8) == 0 ? 3 : below(3)
                     owner.pets = Set((0..<petCount).map { _ in Pet(context: context) })
                     if petCount > 2 { expected.append("\(tag).pets:\(NSValidationRelationshipExceedsMaximumCountError)") }
                     tags[ObjectIdentifier(owner)] = tag

@@ -108,7 +108,8 @@ struct RealStoreTests {
     /// SurfJournal's 5000 rows live only in the -wal file.
     @Test func surfJournalRowsComeFromTheWAL() throws {
         let folder = try TemporaryFolder()
-        let url = try RealWorld.copyStore("kodeco-surfjournal-wal", into: folder.url).appendingPathComponent("SurfJournalModel.sqlite")
+        let url = try RealWorld.copyStore("kodeco-surfjournal-wal", into: folder.url)
+            .appendingPathComponent("SurfJournalModel.sqlite")
         let schema = makeSchema([
             (
                 "JournalEntry", nil, false,
@@ -142,7 +143,8 @@ struct RealStoreTests {
     /// real columns, in Apple's order.
     @Test func sampleModel2LayoutMatchesTheRealTables() throws {
         let folder = try TemporaryFolder()
-        let url = try RealWorld.copyStore("coredataplus-samplemodel2-history", into: folder.url).appendingPathComponent("SampleModel2_V1.sqlite")
+        let url = try RealWorld.copyStore("coredataplus-samplemodel2-history", into: folder.url)
+            .appendingPathComponent("SampleModel2_V1.sqlite")
         let schema = makeSchema([
             (
                 "Book", nil, false,

@@ -264,7 +264,7 @@ import Testing
         let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
         var shapes = ShapeMaker(
-            maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(state: 1), entity: Company.person))
+            maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(seed: 1), entity: Company.person))
         var compiled = 0
         let count = 1_000
         for index in 0..<count {

@@ -49,7 +49,8 @@ import Testing
         // The real store Apple wrote for this model has the same statements.
         if RealWorld.hasStores {
             let folder = try TemporaryFolder()
-            let url = try RealWorld.copyStore("coredataplus-samplemodel-v2", into: folder.url).appendingPathComponent("SampleModel_V2.sqlite")
+            let url = try RealWorld.copyStore("coredataplus-samplemodel-v2", into: folder.url)
+                .appendingPathComponent("SampleModel_V2.sqlite")
             let connection = try SQLiteConnection(url: url, mode: .readOnly)
             let statement = try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE ? ORDER BY name")
             try statement.bind([.string("%UNIQUE%")])

@@ -54,8 +54,9 @@ enum ToolRunner {
     /// `../shared/realworld/stores/<name>` copied into a temporary folder (Apple's WAL stores
     /// must never be opened in place), or nil when `../shared` is not beside the package.
     static func realWorldStore(_ name: String) throws -> URL? {
-        guard let stores = RealWorld.stores, FileManager.default.fileExists(atPath: stores.appendingPathComponent(name).path) else {
-            print("skipped: ../shared/realworld/stores/\(name) is missing (the real-world stores live in ../shared beside the package)")
+        guard let stores = RealWorld.stores, FileManager.default.fileExists(atPath: stores.appendingPathComponent(name).path)
+        else {
+            print("skipped: ../shared/realworld/stores/\(name) is missing (the real-world stores live beside the package)")
             return nil
         }
         return try RealWorld.copyStore(name, into: temporaryFolder("realworld"))

@@ -17,7 +17,7 @@ import Testing
 /// IDs, and each fetch again with a small `fetchBatchSize`, with the department prefetched,
 /// without property values, as loaded objects, with `propertiesToFetch`, as a count result and
 /// without sub-entities.
-/// The last round makes more changes in a child context and fetches there. SplitMix64: a failure
+/// The last round makes more changes in a child context and fetches there. Seeded: a failure
 /// names its round, request and store.
 @Suite struct RandomFetchTests {
     static let titles: [String?] = ["Sales", "Labs", "séances", "sales", nil, "Zoo"]

@@ -10,7 +10,7 @@ import Testing
 /// salaries, merges the notification. Every object the merging side knows must then show the
 /// saved values with its own unsaved changes on top, objects deleted by the saver must have left
 /// it, and after it saves in turn (no conflict: the merge brought its snapshots up to date) and
-/// the first merges back, both sides must hold the same values. SplitMix64.
+/// the first merges back, both sides must hold the same values. Seeded.
 @Suite struct RandomMergeNotificationTests {
     /// An employee's values as both contexts should show them.
     struct Values: Equatable, CustomStringConvertible {

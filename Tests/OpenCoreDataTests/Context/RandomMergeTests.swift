@@ -20,7 +20,7 @@ import Testing
 ///   (and its version), and leaves changed ones as they are.
 ///
 /// After every save the store (read by a fresh context) and both contexts' objects must match
-/// the model. SplitMix64: a failure names its setup, seed, round and save.
+/// the model. Seeded: a failure names its setup, seed, round and save.
 @Suite struct RandomMergeTests {
     /// An employee's attributes.
     struct Values: Equatable, CustomStringConvertible {

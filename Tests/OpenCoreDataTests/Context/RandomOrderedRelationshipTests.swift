@@ -15,7 +15,7 @@ import Testing
 /// Changes insert songs at any position, move them within a playlist and between playlists,
 /// take them out, set a song's playlist from its own side (it goes to the end), reorder and
 /// change tags from either side, and delete songs; every other round in a child context, saved
-/// into the root and then to the store. SplitMix64.
+/// into the root and then to the store. Seeded.
 @Suite struct RandomOrderedRelationshipTests {
     static func model() -> NSManagedObjectModel {
         let playlist = NSEntityDescription()

@@ -12,7 +12,7 @@ import Testing
 /// values to nil, move employees between departments (the inverse follows), reorder and
 /// replace managers' reports, delete employees, and delete departments (which cascades to their
 /// employees). Every other round makes its changes in a child context, saved into the root and
-/// then to the store. SplitMix64: a failure names its store, seed and round.
+/// then to the store. Seeded: a failure names its store, seed and round.
 @Suite struct RandomSaveTests {
     /// What one employee should be.
     struct Person: Equatable, CustomStringConvertible {

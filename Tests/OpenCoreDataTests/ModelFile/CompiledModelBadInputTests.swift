@@ -199,7 +199,8 @@ struct CompiledModelBadInputTests {
             label: "A value of the wrong kind names the key and the object: a flag",
             attributeFields: [("NSIsOptional", .string("yes"))], message: "NSIsOptional of NSAttributeDescription #7"),
         Broken(
-            label: "A value of the wrong kind names the key and the object: a reference", entityFields: [("NSProperties", .integer(3))],
+            label: "A value of the wrong kind names the key and the object: a reference",
+            entityFields: [("NSProperties", .integer(3))],
             message: "NSProperties of NSEntityDescription #4 is an integer, not an object reference"),
         Broken(
             label: "An unknown attribute type", attributeFields: [("NSAttributeType", .integer(12_345))],
@@ -223,11 +224,13 @@ struct CompiledModelBadInputTests {
             ],
             message: "nested more than"),
         Broken(
-            label: "A user info value that shares one array twice at each of 25 levels stops at the value limit, not after 2^25 values",
+            label:
+                "A user info value that shares one array twice at each of 25 levels stops at the value limit, not after 2^25 values",
             entityFields: [("NSUserInfo", .ref(37))], extraObjects: sharedTwiceAtEachLevel, message: "more than 100000 values"),
         Broken(
             label: "A derived attribute is refused as unsupported rather than read wrong",
-            attributeFields: [("NSDerivationExpression", .ref(6))], code: NSFeatureUnsupportedError, message: "derived attribute"),
+            attributeFields: [("NSDerivationExpression", .ref(6))], code: NSFeatureUnsupportedError,
+            message: "derived attribute"),
     ]
 
     /// Objects 12…36: NSArray objects, each holding the next one twice; 37 the user info, 38 NSArray's class.

@@ -9,7 +9,7 @@ import Testing
 /// new objects, and deletes under the model's delete rules. After each round the file, opened
 /// again by a new coordinator, must hold what the in-memory store holds: every object's
 /// attributes and relationships (ordered ones in order). A save the file refuses must be one the
-/// in-memory store refuses too. SplitMix64: a failure names the store, round and object.
+/// in-memory store refuses too. Seeded: a failure names the store, round and object.
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct RealStoreRandomSaveTests {
     /// One object in both worlds.

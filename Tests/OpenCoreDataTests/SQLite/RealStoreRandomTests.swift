@@ -10,7 +10,7 @@ import Testing
 /// (strings and their prefixes with `[c]`/`[cd]`, numbers, dates, booleans, nil, to-one paths,
 /// to-many counts and `ANY`), nested under `AND`/`OR`/`NOT`; every fourth again sorted by a
 /// random attribute and selector, with a random limit; and dictionary results grouped by an
-/// attribute with an aggregate of another. SplitMix64: a failure names the store, entity and
+/// attribute with an aggregate of another. Seeded: a failure names the store, entity and
 /// predicate.
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct RealStoreRandomTests {
