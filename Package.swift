@@ -75,8 +75,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // What the test targets share: the PostgreSQL test server, a seeded random generator,
-        // temporary folders, model builders. Written against `CoreData` (Apple's API) only.
-        .target(name: "TestSupport", dependencies: ["CoreData"], path: "Tests/TestSupport"),
+        // temporary folders, the shared real-world files, model builders, a log capture for SQL
+        // traces. Written against `CoreData` (Apple's API) and swift-log only.
+        .target(
+            name: "TestSupport", dependencies: ["CoreData", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
         // A writer the crash-safety tests run in a child process and kill (not a product).
         .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData", "TestSupport"], path: "Tests/StoreCrashWriter"),
         // An app server of the several-servers tests, run as child processes (not a product).

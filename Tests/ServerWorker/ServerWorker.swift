@@ -54,20 +54,6 @@ enum ServerWorker {
         outputLock.unlock()
     }
 
-    /// Account (name unique, balance, stamp: the save that wrote it last).
-    static func model() -> NSManagedObjectModel {
-        let account = NSEntityDescription()
-        account.name = "Account"
-        account.properties = [
-            attribute("name", .stringAttributeType), attribute("balance", .integer64AttributeType),
-            attribute("stamp", .stringAttributeType),
-        ]
-        account.uniquenessConstraints = [["name"]]
-        let model = NSManagedObjectModel()
-        model.entities = [account]
-        return model
-    }
-
     static func policy(_ name: String) -> NSMergePolicy? {
         switch name {
         case "error": .error
@@ -81,7 +67,7 @@ enum ServerWorker {
 
     static func transfers(url: URL, seconds: Double, seed: UInt64, policy name: String, contexts count: Int) throws {
         guard let policy = policy(name) else { return fail("unknown merge policy \(name)") }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
             options: [NSPersistentStoreConnectionPoolMaxSizeKey: 4])
@@ -166,7 +152,7 @@ enum ServerWorker {
     }
 
     static func watch(url: URL, seconds: Double) throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         let store = try coordinator.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
             options: [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])

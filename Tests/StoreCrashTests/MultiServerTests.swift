@@ -15,21 +15,6 @@ struct MultiServerTests {
         return (store, { PostgresTestServer.destroy(store) })
     }
 
-    /// The worker's model (`ServerWorker.model()`; a test cannot import a one-file executable):
-    /// Account (name unique, balance, stamp).
-    static func model() -> NSManagedObjectModel {
-        let account = NSEntityDescription()
-        account.name = "Account"
-        account.properties = [
-            attribute("name", .stringAttributeType), attribute("balance", .integer64AttributeType),
-            attribute("stamp", .stringAttributeType),
-        ]
-        account.uniquenessConstraints = [["name"]]
-        let model = NSManagedObjectModel()
-        model.entities = [account]
-        return model
-    }
-
     static let processes = 4
     static let accounts = 8
     static let opening: Int64 = 1000
@@ -38,7 +23,7 @@ struct MultiServerTests {
     func conflictingTransfersKeepTheInvariants(_ policy: String) throws {
         let (url, remove) = try Self.freshStore()
         defer { remove() }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -108,7 +93,7 @@ struct MultiServerTests {
         let (url, remove) = try Self.freshStore()
         defer { remove() }
         let options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: options)
         let watcher = try WriterProcess(["watch", url.absoluteString, "8"], executable: "ServerWorker")
         defer { watcher.finish() }

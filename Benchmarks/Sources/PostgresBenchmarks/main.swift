@@ -75,9 +75,6 @@ guard let storeURL = serverComponents.url else { fail("no store URL") }
 // MARK: - Model (FetchBenchmarks' model: BenchmarkSupport's company model)
 
 let model = makeCompanyModel()
-guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
-    fail("model")
-}
 
 func openStore() -> NSPersistentStoreCoordinator {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -323,34 +320,11 @@ func dropSchema() {
 }
 dropSchema()
 let coordinator = openStore()
-var seed: UInt64 = 42
-func next() -> UInt64 {
-    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    return seed >> 33
-}
-let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "we", "zo", "an", "el", "or", "us", "ix"]
-func name(_ count: Int) -> String {
-    (0..<count).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
-}
 /// Inserts the employees and departments (the same ones on every call) and saves.
 func load(_ coordinator: NSPersistentStoreCoordinator) {
-    seed = 42
     let loader = newContext(coordinator)
-    let departments = (0..<departmentCount).map { index -> NSManagedObject in
-        let department = DepartmentObject(entity: departmentEntity, insertInto: loader)
-        department.setValue("Department \(index)", forKey: "name")
-        department.setValue(Int64(index * 1_000), forKey: "budget")
-        return department
-    }
-    for index in 0..<objectCount {
-        let object = EmployeeObject(entity: employeeEntity, insertInto: loader)
-        object.setValue(name(2), forKey: "firstName")
-        object.setValue(name(3), forKey: "lastName")
-        object.setValue(20_000 + Int64(next() % 180_000), forKey: "salary")
-        object.setValue(Int16(20 + next() % 45), forKey: "age")
-        object.setValue(Date(timeIntervalSinceReferenceDate: Double(next() % 600_000_000)), forKey: "hired")
-        object.setValue(departments[index % departmentCount], forKey: "department")
-    }
+    var values = EmployeeValues()
+    insertCompany(into: loader, employees: objectCount, departments: departmentCount, values: &values)
     do {
         try loader.save()
     } catch {
