@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"700.0.0"),
         // The PostgreSQL store's wire protocol and connection pool.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The event loops of the PostgreSQL store's connection tests (postgres-nio runs on SwiftNIO).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (the DocC catalogs beside the code; `.ci/run` builds them).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "OpenPredicate"),
         // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
         .target(name: "OpenStoreCore", dependencies: ["OpenPredicate"]),
-        .target(name: "OpenInMemoryStore", dependencies: ["OpenStoreCore"]),
+        .target(name: "OpenInMemoryStore", dependencies: ["OpenPredicate", "OpenStoreCore"]),
         // The system's libsqlite3 (headers: Debian package libsqlite3-dev; `.ci/run` installs it).
         .systemLibrary(
             name: "CSQLite",
@@ -65,7 +67,9 @@ let package = Package(
         .macro(
             name: "OpenCoreDataMacros",
             dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]),
         .target(
@@ -74,7 +78,7 @@ let package = Package(
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore", "OpenCoreDataMacros",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
             ]),
-        .target(name: "CoreData", dependencies: ["OpenCoreData"]),
+        .target(name: "CoreData", dependencies: ["OpenPredicate", "OpenCoreData"]),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
         // store modules where Apple's API has none (store metadata, SQL, query plans).
         .executableTarget(
@@ -84,45 +88,73 @@ let package = Package(
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // What the test targets share: the PostgreSQL test server, a seeded random generator,
+        // temporary folders, the shared real-world files, model builders (of `CoreData` models,
+        // and of the schemas the stores see), a log capture for SQL traces.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "CoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "OpenPostgreSQLStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport"),
         // A writer the crash-safety tests run in a child process and kill (not a product).
-        .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData"]),
+        .executableTarget(name: "StoreCrashWriter", dependencies: ["CoreData", "TestSupport"], path: "Tests/StoreCrashWriter"),
         // An app server of the several-servers tests, run as child processes (not a product).
-        .executableTarget(name: "ServerWorker", dependencies: ["CoreData"]),
-        .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate"]),
-        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenInMemoryStore"]),
-        // Needs a server: OPENCOREDATA_POSTGRES_URL (`.ci/postgres start` makes one); skipped
-        // without it, failing under CI.
-        .testTarget(name: "OpenPostgreSQLStoreTests", dependencies: ["OpenPostgreSQLStore", "OpenSQLStore", "OpenStoreCore"]),
+        .executableTarget(name: "ServerWorker", dependencies: ["CoreData", "TestSupport"], path: "Tests/ServerWorker"),
+        // One test target per module.
+        .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate", "TestSupport"]),
+        .testTarget(name: "OpenStoreCoreTests", dependencies: ["OpenPredicate", "OpenStoreCore", "TestSupport"]),
+        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "TestSupport"]),
+        // The neutral SQL layer, run on SQLite and, with a server, on PostgreSQL (both dialects).
+        .testTarget(
+            name: "OpenSQLStoreTests",
+            dependencies: [
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore",
+                "OpenPostgreSQLStore", "TestSupport",
+            ]),
         .testTarget(
             name: "OpenSQLiteStoreTests",
             dependencies: [
-                "OpenSQLStore", "OpenSQLiteStore", "OpenInMemoryStore", "OpenPostgreSQLStore",
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Needs a server: OPENCOREDATA_POSTGRES_URL (`.ci/postgres start` makes one); skipped
+        // without it, failing under CI.
+        .testTarget(
+            name: "OpenPostgreSQLStoreTests",
+            dependencies: [
+                "OpenStoreCore", "OpenSQLStore", "OpenPostgreSQLStore", "TestSupport",
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "OpenSQLStore", "OpenSQLiteStore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "OpenCoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
-        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData"]),
+        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "TestSupport"]),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
-                "OpenCoreDataMacros", .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+                "OpenCoreDataMacros", .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]),
         // Core Data code and tests as apps write them on Apple platforms: XCTest, `import
         // Foundation` + `import XCTest` + `import CoreData`, a model file in the bundle, generated
-        // subclasses, typed key paths. Ported with only the README's mechanical edits.
+        // subclasses, typed key paths. Ported with only the mechanical edits the porting article lists.
         .testTarget(
-            name: "AppleCodeTests", dependencies: ["CoreData"],
+            name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
-        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "coredata"]),
+        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "TestSupport", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
         .testTarget(
             name: "StoreCrashTests",
-            dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "StoreCrashWriter", "ServerWorker"]),
+            dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "TestSupport", "StoreCrashWriter", "ServerWorker"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -20,9 +20,12 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
+        // What the programs share: the company model of the fetch benchmarks (with its classes),
+        // the `attribute` builder and a seeded generator.
+        .target(name: "BenchmarkSupport", dependencies: [.product(name: "CoreData", package: "OpenCoreData")]),
         .executableTarget(
             name: "PredicateBenchmarks",
-            dependencies: [.product(name: "OpenPredicate", package: "OpenCoreData")]
+            dependencies: [.product(name: "OpenPredicate", package: "OpenCoreData"), "BenchmarkSupport"]
         ),
         // The raw SQLite C API, the baseline fetches are measured against.
         .systemLibrary(name: "RawSQLite", path: "Sources/RawSQLite"),
@@ -31,7 +34,7 @@ let package = Package(
         .executableTarget(
             name: "FetchBenchmarks",
             dependencies: [
-                .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite", "Probes",
+                .product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport", "RawSQLite", "Probes",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -39,14 +42,14 @@ let package = Package(
         // lightweight migration in place of 10^5 and 10^6 rows against a raw SQLite copy of them.
         .executableTarget(
             name: "MigrationBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport", "RawSQLite"]
         ),
         // `swift build -c release --product ResultsControllerBenchmarks && .build/release/ResultsControllerBenchmarks [results.json]`:
         // NSFetchedResultsController over 10^5 objects: the change report of 1,000 changes per save
         // against a full refetch of the same results.
         .executableTarget(
             name: "ResultsControllerBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData")]
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport"]
         ),
         // `swift build -c release --product SaveBenchmarks && .build/release/SaveBenchmarks [results.json]`: the save of
         // 10^5 new objects with and without validation rules, plain and typed, against the raw C API.
@@ -59,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "PostgresBenchmarks",
             dependencies: [
-                .product(name: "CoreData", package: "OpenCoreData"),
+                .product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 /// A feed entry, as Xcode generates the class ("Manual/None"), with the mechanical port.
@@ -79,22 +80,14 @@ final class FetchedResultsControllerTests: XCTestCase {
         let entry = NSEntityDescription()
         entry.name = "FeedEntry"
         entry.managedObjectClassName = NSStringFromClass(FeedEntry.self)
-        func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, optional: Bool = false)
-            -> NSAttributeDescription
-        {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.type = type
-            attribute.isOptional = optional
-            return attribute
-        }
         entry.properties = [
-            attribute("title", .string), attribute("topic", .string), attribute("score", .integer64),
-            attribute("isPublished", .boolean), attribute("note", .string, optional: true),
+            attribute("title", type: .string, optional: false), attribute("topic", type: .string, optional: false),
+            attribute("score", type: .integer64, optional: false), attribute("isPublished", type: .boolean, optional: false),
+            attribute("note", type: .string),
         ]
         let tag = NSEntityDescription()
         tag.name = "Tag"
-        tag.properties = [attribute("label", .string)]
+        tag.properties = [attribute("label", type: .string, optional: false)]
         let model = NSManagedObjectModel()
         model.entities = [entry, tag]
         return model

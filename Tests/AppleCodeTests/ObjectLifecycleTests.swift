@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 // Subclasses that override the lifecycle methods and record each call, as app code overrides
@@ -112,29 +113,13 @@ final class ObjectLifecycleTests: XCTestCase {
         note.name = "Note"
         note.managedObjectClassName = NSStringFromClass(RecordedNote.self)
 
-        func attribute(_ name: String, _ type: NSAttributeDescription.AttributeType, optional: Bool) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.type = type
-            attribute.isOptional = optional
-            return attribute
-        }
-        let notes = NSRelationshipDescription()
-        notes.name = "notes"
-        notes.destinationEntity = note
-        notes.maxCount = 0
-        notes.deleteRule = .cascadeDeleteRule
-        let owner = NSRelationshipDescription()
-        owner.name = "folder"
-        owner.destinationEntity = folder
-        owner.maxCount = 1
-        owner.deleteRule = .nullifyDeleteRule
-        notes.inverseRelationship = owner
-        owner.inverseRelationship = notes
-        folder.properties = [attribute("name", .string, optional: false), notes]
+        let notes = relationship("notes", to: note, maxCount: 0, deleteRule: .cascadeDeleteRule)
+        let owner = relationship("folder", to: folder, maxCount: 1)
+        inverses(notes, owner)
+        folder.properties = [attribute("name", type: .string, optional: false), notes]
         note.properties = [
-            attribute("title", .string, optional: false), attribute("body", .string, optional: true),
-            attribute("updatedAt", .date, optional: true), owner,
+            attribute("title", type: .string, optional: false), attribute("body", type: .string),
+            attribute("updatedAt", type: .date), owner,
         ]
         let model = NSManagedObjectModel()
         model.entities = [folder, note]

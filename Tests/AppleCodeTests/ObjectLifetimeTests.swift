@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 // Entities only this file uses, with their classes as Xcode generates them; the model names each
@@ -35,25 +36,11 @@ public class Sticker: NSManagedObject {
 /// `insertNewObject(forEntityName:into:)` and fetches.
 final class ObjectLifetimeTests: XCTestCase {
     static let model: NSManagedObjectModel = {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        func entity(_ name: String, _ attributes: [NSAttributeDescription]) -> NSEntityDescription {
-            let entity = NSEntityDescription()
-            entity.name = name
-            entity.managedObjectClassName = name
-            entity.properties = attributes
-            return entity
-        }
         let model = NSManagedObjectModel()
         model.entities = [
-            entity("Bookmark", [attribute("page", .integer32AttributeType), attribute("note", .stringAttributeType)]),
-            entity("Highlight", [attribute("text", .stringAttributeType)]),
-            entity("Sticker", [attribute("label", .stringAttributeType)]),
+            entity("Bookmark", properties: [attribute("page", .integer32AttributeType), attribute("note", .stringAttributeType)]),
+            entity("Highlight", properties: [attribute("text", .stringAttributeType)]),
+            entity("Sticker", properties: [attribute("label", .stringAttributeType)]),
         ]
         return model
     }()

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 /// A value type of the app, stored through a secure-coding transformer.
@@ -62,13 +63,6 @@ final class TransformableTests: XCTestCase {
     static let model: NSManagedObjectModel = {
         let palette = NSEntityDescription()
         palette.name = "Palette"
-        func attribute(_ name: String, _ type: NSAttributeType, transformer: String? = nil) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.valueTransformerName = transformer
-            return attribute
-        }
         palette.properties = [
             attribute("name", .stringAttributeType),
             attribute(
@@ -211,46 +205,20 @@ final class AppleWrittenTransformableTests: XCTestCase {
     /// CoreDataPlus's SampleModel2 (version 1), built in code as its source builds it, with the
     /// book's cover stored through `CoverTransformer`.
     static func sampleModel() -> NSManagedObjectModel {
-        func entity(_ name: String) -> NSEntityDescription {
-            let entity = NSEntityDescription()
-            entity.name = name
-            entity.managedObjectClassName = name
-            return entity
-        }
-        func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = false) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = optional
-            return attribute
-        }
-        func relationship(_ name: String, to destination: NSEntityDescription, min: Int = 0, max: Int, optional: Bool = true)
-            -> NSRelationshipDescription
-        {
-            let relationship = NSRelationshipDescription()
-            relationship.name = name
-            relationship.destinationEntity = destination
-            relationship.minCount = min
-            relationship.maxCount = max
-            relationship.isOptional = optional
-            return relationship
-        }
         let writer = entity("Writer"), author = entity("Author"), book = entity("Book"), novel = entity("GraphicNovel")
         let page = entity("Page"), feedback = entity("Feedback")
         writer.isAbstract = true
-        writer.properties = [attribute("age", .integer16AttributeType)]
-        let books = relationship("books", to: book, max: .max)
-        let bookAuthor = relationship("author", to: author, min: 1, max: 1, optional: false)
-        let pages = relationship("pages", to: page, min: 1, max: 10_000, optional: false)
-        let pageBook = relationship("book", to: book, min: 1, max: 1, optional: false)
-        books.inverseRelationship = bookAuthor
-        bookAuthor.inverseRelationship = books
-        pages.inverseRelationship = pageBook
-        pageBook.inverseRelationship = pages
+        writer.properties = [attribute("age", .integer16AttributeType, optional: false)]
+        let books = relationship("books", to: book, maxCount: .max)
+        let bookAuthor = relationship("author", to: author, minCount: 1, maxCount: 1, optional: false)
+        let pages = relationship("pages", to: page, minCount: 1, maxCount: 10_000, optional: false)
+        let pageBook = relationship("book", to: book, minCount: 1, maxCount: 1, optional: false)
+        inverses(books, bookAuthor)
+        inverses(pages, pageBook)
         let feedbacks = NSFetchedPropertyDescription()
         feedbacks.name = "feedbacks"
         author.properties = [
-            attribute("alias", .stringAttributeType), attribute("siteURL", .URIAttributeType, optional: true), feedbacks,
+            attribute("alias", .stringAttributeType, optional: false), attribute("siteURL", .URIAttributeType), feedbacks,
             books,
         ]
         author.uniquenessConstraints = [["alias"]]
@@ -258,22 +226,23 @@ final class AppleWrittenTransformableTests: XCTestCase {
         pagesCount.name = "pagesCount"
         pagesCount.attributeType = .integer64AttributeType
         pagesCount.derivationExpression = NSExpression(format: "pages.@count")
-        let cover = attribute("cover", .transformableAttributeType)
-        cover.valueTransformerName = "CoverTransformer"
+        let cover = attribute("cover", .transformableAttributeType, optional: false, transformer: "CoverTransformer")
         book.properties = [
-            attribute("uniqueID", .UUIDAttributeType), attribute("title", .stringAttributeType),
-            attribute("price", .decimalAttributeType), cover, attribute("publishedAt", .dateAttributeType), pagesCount,
-            bookAuthor, pages,
+            attribute("uniqueID", .UUIDAttributeType, optional: false), attribute("title", .stringAttributeType, optional: false),
+            attribute("price", .decimalAttributeType, optional: false), cover,
+            attribute("publishedAt", .dateAttributeType, optional: false), pagesCount, bookAuthor, pages,
         ]
         book.uniquenessConstraints = [["uniqueID"]]
-        novel.properties = [attribute("isBlackAndWhite", .booleanAttributeType)]
+        novel.properties = [attribute("isBlackAndWhite", .booleanAttributeType, optional: false)]
         page.properties = [
-            attribute("isBookmarked", .booleanAttributeType), attribute("number", .integer32AttributeType),
-            attribute("content", .transformableAttributeType), pageBook,
+            attribute("isBookmarked", .booleanAttributeType, optional: false),
+            attribute("number", .integer32AttributeType, optional: false),
+            attribute("content", .transformableAttributeType, optional: false), pageBook,
         ]
         feedback.properties = [
-            attribute("authorAlias", .stringAttributeType), attribute("bookID", .UUIDAttributeType),
-            attribute("comment", .stringAttributeType, optional: true), attribute("rating", .doubleAttributeType),
+            attribute("authorAlias", .stringAttributeType, optional: false),
+            attribute("bookID", .UUIDAttributeType, optional: false), attribute("comment", .stringAttributeType),
+            attribute("rating", .doubleAttributeType, optional: false),
         ]
         writer.subentities = [author]
         book.subentities = [novel]
@@ -283,17 +252,12 @@ final class AppleWrittenTransformableTests: XCTestCase {
     }
 
     func testCoversArchivedByApplesKeyedArchiverReadBack() throws {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let source = package.deletingLastPathComponent()
-            .appendingPathComponent("shared/realworld/stores/coredataplus-samplemodel2-history")
-        guard FileManager.default.fileExists(atPath: source.path) else {
+        guard RealWorld.hasStores else {
             throw XCTSkip("../shared/realworld is not beside the package: the Apple-written store test is skipped")
         }
         // A copy: the shared store is never opened in place.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.copyItem(at: source, to: folder)
+        let temporary = try TemporaryFolder()
+        let folder = try RealWorld.copyStore("coredataplus-samplemodel2-history", into: temporary.url)
 
         // The archives name the class as CoreDataPlus's test module spelled it.
         NSKeyedUnarchiver.setClass(Cover.self, forClassName: "CoreDataPlus_Tests.Cover")

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 // Typed `@Managed` properties read fetched values straight from the fetched row (one overload
@@ -40,12 +41,6 @@ final class SpecialSample: TypedSample {
 }
 
 private let typedSampleModel: NSManagedObjectModel = {
-    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
-    }
     let owner = NSEntityDescription()
     owner.name = "Owner"
     owner.managedObjectClassName = String(reflecting: SampleOwner.self)
@@ -53,10 +48,7 @@ private let typedSampleModel: NSManagedObjectModel = {
     let sample = NSEntityDescription()
     sample.name = "Sample"
     sample.managedObjectClassName = String(reflecting: TypedSample.self)
-    let ownerRelationship = NSRelationshipDescription()
-    ownerRelationship.name = "owner"
-    ownerRelationship.destinationEntity = owner
-    ownerRelationship.maxCount = 1
+    let ownerRelationship = relationship("owner", to: owner, maxCount: 1)
     sample.properties = [
         attribute("text", .stringAttributeType), attribute("int16", .integer16AttributeType),
         attribute("int32", .integer32AttributeType), attribute("int64", .integer64AttributeType),

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 // The Pets model's classes as Xcode generates them, with the mechanical port (`@NSManaged` →
@@ -79,17 +80,7 @@ let petsModel: NSManagedObjectModel? = Bundle.module.url(forResource: "Pets", wi
 final class ValidationTests: XCTestCase {
     /// The stores: in memory, SQLite, and PostgreSQL when a server is named (always under CI).
     static func storeTypes() throws -> [String] {
-        var types = [NSInMemoryStoreType, NSSQLiteStoreType]
-        #if PostgreSQL
-            let environment = ProcessInfo.processInfo.environment
-            let ci = environment["CI"].map { !$0.isEmpty && $0 != "0" && $0.lowercased() != "false" } ?? false
-            if environment["OPENCOREDATA_POSTGRES_URL"] != nil {
-                types.append(NSPostgreSQLStoreType)
-            } else if ci {
-                XCTFail("CI is set but OPENCOREDATA_POSTGRES_URL is not: the PostgreSQL cases need a server")
-            }
-        #endif
-        return types
+        [NSInMemoryStoreType, NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
     }
 
     /// Stores to drop when the test ends (PostgreSQL schemas, SQLite folders).
@@ -116,14 +107,9 @@ final class ValidationTests: XCTestCase {
         case NSInMemoryStoreType:
             break
         default:
-            let base = try XCTUnwrap(ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"])
-            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            let url = try XCTUnwrap(URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + schema))
+            let url = try PostgresTestServer.freshStoreURL()
             description.url = url
-            cleanups.append {
-                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
-                try? coordinator.destroyPersistentStore(at: url, ofType: type)
-            }
+            cleanups.append { PostgresTestServer.destroy(url) }
         }
         container.persistentStoreDescriptions = [description]
         var loadError: Error?
@@ -528,17 +514,6 @@ final class ValidationTests: XCTestCase {
     /// written here from the model file's numbers passes, and a refused save reports each bad
     /// property once and writes nothing.
     func testRandomValuesSaveExactlyWhenEveryRuleHolds() throws {
-        struct Generator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-            mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        }
         let goodNames = ["Al", "Bob", "Abcdefghij", "Zoe", "Eve"]
         let badNames: [String?] = [nil, "", "A", "bob", "Abcdefghijk", "Ann Lee", "B1"]
         let earliest = Date(timeIntervalSince1970: 0), latest = Date(timeIntervalSinceReferenceDate: 0)
@@ -552,7 +527,8 @@ final class ValidationTests: XCTestCase {
             return first && rest ? nil : NSValidationStringPatternMatchingError
         }
         for storeType in try Self.storeTypes() {
-            var random = Generator(state: 29)
+            var random = SplitMix64(seed: 29)
+            func below(_ bound: Int) -> Int { random.next(below: bound) }
             let container = try makeContainer(storeType)
             let context = container.viewContext
             var saved = 0
@@ -561,33 +537,33 @@ final class ValidationTests: XCTestCase {
                 var expected: [String] = []
                 var tags: [ObjectIdentifier: String] = [:]
                 var inserted = 0
-                for index in 0..<(1 + random.below(3)) {
+                for index in 0..<(1 + below(3)) {
                     let owner = Owner(context: context)
                     inserted += 1
                     let tag = "\(index)"
                     // Each value breaks its rules about one time in eight, so that about half the
                     // saves succeed.
-                    let name = random.below(8) == 0 ? badNames[random.below(badNames.count)] : goodNames[random.below(5)]
+                    let name = below(8) == 0 ? badNames[below(badNames.count)] : goodNames[below(5)]
                     owner.name = name
                     if let code = nameCode(name) { expected.append("\(tag).name:\(code)") }
-                    let age = Int16(random.below(8) == 0 ? [-20, -1, 151, 200][random.below(4)] : random.below(151))
+                    let age = Int16(below(8) == 0 ? [-20, -1, 151, 200][below(4)] : below(151))
                     owner.age = age
                     if age < 0 { expected.append("\(tag).age:\(NSValidationNumberTooSmallError)") }
                     if age > 150 { expected.append("\(tag).age:\(NSValidationNumberTooLargeError)") }
-                    if random.below(4) > 0 {
-                        let days = random.below(8) == 0 ? [-1, -3_000, 11_324, 20_000][random.below(4)] : random.below(11_323)
+                    if below(4) > 0 {
+                        let days = below(8) == 0 ? [-1, -3_000, 11_324, 20_000][below(4)] : below(11_323)
                         let born = Date(timeIntervalSince1970: Double(days) * 86_400)
                         owner.born = born
                         if born < earliest { expected.append("\(tag).born:\(NSValidationDateTooSoonError)") }
                         if born > latest { expected.append("\(tag).born:\(NSValidationDateTooLateError)") }
                     }
-                    if random.below(3) > 0 {
-                        let rating = random.below(8) == 0 ? [0, 0.25, 5.5, 6][random.below(4)] : Double(1 + random.below(10)) / 2
+                    if below(3) > 0 {
+                        let rating = below(8) == 0 ? [0, 0.25, 5.5, 6][below(4)] : Double(1 + below(10)) / 2
                         owner.rating = NSNumber(value: rating)
                         if rating < 0.5 { expected.append("\(tag).rating:\(NSValidationNumberTooSmallError)") }
                         if rating > 5 { expected.append("\(tag).rating:\(NSValidationNumberTooLargeError)") }
                     }
-                    let petCount = random.below(8) == 0 ? 3 : random.below(3)
+                    let petCount = below(8) == 0 ? 3 : below(3)
                     owner.pets = Set((0..<petCount).map { _ in Pet(context: context) })
                     if petCount > 2 { expected.append("\(tag).pets:\(NSValidationRelationshipExceedsMaximumCountError)") }
                     tags[ObjectIdentifier(owner)] = tag

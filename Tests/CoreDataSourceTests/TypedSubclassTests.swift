@@ -1,5 +1,6 @@
 import Foundation
 import CoreData
+import TestSupport
 import Testing
 
 // Typed NSManagedObject subclasses as Apple code writes them, with `@Managed` where Apple writes
@@ -23,27 +24,15 @@ final class Worker: NSManagedObject {
 }
 
 private func makeContainer() throws -> NSManagedObjectContext {
-    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
-    }
     let department = NSEntityDescription()
     department.name = "Department"
     department.managedObjectClassName = "Dept"
     let employee = NSEntityDescription()
     employee.name = "Employee"
     employee.managedObjectClassName = "Worker"
-    let employees = NSRelationshipDescription()
-    employees.name = "employees"
-    employees.destinationEntity = employee
-    let worksIn = NSRelationshipDescription()
-    worksIn.name = "department"
-    worksIn.destinationEntity = department
-    worksIn.maxCount = 1
-    employees.inverseRelationship = worksIn
-    worksIn.inverseRelationship = employees
+    let employees = relationship("employees", to: employee, maxCount: 0)
+    let worksIn = relationship("department", to: department, maxCount: 1)
+    inverses(employees, worksIn)
     department.properties = [attribute("title", .stringAttributeType), employees]
     employee.properties = [
         attribute("name", .stringAttributeType), attribute("salary", .decimalAttributeType),

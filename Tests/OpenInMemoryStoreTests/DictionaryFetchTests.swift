@@ -1,6 +1,7 @@
 import OpenInMemoryStore
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// A key-path column.

@@ -1,6 +1,7 @@
 import OpenInMemoryStore
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite("In-memory store: entities, predicates, windows, outputs")

@@ -2,6 +2,7 @@ import Dispatch
 import OpenInMemoryStore
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite("In-memory store: saves, primary keys, rows by key")

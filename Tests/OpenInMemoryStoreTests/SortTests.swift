@@ -1,6 +1,7 @@
 import OpenInMemoryStore
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite("In-memory store: sorting")
@@ -60,7 +61,7 @@ struct SortTests {
     /// kind: the native path must give exactly the order of OpenPredicate's `sorted(using:)`.
     @Test func nativeSortMatchesSortedUsing() throws {
         let store = InMemoryRowStore(schema: Schema.schema)
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let departments = try store.newPrimaryKeys(forEntity: Schema.department, count: 4)
         let names = ["b", "B", "a", "é", "e\u{301}", "Zed", "", "a10", "a9"]
         try store.apply(
@@ -77,17 +78,17 @@ struct SortTests {
         ]
         let keys = try store.newPrimaryKeys(forEntity: Schema.employee, count: 300)
         let rows = keys.map { pk -> RowSnapshot in
-            func maybe(_ value: StoreValue) -> StoreValue { generator.next(upTo: 5) == 0 ? .null : value }
+            func maybe(_ value: StoreValue) -> StoreValue { generator.next(below: 5) == 0 ? .null : value }
             return RowSnapshot(
                 key: StoreFixture.employee(pk), version: 1,
                 values: [
-                    maybe(.string(names[generator.next(upTo: names.count)])),
-                    .string(names[generator.next(upTo: names.count)]),
-                    maybe(.decimal(salaries[generator.next(upTo: salaries.count)])),
-                    maybe(.date(day(generator.next(upTo: 10)))),
-                    maybe(.integer(Int64(generator.next(upTo: 7)) - 3)),
-                    maybe(.string(names[generator.next(upTo: names.count)])),
-                    maybe(.object(StoreFixture.department(Int64(generator.next(upTo: 4) + 1)))),
+                    maybe(.string(names[generator.next(below: names.count)])),
+                    .string(names[generator.next(below: names.count)]),
+                    maybe(.decimal(salaries[generator.next(below: salaries.count)])),
+                    maybe(.date(day(generator.next(below: 10)))),
+                    maybe(.integer(Int64(generator.next(below: 7)) - 3)),
+                    maybe(.string(names[generator.next(below: names.count)])),
+                    maybe(.object(StoreFixture.department(Int64(generator.next(below: 4) + 1)))),
                 ])
         }
         try store.apply(inserted: rows, updated: [], deleted: [])
@@ -105,21 +106,5 @@ struct SortTests {
             #expect(native.count > 200)
             #expect(native == reference, "\(sort)")
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the data is the same on every run.
-struct SeededGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Int(z % UInt64(bound))
     }
 }

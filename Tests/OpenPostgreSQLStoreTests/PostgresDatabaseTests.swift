@@ -4,16 +4,14 @@
     import OpenStoreCore
     import class NIOPosix.MultiThreadedEventLoopGroup
     import Synchronization
+    import TestSupport
     import Testing
 
     @testable import OpenPostgreSQLStore
 
     /// The connection layer against a real server: errors, transactions, retries, lost connections,
     /// what runs where, LISTEN/NOTIFY.
-    @Suite(
-        .enabled(
-            if: PostgresTestServer.isEnabled,
-            "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
+    @Suite(.postgreSQLServer)
     struct PostgreSQLConnectionPoolTests {
         static func count(_ session: PostgreSQLConnection, _ table: String) throws -> Int64? {
             var count: Int64?
@@ -368,7 +366,7 @@
         }
 
         @Test func aClosedDatabaseRefusesCalls() throws {
-            let url = try PostgresTestServer.freshURL()
+            let url = try PostgresTestServer.freshDatabaseURL()
             let database = try PostgreSQLConnectionPool(url: url, poolSize: 1)
             try database.withConnection { try $0.execute("DROP SCHEMA \"\(url.schema)\"") }
             database.close()

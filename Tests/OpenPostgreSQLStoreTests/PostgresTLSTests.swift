@@ -1,6 +1,7 @@
 #if PostgreSQL
     import Foundation
     import Synchronization
+    import TestSupport
     import Testing
 
     @testable import OpenPostgreSQLStore
@@ -9,33 +10,11 @@
     /// `.ci/postgres start` for 127.0.0.1 and signed by itself; `.ci/run` names it in
     /// `OPENCOREDATA_POSTGRES_ROOTCERT`). The server says whether each connection is encrypted
     /// (`pg_stat_ssl`).
-    @Suite(
-        .enabled(
-            if: PostgresTestServer.isEnabled,
-            "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
+    @Suite(.postgreSQLServer)
     struct PostgresTLSTests {
-        struct NoCertificate: Error, CustomStringConvertible {
-            var description: String {
-                "CI is set but OPENCOREDATA_POSTGRES_ROOTCERT is not: .ci/run names the test server's TLS certificate"
-            }
-        }
-
-        /// The test server's certificate, or nil (with a message) where a developer's server has none.
-        static func rootCertificate() throws -> String? {
-            if let path = ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_ROOTCERT"], !path.isEmpty { return path }
-            if PostgresTestServer.isCI { throw NoCertificate() }
-            print("PostgresTLSTests: OPENCOREDATA_POSTGRES_ROOTCERT is not set (`.ci/postgres rootcert`); skipping")
-            return nil
-        }
-
         /// The test server with a fresh schema and these query items.
         static func url(_ items: String) throws -> PostgreSQLStoreURL {
-            let base = try PostgresTestServer.freshURL()
-            let schema = "schema=" + base.schema
-            guard let text = PostgresTestServer.url,
-                let url = URL(string: text + (text.contains("?") ? "&" : "?") + schema + items)
-            else { throw PostgresTestServer.Missing() }
-            return try PostgreSQLStoreURL(url)
+            try PostgresTestServer.freshDatabaseURL(appending: items)
         }
 
         /// Whether the server sees the connection as encrypted.
@@ -55,7 +34,7 @@
         }
 
         @Test func eachModeConnectsAsLibpqDoes() throws {
-            guard let certificate = try Self.rootCertificate() else { return }
+            guard let certificate = try PostgresTestServer.rootCertificate() else { return }
             #expect(try !Self.encrypted(Self.url("")))
             #expect(try !Self.encrypted(Self.url("&sslmode=prefer")))
             // The certificate is not checked: signed by itself, it still connects.
@@ -67,7 +46,7 @@
         }
 
         @Test func anUntrustedCertificateIsRefusedWithAClearError() throws {
-            guard try Self.rootCertificate() != nil else { return }
+            guard try PostgresTestServer.rootCertificate() != nil else { return }
             // The system's authorities did not sign the test server's certificate.
             let error = try #require(throws: PostgreSQLServerError.self) { try Self.encrypted(Self.url("&sslmode=verify-full")) }
             #expect(error.kind == .connection)
@@ -80,7 +59,7 @@
         }
 
         @Test func listenRunsOverTLS() throws {
-            guard let certificate = try Self.rootCertificate() else { return }
+            guard let certificate = try PostgresTestServer.rootCertificate() else { return }
             let url = try Self.url("&sslmode=verify-full&sslrootcert=\(certificate)")
             let database = try PostgreSQLConnectionPool(url: url, poolSize: 1)
             defer {

@@ -2,6 +2,7 @@
     import Foundation
     import OpenStoreCore
     import Synchronization
+    import TestSupport
     import Testing
 
     @testable import OpenPostgreSQLStore
@@ -9,10 +10,7 @@
     private let tableNumber = Atomic<Int>(0)
 
     /// Every kind of `StoreValue` written to a real server and read back.
-    @Suite(
-        .enabled(
-            if: PostgresTestServer.isEnabled,
-            "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests; .ci/run starts a server"))
+    @Suite(.postgreSQLServer)
     struct PostgresValueTests {
         /// Writes each value into a column of `type`, reads it back with `value(_:)`, and expects
         /// `expected` (the value itself when nil).

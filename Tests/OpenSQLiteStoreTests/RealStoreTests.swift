@@ -2,12 +2,13 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The stores Apple's Core Data wrote, in `shared/realworld/stores` (expectations are literals
 /// from its README's inventory). Each test copies the store's folder to a temporary folder first
 /// (WAL files included) and opens the copy read-only; the shared folder is never written.
-@Suite(.enabled(if: RealStores.isAvailable, "../shared/realworld/stores is not beside the package: real-store tests skipped"))
+@Suite(.enabled(if: RealWorld.hasStores, "../shared/realworld/stores is not beside the package: real-store tests skipped"))
 struct RealStoreTests {
     struct Expectation: CustomTestStringConvertible, Sendable {
         let directory: String
@@ -77,7 +78,7 @@ struct RealStoreTests {
     @Test(arguments: stores)
     func primaryKeysMetadataAndCounts(_ expected: Expectation) throws {
         let folder = try TemporaryFolder()
-        let url = try RealStores.copy(expected.directory, file: expected.file, into: folder)
+        let url = try RealWorld.copyStore(expected.directory, into: folder.url).appendingPathComponent(expected.file)
         let connection = try SQLiteConnection(url: url, mode: .readOnly)
         let rows = try AppleSQLPrimaryKeys.read(from: connection)
         #expect(rows == expected.primaryKeys.map { AppleSQLPrimaryKeyRow(entityNumber: $0.0, name: $0.1, superNumber: $0.2, max: $0.3) })
@@ -108,7 +109,8 @@ struct RealStoreTests {
     /// SurfJournal's 5000 rows live only in the -wal file.
     @Test func surfJournalRowsComeFromTheWAL() throws {
         let folder = try TemporaryFolder()
-        let url = try RealStores.copy("kodeco-surfjournal-wal", file: "SurfJournalModel.sqlite", into: folder)
+        let url = try RealWorld.copyStore("kodeco-surfjournal-wal", into: folder.url)
+            .appendingPathComponent("SurfJournalModel.sqlite")
         let schema = makeSchema([
             (
                 "JournalEntry", nil, false,
@@ -142,7 +144,8 @@ struct RealStoreTests {
     /// real columns, in Apple's order.
     @Test func sampleModel2LayoutMatchesTheRealTables() throws {
         let folder = try TemporaryFolder()
-        let url = try RealStores.copy("coredataplus-samplemodel2-history", file: "SampleModel2_V1.sqlite", into: folder)
+        let url = try RealWorld.copyStore("coredataplus-samplemodel2-history", into: folder.url)
+            .appendingPathComponent("SampleModel2_V1.sqlite")
         let schema = makeSchema([
             (
                 "Book", nil, false,

@@ -1,42 +1,8 @@
 import Foundation
-import Logging
-import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
-
-/// Log messages kept in memory.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-
-    var messages: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-
-    func append(_ message: String) {
-        lock.lock()
-        stored.append(message)
-        lock.unlock()
-    }
-
-    var logger: Logger { Logger(label: "test") { _ in CapturingHandler(capture: self) } }
-}
-
-struct CapturingHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { capture.append(event.message.description) }
-}
 
 @Suite struct SQLTraceTests {
     static let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM ZPAGE t0 WHERE t0.ZNUMBER > ? ORDER BY t0.Z_PK"

@@ -2,6 +2,7 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The functions of Apple's Core Data that its files' triggers call.

@@ -2,6 +2,7 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Creating a store is atomic: the store either does not exist or opens.

@@ -2,6 +2,7 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite struct SQLiteStoreFileTests {

@@ -3,6 +3,7 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 @testable import StoreCrashWriter
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -275,7 +276,7 @@ import Testing
         #expect(Self.size(fixture.source.path + "-wal") == 0, "the source store was not closed cleanly")
         try Self.expectMigratedValues(fixture)
 
-        var random = SeededGenerator(state: journal == "wal" ? 0x5EED_0001 : 0x5EED_0002)
+        var random = SplitMix64(seed: journal == "wal" ? 0x5EED_0001 : 0x5EED_0002)
         let limit = UInt32(fixture.duration * 1.2 * 1_000_000)
         let url = fixture.folder.appendingPathComponent("Trial.sqlite")
         var old = 0, oldMidTransaction = 0, new = 0, finishedBeforeKill = 0
@@ -320,7 +321,7 @@ import Testing
     func killsDuringMigrationWhileAnotherProcessReads(_ journal: String) throws {
         let fixture = try Fixture(journal: journal)
         defer { try? FileManager.default.removeItem(at: fixture.folder) }
-        var random = SeededGenerator(state: journal == "wal" ? 0x5EED_0011 : 0x5EED_0012)
+        var random = SplitMix64(seed: journal == "wal" ? 0x5EED_0011 : 0x5EED_0012)
         let limit = UInt32(fixture.duration * 1.2 * 1_000_000)
         let url = fixture.folder.appendingPathComponent("Read.sqlite")
         var old = 0, new = 0, reads = 0, failedReads = 0

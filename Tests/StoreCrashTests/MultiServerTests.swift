@@ -1,62 +1,18 @@
 import CoreData
 import Foundation
+import TestSupport
 import Testing
-
-/// The test server: `OPENCOREDATA_POSTGRES_URL`; required under CI.
-enum PostgresServer {
-    static var url: String? { ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"] }
-    static var isCI: Bool {
-        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
-        return !value.isEmpty && value != "0" && value != "false"
-    }
-    /// A server is named, or this is CI; never in a build without the store (trait `PostgreSQL` off).
-    static var isEnabled: Bool {
-        #if PostgreSQL
-            url != nil || isCI
-        #else
-            false
-        #endif
-    }
-}
 
 /// Several app servers on one PostgreSQL store: `ServerWorker` processes, each with several
 /// contexts, doing random conflicting transfers under one merge policy, then the invariants; and
 /// remote-change notifications crossing processes. Needs `OPENCOREDATA_POSTGRES_URL` (always set
 /// under CI, where a missing server fails these tests).
-@Suite(.enabled(if: PostgresServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+@Suite(.postgreSQLServer)
 struct MultiServerTests {
     /// A store URL in a fresh schema, and its removal.
     static func freshStore() throws -> (url: URL, remove: () -> Void) {
-        let base = try #require(PostgresServer.url, "CI is set but OPENCOREDATA_POSTGRES_URL is not")
-        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let store = try #require(URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + schema))
-        return (
-            store,
-            {
-                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
-                try? coordinator.destroyPersistentStore(at: store, ofType: NSPostgreSQLStoreType)
-            }
-        )
-    }
-
-    /// The worker's model: Account (name unique, balance, stamp).
-    static func model() -> NSManagedObjectModel {
-        let account = NSEntityDescription()
-        account.name = "Account"
-        account.properties = [
-            ("name", NSAttributeType.stringAttributeType), ("balance", .integer64AttributeType), ("stamp", .stringAttributeType),
-        ]
-        .map { name, type in
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        account.uniquenessConstraints = [["name"]]
-        let model = NSManagedObjectModel()
-        model.entities = [account]
-        return model
+        let store = try PostgresTestServer.freshStoreURL()
+        return (store, { PostgresTestServer.destroy(store) })
     }
 
     static let processes = 4
@@ -67,7 +23,7 @@ struct MultiServerTests {
     func conflictingTransfersKeepTheInvariants(_ policy: String) throws {
         let (url, remove) = try Self.freshStore()
         defer { remove() }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -137,7 +93,7 @@ struct MultiServerTests {
         let (url, remove) = try Self.freshStore()
         defer { remove() }
         let options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: options)
         let watcher = try WriterProcess(["watch", url.absoluteString, "8"], executable: "ServerWorker")
         defer { watcher.finish() }

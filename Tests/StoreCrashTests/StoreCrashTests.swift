@@ -3,6 +3,7 @@ import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
 @testable import StoreCrashWriter
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ import Testing
 
     @Test(arguments: ["wal", "delete"])
     func killsDuringCreationLeaveAStoreThatOpens(_ journal: String) throws {
-        var random = SeededGenerator(state: journal == "wal" ? 17 : 71)
+        var random = SplitMix64(seed: journal == "wal" ? 17 : 71)
         let folder = try Self.folder("create")
         defer { try? FileManager.default.removeItem(at: folder) }
         var beforeOpened = 0, halfCreated = 0, absent = 0, complete = 0, readOnlyOpened = 0, readOnlyRefused = 0
@@ -99,7 +100,7 @@ import Testing
 
     @Test(arguments: ["wal", "delete"])
     func killsDuringSavesLoseNoAcknowledgedSave(_ journal: String) throws {
-        var random = SeededGenerator(state: journal == "wal" ? 23 : 32)
+        var random = SplitMix64(seed: journal == "wal" ? 23 : 32)
         let folder = try Self.folder("save")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Store.sqlite")

@@ -88,19 +88,6 @@ final class WriterProcess {
     var opened: Bool { lines.contains { $0.hasPrefix("opened") } }
 }
 
-/// A small deterministic random number generator (SplitMix64), so that the kill points are the
-/// same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// What a store file holds, read with SQLite directly.
 struct StoreState {
     /// Rows per batch.

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import Testing
 
 /// `coredata copy`: a store moved to another store (SQLite, and PostgreSQL when a test server
@@ -7,34 +8,13 @@ import Testing
 struct CopyCommandTests {
     /// Where copies go: SQLite files, and PostgreSQL schemas under CI or with a server named
     /// (in a build with the PostgreSQL store: the package trait `PostgreSQL`).
-    static var destinations: [String] {
-        #if PostgreSQL
-            ["sqlite"] + (ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"] != nil || isCI ? ["postgres"] : [])
-        #else
-            ["sqlite"]
-        #endif
-    }
-
-    static var isCI: Bool {
-        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
-        return !value.isEmpty && value != "0" && value != "false"
-    }
+    static var destinations: [String] { ["sqlite"] + (PostgresTestServer.isEnabled ? ["postgres"] : []) }
 
     /// A destination URL or path of `kind`, and how to remove it afterwards.
     static func destination(_ kind: String, in folder: URL) throws -> (place: String, remove: () -> Void) {
         guard kind == "postgres" else { return (folder.appendingPathComponent("Copy.sqlite").path, {}) }
-        let base = try #require(ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"], "CI needs a server")
-        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let url = base + (base.contains("?") ? "&" : "?") + "schema=" + schema
-        return (
-            url,
-            {
-                let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
-                if let store = URL(string: url) {
-                    try? coordinator.destroyPersistentStore(at: store, ofType: NSPostgreSQLStoreType)
-                }
-            }
-        )
+        let store = try PostgresTestServer.freshStoreURL()
+        return (store.absoluteString, { PostgresTestServer.destroy(store) })
     }
 
     @Test(arguments: destinations)

@@ -1,4 +1,5 @@
 import CoreData
+import TestSupport
 import Testing
 
 /// Runs the built `coredata` executable as a user does: a process, its stdout, stderr and status.
@@ -53,19 +54,11 @@ enum ToolRunner {
     /// `../shared/realworld/stores/<name>` copied into a temporary folder (Apple's WAL stores
     /// must never be opened in place), or nil when `../shared` is not beside the package.
     static func realWorldStore(_ name: String) throws -> URL? {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let source = package.deletingLastPathComponent().appendingPathComponent("shared/realworld/stores/\(name)")
-        guard FileManager.default.fileExists(atPath: source.path) else {
-            print("skipped: \(source.path) is missing (the real-world stores live in ../shared beside the package)")
+        guard let stores = RealWorld.stores, FileManager.default.fileExists(atPath: stores.appendingPathComponent(name).path)
+        else {
+            print("skipped: ../shared/realworld/stores/\(name) is missing (the real-world stores live beside the package)")
             return nil
         }
-        let copy = try temporaryFolder("realworld").appendingPathComponent(name)
-        try FileManager.default.copyItem(at: source, to: copy)
-        for file in try FileManager.default.contentsOfDirectory(atPath: copy.path) {
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy.appendingPathComponent(file).path)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
-        return copy
+        return try RealWorld.copyStore(name, into: temporaryFolder("realworld"))
     }
 }

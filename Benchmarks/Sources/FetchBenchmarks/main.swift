@@ -24,6 +24,7 @@
 // line of stdout is the same results as one JSON object, also written to the file named by the
 // first argument that is not an option.
 
+import BenchmarkSupport
 import CoreData
 import Probes
 import RawSQLite
@@ -77,63 +78,7 @@ func peakMegabytes() -> Double {
 
 // MARK: - Model
 
-/// A department as an app declares it.
-final class DepartmentObject: NSManagedObject {
-    @Managed var name: String?
-    @Managed var budget: Int64
-}
-
-/// An employee as an app declares it: the typed properties the first line reads. (`Employee`
-/// is the raw side's row.)
-final class EmployeeObject: NSManagedObject {
-    @Managed var firstName: String?
-    @Managed var lastName: String?
-    @Managed var salary: Int64
-    @Managed var age: Int16
-    @Managed var hired: Date?
-    @Managed var department: DepartmentObject?
-}
-
-func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-    let attribute = NSAttributeDescription()
-    attribute.name = name
-    attribute.attributeType = type
-    return attribute
-}
-
-func makeModel() -> NSManagedObjectModel {
-    let department = NSEntityDescription()
-    department.name = "Department"
-    department.managedObjectClassName = String(reflecting: DepartmentObject.self)
-    let employee = NSEntityDescription()
-    employee.name = "Employee"
-    employee.managedObjectClassName = String(reflecting: EmployeeObject.self)
-    let employees = NSRelationshipDescription()
-    employees.name = "employees"
-    employees.destinationEntity = employee
-    employees.maxCount = 0
-    employees.deleteRule = .nullifyDeleteRule
-    let worksIn = NSRelationshipDescription()
-    worksIn.name = "department"
-    worksIn.destinationEntity = department
-    worksIn.maxCount = 1
-    employees.inverseRelationship = worksIn
-    worksIn.inverseRelationship = employees
-    department.properties = [attribute("name", .stringAttributeType), attribute("budget", .integer64AttributeType), employees]
-    employee.properties = [
-        attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
-        attribute("salary", .integer64AttributeType), attribute("age", .integer16AttributeType),
-        attribute("hired", .dateAttributeType), worksIn,
-    ]
-    let model = NSManagedObjectModel()
-    model.entities = [department, employee]
-    return model
-}
-
-let model = makeModel()
-guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
-    fatalError("model")
-}
+let model = makeCompanyModel()
 
 func openStore(_ url: URL) -> NSPersistentStoreCoordinator {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -202,15 +147,7 @@ struct Employee {
 
 // MARK: - The 100,000-employee store
 
-var seed: UInt64 = 42
-func next() -> UInt64 {
-    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    return seed >> 33
-}
-let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "we", "zo", "an", "el", "or", "us", "ix"]
-func name(_ count: Int) -> String {
-    (0..<count).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
-}
+var values = EmployeeValues()
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FetchBenchmarks-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: folder) }
@@ -338,21 +275,7 @@ let coordinator = openStore(storeURL)
 let saveStart = clock.now
 do {
     let loader = newContext(coordinator)
-    let departments = (0..<departmentCount).map { index -> NSManagedObject in
-        let department = DepartmentObject(entity: departmentEntity, insertInto: loader)
-        department.setValue("Department \(index)", forKey: "name")
-        department.setValue(Int64(index * 1_000), forKey: "budget")
-        return department
-    }
-    for index in 0..<objectCount {
-        let object = EmployeeObject(entity: employeeEntity, insertInto: loader)
-        object.setValue(name(2), forKey: "firstName")
-        object.setValue(name(3), forKey: "lastName")
-        object.setValue(20_000 + Int64(next() % 180_000), forKey: "salary")
-        object.setValue(Int16(20 + next() % 45), forKey: "age")
-        object.setValue(Date(timeIntervalSinceReferenceDate: Double(next() % 600_000_000)), forKey: "hired")
-        object.setValue(departments[index % departmentCount], forKey: "department")
-    }
+    insertCompany(into: loader, employees: objectCount, departments: departmentCount, values: &values)
     try loader.save()
 } catch {
     fatalError("\(error)")
@@ -814,11 +737,11 @@ func bigStore(count: Int) -> URL {
         sqlite3_reset(insert.statement)
         sqlite3_bind_int64(insert.statement, 1, Int64(index))
         sqlite3_bind_int64(insert.statement, 2, entity)
-        sqlite3_bind_text(insert.statement, 3, name(2), -1, transient)
-        sqlite3_bind_text(insert.statement, 4, name(3), -1, transient)
-        sqlite3_bind_int64(insert.statement, 5, 20_000 + Int64(next() % 180_000))
-        sqlite3_bind_int64(insert.statement, 6, Int64(20 + next() % 45))
-        sqlite3_bind_double(insert.statement, 7, Double(next() % 600_000_000))
+        sqlite3_bind_text(insert.statement, 3, values.name(2), -1, transient)
+        sqlite3_bind_text(insert.statement, 4, values.name(3), -1, transient)
+        sqlite3_bind_int64(insert.statement, 5, 20_000 + Int64(values.next() % 180_000))
+        sqlite3_bind_int64(insert.statement, 6, Int64(20 + values.next() % 45))
+        sqlite3_bind_double(insert.statement, 7, Double(values.next() % 600_000_000))
         sqlite3_step(insert.statement)
     }
     sqlite3_exec(big, "UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_NAME = 'Employee'", nil, nil, nil)

@@ -26,6 +26,7 @@
 // ROUNDS=<n> runs each line n times, the sides taking turns (default 3); the best time and the
 // highest peak are printed. The last line of stdout is the results as one JSON object.
 
+import BenchmarkSupport
 import CoreData
 import RawSQLite
 
@@ -40,12 +41,6 @@ let rounds = max(1, Int(environment["ROUNDS"] ?? "") ?? 3)
 // MARK: - Models
 
 func model(version: Int) -> NSManagedObjectModel {
-    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
-    }
     let item = NSEntityDescription()
     item.name = "Item"
     var properties = [

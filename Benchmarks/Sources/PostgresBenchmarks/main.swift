@@ -31,6 +31,7 @@
 // The throughput rounds print each round's client and server CPU per fetch and the fetches a
 // second the machine's cores could give at that cost (the ceiling the curve flattens at).
 
+import BenchmarkSupport
 import CoreData
 import PostgresNIO
 
@@ -71,64 +72,9 @@ serverComponents.queryItems =
     ]
 guard let storeURL = serverComponents.url else { fail("no store URL") }
 
-// MARK: - Model (FetchBenchmarks' model)
+// MARK: - Model (FetchBenchmarks' model: BenchmarkSupport's company model)
 
-/// A department as an app declares it.
-final class DepartmentObject: NSManagedObject {
-    @Managed var name: String?
-    @Managed var budget: Int64
-}
-
-/// An employee as an app declares it.
-final class EmployeeObject: NSManagedObject {
-    @Managed var firstName: String?
-    @Managed var lastName: String?
-    @Managed var salary: Int64
-    @Managed var age: Int16
-    @Managed var hired: Date?
-    @Managed var department: DepartmentObject?
-}
-
-func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-    let attribute = NSAttributeDescription()
-    attribute.name = name
-    attribute.attributeType = type
-    return attribute
-}
-
-func makeModel() -> NSManagedObjectModel {
-    let department = NSEntityDescription()
-    department.name = "Department"
-    department.managedObjectClassName = String(reflecting: DepartmentObject.self)
-    let employee = NSEntityDescription()
-    employee.name = "Employee"
-    employee.managedObjectClassName = String(reflecting: EmployeeObject.self)
-    let employees = NSRelationshipDescription()
-    employees.name = "employees"
-    employees.destinationEntity = employee
-    employees.maxCount = 0
-    employees.deleteRule = .nullifyDeleteRule
-    let worksIn = NSRelationshipDescription()
-    worksIn.name = "department"
-    worksIn.destinationEntity = department
-    worksIn.maxCount = 1
-    employees.inverseRelationship = worksIn
-    worksIn.inverseRelationship = employees
-    department.properties = [attribute("name", .stringAttributeType), attribute("budget", .integer64AttributeType), employees]
-    employee.properties = [
-        attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
-        attribute("salary", .integer64AttributeType), attribute("age", .integer16AttributeType),
-        attribute("hired", .dateAttributeType), worksIn,
-    ]
-    let model = NSManagedObjectModel()
-    model.entities = [department, employee]
-    return model
-}
-
-let model = makeModel()
-guard let employeeEntity = model.entitiesByName["Employee"], let departmentEntity = model.entitiesByName["Department"] else {
-    fail("model")
-}
+let model = makeCompanyModel()
 
 func openStore() -> NSPersistentStoreCoordinator {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -374,34 +320,11 @@ func dropSchema() {
 }
 dropSchema()
 let coordinator = openStore()
-var seed: UInt64 = 42
-func next() -> UInt64 {
-    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    return seed >> 33
-}
-let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "we", "zo", "an", "el", "or", "us", "ix"]
-func name(_ count: Int) -> String {
-    (0..<count).map { _ in syllables[Int(next() % UInt64(syllables.count))] }.joined().capitalized
-}
 /// Inserts the employees and departments (the same ones on every call) and saves.
 func load(_ coordinator: NSPersistentStoreCoordinator) {
-    seed = 42
     let loader = newContext(coordinator)
-    let departments = (0..<departmentCount).map { index -> NSManagedObject in
-        let department = DepartmentObject(entity: departmentEntity, insertInto: loader)
-        department.setValue("Department \(index)", forKey: "name")
-        department.setValue(Int64(index * 1_000), forKey: "budget")
-        return department
-    }
-    for index in 0..<objectCount {
-        let object = EmployeeObject(entity: employeeEntity, insertInto: loader)
-        object.setValue(name(2), forKey: "firstName")
-        object.setValue(name(3), forKey: "lastName")
-        object.setValue(20_000 + Int64(next() % 180_000), forKey: "salary")
-        object.setValue(Int16(20 + next() % 45), forKey: "age")
-        object.setValue(Date(timeIntervalSinceReferenceDate: Double(next() % 600_000_000)), forKey: "hired")
-        object.setValue(departments[index % departmentCount], forKey: "department")
-    }
+    var values = EmployeeValues()
+    insertCompany(into: loader, employees: objectCount, departments: departmentCount, values: &values)
     do {
         try loader.save()
     } catch {

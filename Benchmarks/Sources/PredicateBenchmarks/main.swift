@@ -7,6 +7,7 @@
 // The table goes to stdout; the last line of stdout is the same results as one JSON object, also
 // written to the file named by the first argument, if any.
 
+import BenchmarkSupport
 import Foundation
 import OpenPredicate
 
@@ -120,18 +121,6 @@ final class Employee: KeyValueCodable {
     }
 }
 
-/// SplitMix64: the same "random" employees on every machine and every run.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // 3 of 16 names start with j/J (one of them non-ASCII after the J); salaries are uniform in
 // 20_000..<85_000, so 35/65 are above 50_000: about 3/16 × 35/65 ≈ 10% match.
 let lastNames = [
@@ -139,7 +128,7 @@ let lastNames = [
     "Thomas", "Johnson", "Roberts", "Walker", "Wright", "Jürgens", "Ångström", "Øberg",
 ]
 let objectCount = only == nil ? 1_000_000 : 1_000
-var generator = SplitMix64(state: 42)
+var generator = SplitMix64(seed: 42)
 let employees: [Employee] = (0..<objectCount).map { _ in
     let salary = 20_000 + Int(generator.next() % 65_000)
     let name = lastNames[Int(generator.next() % UInt64(lastNames.count))]
@@ -268,7 +257,7 @@ let personNames = [
 ]
 let cities = ["Leeds", "York", "London", "Bristol", "Manchester", "Hull"]
 let joinedCutoff = Date(timeIntervalSinceReferenceDate: 500_000_000)
-var personGenerator = SplitMix64(state: 7)
+var personGenerator = SplitMix64(seed: 7)
 let people: [Person] = (0..<dictionaryCount).map { _ in
     Person(
         name: personNames[Int(personGenerator.next() % UInt64(personNames.count))],

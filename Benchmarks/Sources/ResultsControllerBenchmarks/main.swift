@@ -38,6 +38,7 @@
 //     OBJECTS=10000 ROUNDS=2 STORES=memory valgrind --tool=callgrind \
 //         --toggle-collect='$s12OpenCoreData014FetchedResultsB0C16contextDidChange*' /tmp/rcb
 
+import BenchmarkSupport
 import CoreData
 
 #if canImport(Glibc)
@@ -68,34 +69,15 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-/// A fixed-seed generator (SplitMix64), so that both sides get the same changes.
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // MARK: - Model
 
 let model: NSManagedObjectModel = {
-    func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = false) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        return attribute
-    }
     let item = NSEntityDescription()
     item.name = "Item"
     item.properties = [
-        attribute("name", .stringAttributeType), attribute("group", .stringAttributeType),
-        attribute("rank", .integer64AttributeType), attribute("live", .booleanAttributeType),
-        attribute("note", .stringAttributeType, optional: true),
+        attribute("name", .stringAttributeType, optional: false), attribute("group", .stringAttributeType, optional: false),
+        attribute("rank", .integer64AttributeType, optional: false), attribute("live", .booleanAttributeType, optional: false),
+        attribute("note", .stringAttributeType),
     ]
     let model = NSManagedObjectModel()
     model.entities = [item]
@@ -170,7 +152,7 @@ final class Side {
     }
 
     /// Inserts `count` objects from `random` in batches of 10,000, saving each, then resets.
-    func fill(_ count: Int, random: inout Seeded) throws {
+    func fill(_ count: Int, random: inout SplitMix64) throws {
         try context.performAndWait {
             for start in stride(from: 0, to: count, by: 10_000) {
                 for _ in start..<min(count, start + 10_000) { insert(&random) }
@@ -191,7 +173,7 @@ final class Side {
     }
 
     @discardableResult
-    private func insert(_ random: inout Seeded) -> NSManagedObject {
+    private func insert(_ random: inout SplitMix64) -> NSManagedObject {
         let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
         item.setValue(namePrefix + String(format: " %08d", nextName), forKey: "name")
         nextName += 1
@@ -204,7 +186,7 @@ final class Side {
 
     /// `count` random changes from `random` (on the context's queue): 30% rank, 15% group, 15%
     /// live, 20% note only, 10% inserts, 10% deletes.
-    func change(_ count: Int, random: inout Seeded) {
+    func change(_ count: Int, random: inout SplitMix64) {
         for _ in 0..<count {
             let kind = Int.random(in: 0..<20, using: &random)
             if kind >= 18 {
@@ -262,7 +244,7 @@ func run(_ storeType: String, folder: URL) throws -> Figures {
     let a = try Side(storeType: storeType, url: url("A.sqlite"), namePrefix: "item")
     let b = try Side(storeType: storeType, url: url("B.sqlite"), namePrefix: "item")
     for side in [a, b] {
-        var random = Seeded(state: 20_260_127)
+        var random = SplitMix64(seed: 20_260_127)
         try side.fill(objectCount, random: &random)
         try side.loadCatalog()
     }
@@ -278,7 +260,7 @@ func run(_ storeType: String, folder: URL) throws -> Figures {
     // B holds the same results, fetched, so that both contexts keep the same objects alive.
     var plainResults = try b.context.performAndWait { try b.context.fetch(request()) }
 
-    var random = Seeded(state: 0x5EED_F00D)
+    var random = SplitMix64(seed: 0x5EED_F00D)
     for round in 0..<rounds {
         let state = random.state
         // Changes announced by the save.

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Several contexts, each on its own queue, working at the same time on one model: through one

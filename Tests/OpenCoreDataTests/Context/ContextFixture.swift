@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// A context on a store of `CompanyModel` (in memory, or an SQLite file in a temporary folder),

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Derived attributes are computed when a context saves, on both store types: a count of a
@@ -9,12 +10,6 @@ import Testing
         let book = NSEntityDescription(), page = NSEntityDescription()
         book.name = "Book"
         page.name = "Page"
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            return attribute
-        }
         func derived(_ name: String, _ type: NSAttributeType, _ format: String) -> NSDerivedAttributeDescription {
             let attribute = NSDerivedAttributeDescription()
             attribute.name = name
@@ -22,15 +17,8 @@ import Testing
             attribute.derivationExpression = NSExpression(format: format)
             return attribute
         }
-        let pages = NSRelationshipDescription(), pageBook = NSRelationshipDescription()
-        pages.name = "pages"
-        pages.destinationEntity = page
-        pages.maxCount = 0
-        pageBook.name = "book"
-        pageBook.destinationEntity = book
-        pageBook.maxCount = 1
-        pages.inverseRelationship = pageBook
-        pageBook.inverseRelationship = pages
+        let pages = relationship("pages", to: page, maxCount: 0), pageBook = relationship("book", to: book, maxCount: 1)
+        inverses(pages, pageBook)
         book.properties = [
             attribute("title", .stringAttributeType), derived("pagesCount", .integer64AttributeType, "pages.@count"),
             derived("searchTitle", .stringAttributeType, "lowercase:(title)"),

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// The listings of Apple's Core Data documentation, written as its readers write them, with
@@ -7,29 +8,15 @@ import Testing
 @Suite struct DocumentationExampleTests {
     // MARK: - Models
 
-    static func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        return attribute
-    }
-
     /// Employee (firstName, lastName, salary, department) and Department (name, employees).
     static func companyModel() -> NSManagedObjectModel {
         let employee = NSEntityDescription()
         employee.name = "Employee"
         let department = NSEntityDescription()
         department.name = "Department"
-        let worksIn = NSRelationshipDescription()
-        worksIn.name = "department"
-        worksIn.destinationEntity = department
-        worksIn.maxCount = 1
-        let employees = NSRelationshipDescription()
-        employees.name = "employees"
-        employees.destinationEntity = employee
-        employees.maxCount = 0
-        worksIn.inverseRelationship = employees
-        employees.inverseRelationship = worksIn
+        let worksIn = relationship("department", to: department, maxCount: 1)
+        let employees = relationship("employees", to: employee, maxCount: 0)
+        inverses(worksIn, employees)
         employee.properties = [
             attribute("firstName", .stringAttributeType), attribute("lastName", .stringAttributeType),
             attribute("salary", .doubleAttributeType), worksIn,
@@ -103,7 +90,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes) func latestEventsSortedByCreationDate(_ storeType: String) throws {
         let event = NSEntityDescription()
         event.name = "Event"
-        event.properties = [Self.attribute("creationDate", .dateAttributeType)]
+        event.properties = [attribute("creationDate", .dateAttributeType)]
         let model = NSManagedObjectModel()
         model.entities = [event]
         let folder = try TemporaryFolder()
@@ -131,12 +118,12 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes) func fetchingAGraphicReturnsEverySubentity(_ storeType: String) throws {
         let graphic = NSEntityDescription()
         graphic.name = "Graphic"
-        graphic.properties = [Self.attribute("name", .stringAttributeType), Self.attribute("x", .doubleAttributeType)]
+        graphic.properties = [attribute("name", .stringAttributeType), attribute("x", .doubleAttributeType)]
         var subentities: [NSEntityDescription] = []
         for (name, extra) in [("Circle", "radius"), ("TextArea", "text"), ("Line", "length")] {
             let entity = NSEntityDescription()
             entity.name = name
-            entity.properties = [Self.attribute(extra, name == "TextArea" ? .stringAttributeType : .doubleAttributeType)]
+            entity.properties = [attribute(extra, name == "TextArea" ? .stringAttributeType : .doubleAttributeType)]
             subentities.append(entity)
         }
         graphic.subentities = subentities

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Faults that cannot be loaded never stop the process: a row deleted by another coordinator,
@@ -193,7 +194,7 @@ import Testing
 
     /// A PostgreSQL server that goes away while a fault fires (a proxy in front of the test
     /// server, cut): no crash, nil values, the error visible; once it is back, nothing was lost.
-    @Test(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+    @Test(.postgreSQLServer)
     func aPostgreSQLServerThatGoesAwayWhileAFaultFiresIsReportedAndLosesNothing() async throws {
         let direct = try PostgresTestServer.freshStoreURL()
         defer { PostgresTestServer.destroy(direct) }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Several stores in one coordinator: objects assigned to each, fetches merged in sort order
@@ -180,7 +181,7 @@ import Testing
         }
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
-        var random = RandomFetchTests.Seeded(state: 77)
+        var random = SplitMix64(seed: 77)
         func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         var people: [(object: NSManagedObject, store: Int)] = []
         func insert(_ serial: Int) {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreData
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The context's registry is an open-addressing table: registering, replacing and removing in
@@ -25,11 +26,8 @@ import Testing
         let department = try #require(coordinator.schema.entityIDsByName["Department"])
         let registry = ObjectRegistry()
         var reference: [NSManagedObjectID: NSManagedObject] = [:]
-        var seed: UInt64 = 7
-        func next(_ bound: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(seed >> 33) % bound
-        }
+        var random = SplitMix64(seed: 7)
+        func next(_ bound: Int) -> Int { random.next(below: bound) }
         var ids: [NSManagedObjectID] = []
         for _ in 0..<600 {
             // The same key in both stores and both entities: four distinct IDs.

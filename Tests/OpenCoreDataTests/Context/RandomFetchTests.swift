@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random fetch requests over random data with random unsaved changes, through a context on each
@@ -19,17 +20,6 @@ import Testing
 /// The last round makes more changes in a child context and fetches there. Seeded: a failure
 /// names its round, request and store.
 @Suite struct RandomFetchTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            var z = state
-            z ^= z >> 33
-            z = z &* 0xFF51_AFD7_ED55_8CCD
-            return z ^ (z >> 33)
-        }
-    }
-
     static let titles: [String?] = ["Sales", "Labs", "séances", "sales", nil, "Zoo"]
     static let syllables = ["an", "bo", "Cy", "dé", "el", "fa", "Gu", "hi", "ÎO", "ju"]
 
@@ -42,7 +32,7 @@ import Testing
         let folder: TemporaryFolder?
         /// The departments, saved; one may be deleted later.
         var departments: [NSManagedObject] = []
-        var random: Seeded
+        var random: SplitMix64
         var serial = 0
         /// Every employee and manager ever inserted (deleted ones too).
         var people: [NSManagedObject] = []
@@ -59,7 +49,7 @@ import Testing
                 ofType: storeType, configurationName: nil, at: try folder.storeURL(for: storeType, name: "Random.sqlite"))
             context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
-            random = Seeded(state: seed)
+            random = SplitMix64(seed: seed)
             departments = RandomFetchTests.titles.map { title -> NSManagedObject in
                 let department = NSManagedObject(entity: model[entity: "Department"], insertInto: context)
                 department.setValue(title, forKey: "title")
@@ -148,7 +138,7 @@ import Testing
         var unwindowed: Request { Request(entity: entity, format: format, sort: [], limit: 0, offset: 0) }
     }
 
-    static func request(_ random: inout Seeded) -> Request {
+    static func request(_ random: inout SplitMix64) -> Request {
         func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
         // Person (abstract) has a name and a birth date; its sub-entities the rest.
         let entity = pick(["Employee", "Employee", "Manager", "Person"])
@@ -227,7 +217,7 @@ import Testing
     @Test(arguments: ContextFixture.storeTypes, [UInt64(1), 2, 3])
     func randomFetchesSeeTheChanges(_ storeType: String, _ seed: UInt64) throws {
         var world = try World(storeType: storeType, seed: seed)
-        var requests = Seeded(state: seed &* 7_919)
+        var requests = SplitMix64(seed: seed &* 7_919)
         var sizes = Set<Int>()
         for round in 0..<4 {
             // The last round changes more in a child context, on top of the parent's changes.

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Two contexts of one coordinator pass their saves to each other with
@@ -46,7 +47,7 @@ import Testing
     func savesMergedBothWays(_ storeType: String, _ seed: UInt64) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let contexts = [fixture.context, fixture.freshContext()]
-        var random = RandomFetchTests.Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         var serial = 0
         func employees(in context: NSManagedObjectContext) throws -> [NSManagedObject] {

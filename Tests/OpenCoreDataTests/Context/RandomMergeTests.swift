@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Two contexts change the same employees at random and save in turn under random merge
@@ -21,14 +22,6 @@ import Testing
 /// After every save the store (read by a fresh context) and both contexts' objects must match
 /// the model. Seeded: a failure names its setup, seed, round and save.
 @Suite struct RandomMergeTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1
-            return (state >> 17) ^ state
-        }
-    }
-
     /// An employee's attributes.
     struct Values: Equatable, CustomStringConvertible {
         var name: String
@@ -95,7 +88,7 @@ import Testing
         let (backend, shared) = MergeConflictTests.setups[setup]
         let fixture = try SaveConflictFixture(backend, sharedCoordinator: shared)
         defer { fixture.cleanUp() }
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         var counter = 0
         func fresh(_ key: String) -> Any {
             counter += 1

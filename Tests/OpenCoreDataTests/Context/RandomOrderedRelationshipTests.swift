@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Ordered and many-to-many relationships changed at random and saved in rounds, then read back
@@ -17,31 +18,21 @@ import Testing
 /// into the root and then to the store. Seeded.
 @Suite struct RandomOrderedRelationshipTests {
     static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String) -> NSAttributeDescription { CompanyModel.attribute(name, .stringAttributeType) }
-        func relationship(_ name: String, _ destination: NSEntityDescription, toMany: Bool, ordered: Bool = false)
-            -> NSRelationshipDescription
-        {
-            let relationship = CompanyModel.relationship(name, to: destination, maxCount: toMany ? 0 : 1)
-            relationship.isOrdered = ordered
-            return relationship
-        }
         let playlist = NSEntityDescription()
         playlist.name = "Playlist"
         let song = NSEntityDescription()
         song.name = "Song"
         let tag = NSEntityDescription()
         tag.name = "Tag"
-        let songs = relationship("songs", song, toMany: true, ordered: true)
-        let owner = relationship("playlist", playlist, toMany: false)
-        songs.inverseRelationship = owner
-        owner.inverseRelationship = songs
-        let tags = relationship("tags", tag, toMany: true, ordered: true)
-        let tagged = relationship("songs", song, toMany: true)
-        tags.inverseRelationship = tagged
-        tagged.inverseRelationship = tags
-        playlist.properties = [attribute("name"), songs]
-        song.properties = [attribute("title"), owner, tags]
-        tag.properties = [attribute("label"), tagged]
+        let songs = relationship("songs", to: song, maxCount: 0, ordered: true)
+        let owner = relationship("playlist", to: playlist, maxCount: 1)
+        inverses(songs, owner)
+        let tags = relationship("tags", to: tag, maxCount: 0, ordered: true)
+        let tagged = relationship("songs", to: song, maxCount: 0)
+        inverses(tags, tagged)
+        playlist.properties = [attribute("name", .stringAttributeType), songs]
+        song.properties = [attribute("title", .stringAttributeType), owner, tags]
+        tag.properties = [attribute("label", .stringAttributeType), tagged]
         let model = NSManagedObjectModel()
         model.entities = [playlist, song, tag]
         return model
@@ -107,7 +98,7 @@ import Testing
         root.persistentStoreCoordinator = coordinator
         // Where the round's changes are made: the root, or (every other round) a child of it.
         var context = root
-        var random = RandomFetchTests.Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         func int(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         var record = Record()
         var playlists: [String: NSManagedObject] = [:]

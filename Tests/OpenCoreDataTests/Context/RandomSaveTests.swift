@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random changes saved in rounds, on each store type, then read back by a context that has never
@@ -13,14 +14,6 @@ import Testing
 /// employees). Every other round makes its changes in a child context, saved into the root and
 /// then to the store. Seeded: a failure names its store, seed and round.
 @Suite struct RandomSaveTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 2_862_933_555_777_941_757 &+ 3_037_000_493
-            return state ^ (state >> 29)
-        }
-    }
-
     /// What one employee should be.
     struct Person: Equatable, CustomStringConvertible {
         var manager: Bool
@@ -122,7 +115,7 @@ import Testing
     }
 
     /// One random change, made to the record and to every world alike.
-    static func change(_ random: inout Seeded, record: inout Record, worlds: inout [World], serial: inout Int) {
+    static func change(_ random: inout SplitMix64, record: inout Record, worlds: inout [World], serial: inout Int) {
         func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
         func salary() -> Decimal? { Bool.random(using: &random) ? Decimal(Int.random(in: 1...40, using: &random)) * 2_500 : nil }
         func born() -> Date? {
@@ -229,7 +222,7 @@ import Testing
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func randomChangesSaveAndReadBack(_ seed: UInt64) throws {
         var worlds = try ContextFixture.storeTypes.map { try World(storeType: $0) }
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)
         var record = Record()
         var serial = 0
         var largest = 0

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// A context holds its unchanged objects weakly (`retainsRegisteredObjects` false, Apple's

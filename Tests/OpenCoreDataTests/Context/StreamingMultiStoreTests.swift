@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Streaming over two stores: without sort descriptors one store after the other (the offset

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenCoreData
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite struct FetchPlanBuilderTests {
@@ -103,7 +104,7 @@ import Testing
     }
 
     @Test func transientKeysAreRefused() {
-        let transient = CompanyModel.attribute("mood", .stringAttributeType)
+        let transient = attribute("mood", .stringAttributeType)
         transient.isTransient = true
         let person = model[entity: "Person"]
         person.properties = person.properties + [transient]

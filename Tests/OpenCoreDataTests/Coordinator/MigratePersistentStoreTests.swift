@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// `migratePersistentStore(_:to:options:withType:)` between the SQL stores: every row, its

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Persistent history in SQLite files: Apple's layout as this package writes it, an Apple-written

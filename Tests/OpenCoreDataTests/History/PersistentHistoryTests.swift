@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Persistent history through the public API, on both stores: what saves record (inserts,

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Lightweight migration as apps get it: `NSPersistentContainer` (both migration options on by

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// What the posts example ships custom mapping models for, built in code as an app would: an

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random model changes within Apple's inference rules, applied to random stores: each round
@@ -9,8 +10,6 @@ import Testing
 /// Objects are matched by a `uid` attribute no change touches, relationships by their members'
 /// `uid`s.
 @Suite struct RandomMigrationTests {
-    typealias Seeded = RealStoreRandomTests.Seeded
-
     /// The changes a round may make to the first version.
     enum Change: CaseIterable {
         case renameTitle, widenCount, priceToInteger, removeFlag, addRating, requireOwnerName, renameTag
@@ -19,21 +18,13 @@ import Testing
 
     // MARK: - Models
 
-    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, default value: Any? = nil)
-        -> NSAttributeDescription
-    {
-        let attribute = RealWorldModels.attribute(name, type, optional: optional)
-        attribute.defaultValue = value
-        return attribute
-    }
-
     /// Item(uid, title, count: Int16, price: Double, flag, added: Date) > Special(level: Int32);
     /// Owner(uid, name) with items ↔ Item.owner; Tag(uid, label) with items ↔ Item.tags (many
     /// to many). The second version applies `changes`.
     static func model(_ changes: Set<Change> = []) -> NSManagedObjectModel {
-        let item = RealWorldModels.entity("Item"), special = RealWorldModels.entity("Special")
-        let owner = RealWorldModels.entity("Owner")
-        let tag = RealWorldModels.entity(changes.contains(.renameTag) ? "Label" : "Tag")
+        let item = entity("Item"), special = entity("Special")
+        let owner = entity("Owner")
+        let tag = entity(changes.contains(.renameTag) ? "Label" : "Tag")
         if changes.contains(.renameTag) { tag.renamingIdentifier = "Tag" }
         var itemProperties: [NSPropertyDescription] = [attribute("uid", .integer64AttributeType, optional: false)]
         let title = attribute(changes.contains(.renameTitle) ? "heading" : "title", .stringAttributeType)
@@ -49,16 +40,16 @@ import Testing
 
         let toOwner: NSRelationshipDescription
         if changes.contains(.ownerToMany) {
-            toOwner = RealWorldModels.relationship("owners", to: owner, maxCount: 0)
+            toOwner = relationship("owners", to: owner, maxCount: 0)
             toOwner.renamingIdentifier = "owner"
         } else {
-            toOwner = RealWorldModels.relationship("owner", to: owner, maxCount: 1)
+            toOwner = relationship("owner", to: owner, maxCount: 1)
         }
-        let ownerItems = RealWorldModels.relationship("items", to: item, maxCount: 0)
-        RealWorldModels.inverses(toOwner, ownerItems)
-        let itemTags = RealWorldModels.relationship("tags", to: tag, maxCount: 0)
-        let tagItems = RealWorldModels.relationship("items", to: item, maxCount: 0)
-        RealWorldModels.inverses(itemTags, tagItems)
+        let ownerItems = relationship("items", to: item, maxCount: 0)
+        inverses(toOwner, ownerItems)
+        let itemTags = relationship("tags", to: tag, maxCount: 0)
+        let tagItems = relationship("items", to: item, maxCount: 0)
+        inverses(itemTags, tagItems)
         item.properties = itemProperties + [toOwner, itemTags]
 
         owner.properties = [
@@ -79,14 +70,14 @@ import Testing
             entities.append(special)
         }
         if changes.contains(.addNote) {
-            let note = RealWorldModels.entity("Note")
+            let note = entity("Note")
             note.properties = [
                 attribute("uid", .integer64AttributeType, optional: false), attribute("text", .stringAttributeType),
             ]
             entities.append(note)
         }
         if changes.contains(.newParentForOwner) {
-            let thing = RealWorldModels.entity("Thing")
+            let thing = entity("Thing")
             thing.isAbstract = true
             thing.properties = [attribute("created", .dateAttributeType)]
             thing.subentities = [owner]
@@ -107,7 +98,7 @@ import Testing
         var tags: [Int64] = []
     }
 
-    static func randomRows(using random: inout Seeded) -> [Row] {
+    static func randomRows(using random: inout SplitMix64) -> [Row] {
         var rows: [Row] = []
         var uid: Int64 = 0
         func next() -> Int64 {
@@ -282,7 +273,7 @@ import Testing
     func migratedStoreEqualsTheDataInsertedUnderTheNewModel(_ sourceType: String, _ destinationType: String, _ round: Int)
         throws
     {
-        var random = Seeded(state: 0x519_2026 &+ UInt64(round))
+        var random = SplitMix64(seed: 0x519_2026 &+ UInt64(round))
         let changes = Set(Change.allCases.filter { _ in Int.random(in: 0..<5, using: &random) < 2 })
         let rows = Self.randomRows(using: &random)
         let folder = try TemporaryFolder()

@@ -2,6 +2,7 @@ import Foundation
 @testable import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Every pair of an Apple-written store in `shared/realworld/stores` and a later version of its

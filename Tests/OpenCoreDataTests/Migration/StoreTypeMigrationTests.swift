@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// `migratePersistentStore(_:to:options:withType:)` between every two kinds of store, in-memory
@@ -9,7 +10,7 @@ import Testing
 
     @Test(arguments: types.flatMap { from in types.filter { $0 != from }.map { (from, $0) } })
     func movesEveryObjectWithItsID(_ from: String, _ to: String) throws {
-        var random = RandomMigrationTests.Seeded(state: 0x3161)
+        var random = SplitMix64(seed: 0x3161)
         let rows = RandomMigrationTests.randomRows(using: &random)
         let model = RandomMigrationTests.model()
         let folder = try TemporaryFolder()

@@ -1,4 +1,5 @@
 import OpenCoreData
+import TestSupport
 import Testing
 
 @Suite struct NSEntityDescriptionTests {
@@ -33,7 +34,7 @@ import Testing
 
     @Test func changingASuperentityShowsInSubentities() {
         let person = model[entity: "Person"]
-        person.properties = person.properties + [CompanyModel.attribute("email", .stringAttributeType)]
+        person.properties = person.properties + [attribute("email", .stringAttributeType)]
         #expect(model[entity: "Manager"].propertiesByName["email"] != nil)
         #expect(model[entity: "Manager"].properties.map(\.name).prefix(3) == ["name", "born", "email"])
         model[entity: "Employee"].subentities = []
@@ -43,7 +44,7 @@ import Testing
 
     @Test func ownPropertyWithAnInheritedNameReplacesIt() {
         let employee = model[entity: "Employee"]
-        let name = CompanyModel.attribute("name", .stringAttributeType, optional: true)
+        let name = attribute("name", .stringAttributeType, optional: true)
         employee.properties = employee.properties.filter { $0.entity === employee } + [name]
         #expect(employee.properties.map(\.name) == ["born", "salary", "department", "name"])
         #expect(employee.propertiesByName["name"] === name)

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 @Suite struct NSManagedObjectModelTests {
@@ -88,7 +89,7 @@ import Testing
         let extra = NSManagedObjectModel()
         let note = NSEntityDescription()
         note.name = "Note"
-        note.properties = [CompanyModel.attribute("text", .stringAttributeType)]
+        note.properties = [attribute("text", .stringAttributeType)]
         extra.entities = [note]
         extra.setEntities([note], forConfigurationName: "Notes")
         extra.versionIdentifiers = ["notes"]

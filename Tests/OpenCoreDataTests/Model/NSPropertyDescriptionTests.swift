@@ -1,4 +1,5 @@
 import OpenCoreData
+import TestSupport
 import Testing
 
 @Suite struct NSPropertyDescriptionTests {
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func validationPredicatesAndWarnings() {
-        let attribute = CompanyModel.attribute("age", .integer16AttributeType)
+        let attribute = attribute("age", .integer16AttributeType)
         let predicates = [NSPredicate(format: "SELF >= 0"), NSPredicate(format: "SELF <= 150")]
         attribute.setValidationPredicates(predicates, withValidationWarnings: ["too small", "too large"])
         #expect(attribute.validationPredicates.map(\.description) == ["SELF >= 0", "SELF <= 150"])
@@ -84,7 +85,7 @@ import Testing
         #expect(copy.derivationExpression?.description == "employees.@count")
         #expect(copy.userInfo?["key"] as? String == "value")
 
-        let relationship = CompanyModel.relationship("owner", to: NSEntityDescription(), maxCount: 1)
+        let relationship = relationship("owner", to: NSEntityDescription(), maxCount: 1)
         relationship.deleteRule = .denyDeleteRule
         relationship.isOrdered = true
         let relationshipCopy = try #require(relationship.copy() as? NSRelationshipDescription)

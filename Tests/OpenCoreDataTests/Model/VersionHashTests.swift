@@ -1,4 +1,5 @@
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Version hashes checked against Apple's: every expected value below was read from the
@@ -122,7 +123,7 @@ import Testing
         let model = RealWorldModels.recipesModel()
         let type = model.entitiesByName["RecipeType"]!
         let before = type.versionHash
-        type.properties += [RealWorldModels.attribute("scratch", .stringAttributeType, transient: true)]
+        type.properties += [attribute("scratch", .stringAttributeType, transient: true)]
         #expect(type.versionHash == before)
         let fetched = NSFetchedPropertyDescription()
         fetched.name = "favourites"
@@ -143,8 +144,8 @@ import Testing
     }
 
     @Test func aSelfInverseRelationshipLeavesOutTheInverseName() {
-        let person = RealWorldModels.entity("Person")
-        let spouse = RealWorldModels.relationship("spouse", to: person, maxCount: 1)
+        let person = entity("Person")
+        let spouse = relationship("spouse", to: person, maxCount: 1)
         spouse.inverseRelationship = spouse
         person.properties = [spouse]
         let model = NSManagedObjectModel()
@@ -156,7 +157,7 @@ import Testing
     }
 
     @Test func attributeHashLayout() {
-        let attribute = RealWorldModels.attribute("name", .stringAttributeType, optional: false, preservedOnDeletion: true)
+        let attribute = attribute("name", .stringAttributeType, optional: false, preservedOnDeletion: true)
         attribute.versionHashModifier = "v2"
         let base = Self.sha256(Array("name".utf8) + [0, 0] + Array("v2".utf8))
         #expect(attribute.versionHash == Data(Self.sha256(base + [0xBC, 0x02, 0, 0, 1])))  // 700, preserved

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import OpenCoreData
@@ -58,7 +59,7 @@ struct BinaryPropertyListWriter {
 
 /// A keyed archive written with `BinaryPropertyListWriter`: `$objects` entries are plist values
 /// described by a small tree, references written as `.ref(n)`.
-indirect enum ArchiveValue {
+indirect enum ArchiveValue: Sendable {
     case string(String)
     case integer(Int)
     case bool(Bool)
@@ -178,83 +179,83 @@ struct CompiledModelBadInputTests {
         #expect(try Self.refusal(writer.data(top: inner)).contains("nested more than"))
     }
 
-    @Test("A reference to an object the archive does not have")
-    func badReference() throws {
-        let message = try Self.refusal(Self.model(entityFields: [("NSSuperentity", .ref(500))]))
-        #expect(message.contains("NSSuperentity of NSEntityDescription #4 refers to object #500"))
+    /// The valid model with fields that break it: the refusal's code and what its message says.
+    struct Broken: Sendable, CustomTestStringConvertible {
+        var label: String
+        var entityFields: [(String, ArchiveValue)] = []
+        var attributeFields: [(String, ArchiveValue)] = []
+        var extraObjects: [ArchiveValue] = []
+        var code = NSFileReadCorruptFileError
+        var message: String
+
+        var testDescription: String { label }
     }
 
-    @Test("A value of the wrong kind names the key and the object")
-    func wrongType() throws {
-        #expect(
-            try Self.refusal(Self.model(attributeFields: [("NSIsOptional", .string("yes"))]))
-                .contains("NSIsOptional of NSAttributeDescription #7"))
-        #expect(
-            try Self.refusal(Self.model(entityFields: [("NSProperties", .integer(3))]))
-                .contains("NSProperties of NSEntityDescription #4 is an integer, not an object reference"))
-        #expect(
-            try Self.refusal(Self.model(attributeFields: [("NSAttributeType", .integer(12_345))]))
-                .contains("unknown NSAttributeType 12345"))
-    }
-
-    @Test("An entity that is its own superentity")
-    func inheritanceLoop() throws {
-        let message = try Self.refusal(Self.model(entityFields: [("NSSuperentity", .ref(4))]))
-        #expect(message.contains("entity 'Item' inherits from itself"))
-    }
-
-    @Test("A dictionary whose keys and values do not pair up")
-    func unpairedDictionary() throws {
-        let message = try Self.refusal(
-            Self.model(
-                entityFields: [("NSUserInfo", .ref(12))],
-                extraObjects: [
-                    .dictionary([
-                        ("$class", .ref(11)), ("NS.keys", .array([.ref(6), .ref(3)])), ("NS.objects", .array([.ref(6)])),
-                    ])
-                ]))
-        #expect(message.contains("has 2 keys but 1 values"))
-    }
-
-    @Test("A user info value that refers to itself stops at the depth limit")
-    func selfReferentialValue() throws {
+    static let broken: [Broken] = [
+        Broken(
+            label: "A reference to an object the archive does not have", entityFields: [("NSSuperentity", .ref(500))],
+            message: "NSSuperentity of NSEntityDescription #4 refers to object #500"),
+        Broken(
+            label: "A value of the wrong kind names the key and the object: a flag",
+            attributeFields: [("NSIsOptional", .string("yes"))], message: "NSIsOptional of NSAttributeDescription #7"),
+        Broken(
+            label: "A value of the wrong kind names the key and the object: a reference",
+            entityFields: [("NSProperties", .integer(3))],
+            message: "NSProperties of NSEntityDescription #4 is an integer, not an object reference"),
+        Broken(
+            label: "An unknown attribute type", attributeFields: [("NSAttributeType", .integer(12_345))],
+            message: "unknown NSAttributeType 12345"),
+        Broken(
+            label: "An entity that is its own superentity", entityFields: [("NSSuperentity", .ref(4))],
+            message: "entity 'Item' inherits from itself"),
+        Broken(
+            label: "A dictionary whose keys and values do not pair up", entityFields: [("NSUserInfo", .ref(12))],
+            extraObjects: [
+                .dictionary([("$class", .ref(11)), ("NS.keys", .array([.ref(6), .ref(3)])), ("NS.objects", .array([.ref(6)]))])
+            ],
+            message: "has 2 keys but 1 values"),
         // Object 12 is an array whose only element is itself.
-        let message = try Self.refusal(
-            Self.model(
-                entityFields: [("NSUserInfo", .ref(13))],
-                extraObjects: [
-                    .dictionary([("$class", .ref(14)), ("NS.objects", .array([.ref(12)]))]),
-                    .dictionary([("$class", .ref(11)), ("NS.keys", .array([.ref(6)])), ("NS.objects", .array([.ref(12)]))]),
-                    ArchiveValue.classInfo("NSArray"),
-                ]))
-        #expect(message.contains("nested more than"))
-    }
+        Broken(
+            label: "A user info value that refers to itself stops at the depth limit", entityFields: [("NSUserInfo", .ref(13))],
+            extraObjects: [
+                .dictionary([("$class", .ref(14)), ("NS.objects", .array([.ref(12)]))]),
+                .dictionary([("$class", .ref(11)), ("NS.keys", .array([.ref(6)])), ("NS.objects", .array([.ref(12)]))]),
+                ArchiveValue.classInfo("NSArray"),
+            ],
+            message: "nested more than"),
+        Broken(
+            label:
+                "A user info value that shares one array twice at each of 25 levels stops at the value limit, not after 2^25 values",
+            entityFields: [("NSUserInfo", .ref(37))], extraObjects: sharedTwiceAtEachLevel, message: "more than 100000 values"),
+        Broken(
+            label: "A derived attribute is refused as unsupported rather than read wrong",
+            attributeFields: [("NSDerivationExpression", .ref(6))], code: NSFeatureUnsupportedError,
+            message: "derived attribute"),
+    ]
 
-    @Test("A user info value that shares one array twice at each of 25 levels stops at the value limit, not after 2^25 values")
-    func exponentialSharing() throws {
-        // Objects 12…36: NSArray objects, each holding the next one twice; 37 the user info, 38 NSArray's class.
-        var extra: [ArchiveValue] = []
-        for level in 0..<25 {
+    /// Objects 12…36: NSArray objects, each holding the next one twice; 37 the user info, 38 NSArray's class.
+    static var sharedTwiceAtEachLevel: [ArchiveValue] {
+        var extra: [ArchiveValue] = (0..<25).map { level in
             let next: ArchiveValue = level == 24 ? .ref(6) : .ref(13 + level)
-            extra.append(.dictionary([("$class", .ref(38)), ("NS.objects", .array([next, next]))]))
+            return .dictionary([("$class", .ref(38)), ("NS.objects", .array([next, next]))])
         }
         extra.append(.dictionary([("$class", .ref(11)), ("NS.keys", .array([.ref(6)])), ("NS.objects", .array([.ref(12)]))]))
         extra.append(ArchiveValue.classInfo("NSArray"))
-        let message = try Self.refusal(Self.model(entityFields: [("NSUserInfo", .ref(37))], extraObjects: extra))
-        #expect(message.contains("more than 100000 values"))
+        return extra
+    }
+
+    @Test("Each broken model is refused with a clear error", arguments: broken)
+    func brokenModel(_ broken: Broken) throws {
+        let data = Self.model(
+            entityFields: broken.entityFields, attributeFields: broken.attributeFields, extraObjects: broken.extraObjects)
+        let message = try Self.refusal(data, code: broken.code)
+        #expect(message.contains(broken.message), "\(message)")
     }
 
     @Test("A root object that is not a model")
     func wrongRoot() throws {
         let data = ArchiveValue.archive([.string("$null"), .dictionary([("$class", .ref(2))]), ArchiveValue.classInfo("NSDate")])
         #expect(try Self.refusal(data).contains("a keyed archive of NSDate, not of a Core Data model"))
-    }
-
-    @Test("A derived attribute is refused as unsupported rather than read wrong")
-    func derivedAttribute() throws {
-        let message = try Self.refusal(
-            Self.model(attributeFields: [("NSDerivationExpression", .ref(6))]), code: NSFeatureUnsupportedError)
-        #expect(message.contains("derived attribute"))
     }
 
     @Test("Validation predicates in Apple's archived shape are read back")

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// `mergedModel(from:)` on this test target's own SwiftPM resource bundle, which Package.swift

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Bad model files: each throws an NSError in NSCocoaErrorDomain naming the file and the line,
@@ -244,17 +245,17 @@ struct ModelFileBadInputTests {
         #expect(error.localizedDescription.contains(underlying.localizedDescription))
     }
 
-    @Test("An empty file, a file that is not XML, and a root that is not <model> are corrupt files")
-    func notAModel() throws {
-        for (text, message) in [
+    @Test(
+        "An empty file, a file that is not XML, and a root that is not <model> are corrupt files",
+        arguments: [
             ("", "the file has no root element"), ("hello", "start tag expected"),
             (#"<?xml version="1.0"?><plist version="1.0"><dict/></plist>"#, "the root element is <plist>, not <model>"),
-        ] {
-            let error = try #require(try loadError(text))
-            #expect(error.code == NSFileReadCorruptFileError)
-            #expect(error.localizedDescription.contains(message), "\(error.localizedDescription)")
-            #expect(error.userInfo["NSModelFileLine"] as? Int == 1)
-        }
+        ])
+    func notAModel(text: String, message: String) throws {
+        let error = try #require(try loadError(text))
+        #expect(error.code == NSFileReadCorruptFileError)
+        #expect(error.localizedDescription.contains(message), "\(error.localizedDescription)")
+        #expect(error.userInfo["NSModelFileLine"] as? Int == 1)
     }
 
     @Test("Deeply nested elements give an error, not a crash")

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Which file `init(contentsOf:)` reads for a URL: a versioned `.xcdatamodeld`, an

@@ -1,53 +1,7 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
-
-/// The team's shared folder of real-world files (`../shared/realworld` beside the package), or
-/// nil in a fresh clone that has none.
-enum RealWorld {
-    static let folder: URL? = {
-        // #filePath is <package>/Tests/OpenCoreDataTests/ModelFile/ModelFileTestSupport.swift.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let folder = package.deletingLastPathComponent().appendingPathComponent("shared/realworld")
-        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("models").path) ? folder : nil
-    }()
-
-    static var isAvailable: Bool { folder != nil }
-
-    static func url(_ relativePath: String) -> URL? {
-        folder?.appendingPathComponent(relativePath)
-    }
-}
-
-/// A fresh temporary folder for one test, removed when the value is released.
-final class TemporaryFolder {
-    let url: URL
-    /// What else goes with the folder (stores on the PostgreSQL test server).
-    private var cleanUps: [() -> Void] = []
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("modelfile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-        for cleanUp in cleanUps { cleanUp() }
-    }
-
-    /// Runs `cleanUp` when the folder is removed.
-    func onRemove(_ cleanUp: @escaping () -> Void) { cleanUps.append(cleanUp) }
-
-    /// Writes `text` at `path` (sub-folders created) and returns its URL.
-    @discardableResult
-    func write(_ text: String, to path: String) throws -> URL {
-        let file = url.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file)
-        return file
-    }
-}
 
 /// A whole `contents` file around `body`, as Xcode writes it (the `<model>` tag is on line 2,
 /// so the first line of `body` is line 3).

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 // These tests read the team's real-world model files from ../shared/realworld (beside the

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 // Classes only these tests use (each by one test), so that no earlier instance in the process
@@ -19,7 +20,7 @@ final class ClassLookupPlain: NSObject {}
         let entity = NSEntityDescription()
         entity.name = entityName
         entity.managedObjectClassName = className
-        entity.properties = [CompanyModel.attribute("name", .stringAttributeType)]
+        entity.properties = [attribute("name", .stringAttributeType)]
         let model = NSManagedObjectModel()
         model.entities = [entity]
         return model

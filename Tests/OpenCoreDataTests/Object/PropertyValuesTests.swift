@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Objects keep their values by slot (`PropertyLayout`), and a fetched row's values go to the same
@@ -57,7 +58,7 @@ import Testing
     func slotsAreFoundByNameInSmallAndLargeEntities(count: Int) {
         let entity = NSEntityDescription()
         entity.name = "Wide"
-        entity.properties = (0..<count).map { CompanyModel.attribute("property\($0)WithALongerName", .integer64AttributeType) }
+        entity.properties = (0..<count).map { attribute("property\($0)WithALongerName", .integer64AttributeType) }
         let layout = entity.propertyLayout
         for slot in 0..<count { #expect(layout.slot(named: "property\(slot)WithALongerName") == slot) }
         #expect(layout.slot(named: "property\(count)WithALongerName") == nil)
@@ -89,10 +90,10 @@ import Testing
     @Test func anEntityEditedAfterAnObjectWasMadeKeepsBothValues() {
         let entity = NSEntityDescription()
         entity.name = "Note"
-        entity.properties = [CompanyModel.attribute("title", .stringAttributeType)]
+        entity.properties = [attribute("title", .stringAttributeType)]
         let note = NSManagedObject(entity: entity, insertInto: nil)
         note.setValue("First", forKey: "title")
-        entity.properties += [CompanyModel.attribute("pages", .integer64AttributeType)]
+        entity.properties += [attribute("pages", .integer64AttributeType)]
         note.setValue(Int64(3), forKey: "pages")
         #expect(note.value(forKey: "title") as? String == "First")
         #expect(note.value(forKey: "pages") as? Int64 == 3)

@@ -1,10 +1,11 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// The PostgreSQL store as apps add it: through `NSPersistentContainer` and a store description,
 /// by several coordinators at once, and with bad URLs.
-@Suite(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+@Suite(.postgreSQLServer)
 struct PostgreSQLStoreTests {
     @Test func aContainerLoadsTheStoreFromItsDescription() throws {
         let url = try PostgresTestServer.freshStoreURL()
@@ -94,7 +95,7 @@ struct PostgreSQLStoreTests {
         let first = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
         try first.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
         let changed = CompanyModel.make()
-        changed[entity: "Department"].properties.append(CompanyModel.attribute("budget", .integer64AttributeType))
+        changed[entity: "Department"].properties.append(attribute("budget", .integer64AttributeType))
         let second = NSPersistentStoreCoordinator(managedObjectModel: changed)
         let error = try #require(throws: NSError.self) {
             try second.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
@@ -108,7 +109,7 @@ struct PostgreSQLStoreTests {
 /// table, columns and indexes PostgreSQL would cut to one name. The store shortens each the same
 /// way everywhere (`SQLDialect.postgreSQLName`), so the tables are made, saved to, fetched from
 /// and opened again.
-@Suite(.enabled(if: PostgresTestServer.isEnabled, "set OPENCOREDATA_POSTGRES_URL=postgres://… to run the PostgreSQL tests"))
+@Suite(.postgreSQLServer)
 struct PostgreSQLLongNameTests {
     static let entityName = "OrderLineItemOfACustomerWhoseNameIsLongerThanPostgreSQLKeepsItForSure"
     static let first = "quantityOrderedByTheCustomerAtTheMomentOfCheckoutInTheStoreFrontFirst"
@@ -120,23 +121,10 @@ struct PostgreSQLLongNameTests {
         item.name = entityName
         let customer = NSEntityDescription()
         customer.name = "Customer"
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        let toCustomer = NSRelationshipDescription()
-        toCustomer.name = relationship
-        toCustomer.destinationEntity = customer
-        toCustomer.maxCount = 1
-        let items = NSRelationshipDescription()
-        items.name = "itemsOfThisCustomerAcrossEveryOrderTheyHavePlacedWithUsSoFarAndMore"
-        items.destinationEntity = item
-        items.maxCount = 0
-        toCustomer.inverseRelationship = items
-        items.inverseRelationship = toCustomer
+        let toCustomer = TestSupport.relationship(relationship, to: customer, maxCount: 1)
+        let items = TestSupport.relationship(
+            "itemsOfThisCustomerAcrossEveryOrderTheyHavePlacedWithUsSoFarAndMore", to: item, maxCount: 0)
+        inverses(toCustomer, items)
         item.properties = [attribute(first, .integer64AttributeType), attribute(second, .integer64AttributeType), toCustomer]
         customer.properties = [attribute("name", .stringAttributeType), items]
         item.uniquenessConstraints = [[first, second]]

@@ -1,4 +1,5 @@
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// `propertiesToFetch` and `propertiesToGroupBy` when they are set: checked against the entity
@@ -134,7 +135,7 @@ import Testing
             values: { model in
                 let other = NSEntityDescription()
                 other.name = "Other"
-                other.properties = [CompanyModel.attribute("name", .stringAttributeType)]
+                other.properties = [attribute("name", .stringAttributeType)]
                 model.entities += [other]  // the model keeps the entity (properties hold it weakly)
                 return other.properties
             },
@@ -193,7 +194,7 @@ import Testing
         #expect(request.propertiesToFetch?.map(RequestFixtures.describe) == ["Expression:total=sum:(salary)"])
         let byName = #expect(throws: NSError.self) { try request.setPropertiesToFetch(validating: ["name"]) }
         #expect(byName?.localizedDescription == "Invalid keypath name passed to setPropertiesToFetch:")
-        let salary = CompanyModel.attribute("salary", .decimalAttributeType)
+        let salary = attribute("salary", .decimalAttributeType)
         let described = #expect(throws: NSError.self) { try request.setPropertiesToFetch(validating: [salary]) }
         #expect(
             described?.localizedDescription
@@ -203,26 +204,23 @@ import Testing
         #expect(request.propertiesToFetch == nil)
     }
 
-    @Test func theSetterStopsWithApplesExceptionForPropertiesToFetch() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+    /// Each setter with a name it refuses: the entity, the name, and Apple's selector.
+    @Test(arguments: [
+        ("Employee", "nmae", "setPropertiesToFetch:"), ("Department", "employees", "setPropertiesToGroupBy:"),
+    ])
+    func theSetterStopsWithApplesException(entity: String, key: String, setter: String) async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [entity, key, setter] in
             let model = RequestFixtures.model()
-            let request = RequestFixtures.request("Employee", in: model)
-            request.propertiesToFetch = ["nmae"]
+            let request = RequestFixtures.request(entity, in: model)
+            if setter == "setPropertiesToFetch:" {
+                request.propertiesToFetch = [key]
+            } else {
+                request.propertiesToGroupBy = [key]
+            }
         }
         let stderr = RequestFixtures.standardError(result)
         #expect(stderr.contains("NSInvalidArgumentException"))
-        #expect(stderr.contains("Invalid keypath nmae passed to setPropertiesToFetch:"))
-    }
-
-    @Test func theSetterStopsWithApplesExceptionForPropertiesToGroupBy() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let model = RequestFixtures.model()
-            let request = RequestFixtures.request("Department", in: model)
-            request.propertiesToGroupBy = ["employees"]
-        }
-        let stderr = RequestFixtures.standardError(result)
-        #expect(stderr.contains("NSInvalidArgumentException"))
-        #expect(stderr.contains("Invalid keypath employees passed to setPropertiesToGroupBy:"))
+        #expect(stderr.contains("Invalid keypath \(key) passed to \(setter)"))
     }
 
     @Test func theSettersAcceptWhatTheTwinsAccept() {

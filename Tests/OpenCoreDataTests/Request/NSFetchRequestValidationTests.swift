@@ -1,4 +1,5 @@
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// `validated(in:)`: what Apple checks when a request runs, with Apple's reasons.
@@ -203,7 +204,7 @@ import Testing
         let model = RequestFixtures.model()
         let department = model[entity: "Department"]
         department.properties =
-            department.properties + [CompanyModel.relationship("head", to: model[entity: "Manager"], maxCount: 1)]
+            department.properties + [relationship("head", to: model[entity: "Manager"], maxCount: 1)]
         let request = Request(entityName: "Employee")
         request.propertiesToFetch = ["department.title", "department.head"]
         let validated = try request.validated(in: model)

@@ -1,4 +1,5 @@
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// The company model (see `CompanyModel`) with one transient attribute, `Department.draft`,
@@ -7,7 +8,7 @@ enum RequestFixtures {
     static func model() -> NSManagedObjectModel {
         let model = CompanyModel.make()
         let department = model[entity: "Department"]
-        let draft = CompanyModel.attribute("draft", .stringAttributeType)
+        let draft = attribute("draft", .stringAttributeType)
         draft.isTransient = true
         department.properties = department.properties + [draft]
         return model

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random batches of changes, from a fixed seed, under three fetched results controllers on
@@ -16,14 +17,6 @@ import Testing
 /// - the difference applied to the IDs before gives the IDs now;
 /// - a batch that changes no key (only `note`) reports updates only.
 @Suite struct RandomFetchedResultsTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1
-            return (state >> 17) ^ state
-        }
-    }
-
     /// Batches per store type: at least 10,000 in all without PostgreSQL.
     static func batches(for storeType: String) -> Int {
         switch storeType {
@@ -36,13 +29,6 @@ import Testing
     static let model: NSManagedObjectModel = {
         let card = NSEntityDescription()
         card.name = "Card"
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
         card.properties = [
             attribute("name", .stringAttributeType), attribute("group", .stringAttributeType),
             attribute("rank", .integer64AttributeType), attribute("live", .booleanAttributeType),
@@ -205,7 +191,7 @@ import Testing
         context.persistentStoreCoordinator = coordinator
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = coordinator
-        var random = Seeded(state: 20_261_127)
+        var random = SplitMix64(seed: 20_261_127)
         let groups = ["A", "B", "C", "D", "E"]
         var nextName = 0
         func insertCard(in context: NSManagedObjectContext) {

@@ -2,6 +2,7 @@ import Foundation
 @testable import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Every store in `shared/realworld/stores` that comes with its model, opened through
@@ -41,14 +42,7 @@ struct AppleWrittenStoreTests {
 
         /// A copy of the store's folder; returns the copied store file.
         func copy(into folder: TemporaryFolder) throws -> URL {
-            let source = try #require(RealWorld.url("stores/\(directory)"))
-            let target = folder.url.appendingPathComponent(directory)
-            try FileManager.default.copyItem(at: source, to: target)
-            for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
-                try FileManager.default.setAttributes(
-                    [.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
-            }
-            return target.appendingPathComponent(file)
+            try RealWorld.copyStore(directory, into: folder.url).appendingPathComponent(file)
         }
     }
 

@@ -3,6 +3,7 @@ import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Stores damaged at random (from a fixed seed): cells of the entity tables and join tables set

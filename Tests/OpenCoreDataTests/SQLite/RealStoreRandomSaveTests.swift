@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random changes saved into copies of the Apple-written stores and into in-memory copies of
@@ -47,7 +48,7 @@ struct RealStoreRandomSaveTests {
         let (file, memory, copies) = try RealStoreRandomTests.fileAndCopy(of: url, model: model, readOnly: false)
         var pairs = copies.compactMap { id, copy in (try? file.existingObject(with: id)).map { Pair(file: $0, memory: copy) } }
         pairs.sort { "\($0.file.objectID.uriRepresentation())" < "\($1.file.objectID.uriRepresentation())" }
-        var random = RealStoreRandomTests.Seeded(state: UInt64(pairs.count) &* 104_729)
+        var random = SplitMix64(seed: UInt64(pairs.count) &* 104_729)
         func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
         let constrained = Set(model.entities.flatMap { $0.uniquenessConstraints.flatMap { $0.compactMap { $0 as? String } } })
         var saved = 0

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Random predicates over the data of every Apple-written store that has rows: the store is
@@ -13,16 +14,6 @@ import Testing
 /// predicate.
 @Suite(.enabled(if: RealWorld.isAvailable, "../shared/realworld is not beside the package: Apple-written store tests skipped"))
 struct RealStoreRandomTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = (state ^ (state >> 31)) &* 0x7FB5_D329_728E_A185
-            z = (z ^ (z >> 27)) &* 0x81DA_DEF4_BC2B_36C1
-            return z ^ (z >> 33)
-        }
-    }
-
     /// The stores with rows (one of each model).
     static let stores = AppleWrittenStoreTests.stores.filter { $0.counts.values.contains { $0 > 0 } }
 
@@ -89,7 +80,7 @@ struct RealStoreRandomTests {
 
     /// Writes predicates for one entity from its properties and data.
     struct PredicateMaker {
-        var random: Seeded
+        var random: SplitMix64
         let entity: NSEntityDescription
         let objects: [NSManagedObject]
 
@@ -175,7 +166,7 @@ struct RealStoreRandomTests {
         for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let all = try sqlite.fetch(NSFetchRequest<NSManagedObject>(entityName: entity.name ?? ""))
             guard !all.isEmpty else { continue }
-            var maker = PredicateMaker(random: Seeded(state: UInt64(all.count) &* 7_919), entity: entity, objects: all)
+            var maker = PredicateMaker(random: SplitMix64(seed: UInt64(all.count) &* 7_919), entity: entity, objects: all)
             for index in 0..<40 {
                 guard let predicate = maker.predicate() else { continue }
                 let label = "\(store.testDescription) \(entity.name ?? "") #\(index) \(predicate)"

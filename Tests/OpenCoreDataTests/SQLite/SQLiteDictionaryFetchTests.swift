@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// `NSFetchRequest<NSDictionary>` on an `NSSQLiteStoreType` store (compiled to one `SELECT`

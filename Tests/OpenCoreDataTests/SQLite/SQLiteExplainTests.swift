@@ -3,6 +3,7 @@ import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// `NSPersistentStoreCoordinator.explain(_:in:)`: what a request runs as in an SQLite store.

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// Fetch indexes in a store file: a partial index is created with its condition, an R-tree
@@ -11,11 +12,11 @@ import Testing
     /// Place: name, latitude, longitude, visits; indexes `byLocation` (R-tree over latitude and
     /// longitude) and `popular` (visits, partial: `visits >= 100`).
     static func model() -> NSManagedObjectModel {
-        let place = RealWorldModels.entity("Place")
-        let latitude = RealWorldModels.attribute("latitude", .doubleAttributeType)
-        let longitude = RealWorldModels.attribute("longitude", .doubleAttributeType)
-        let visits = RealWorldModels.attribute("visits", .integer32AttributeType)
-        place.properties = [RealWorldModels.attribute("name", .stringAttributeType), latitude, longitude, visits]
+        let place = entity("Place")
+        let latitude = attribute("latitude", .doubleAttributeType)
+        let longitude = attribute("longitude", .doubleAttributeType)
+        let visits = attribute("visits", .integer32AttributeType)
+        place.properties = [attribute("name", .stringAttributeType), latitude, longitude, visits]
         let location = NSFetchIndexDescription(
             name: "byLocation",
             elements: [

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
 @testable import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// The statements a context's fetches run on an SQLite store, read from the store's SQL trace:
@@ -11,47 +11,14 @@ import Testing
 @Suite struct SQLiteFetchPathTests {
     typealias Stack = SQLiteStoreTests.Stack
 
-    final class Capture: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored: [String] = []
-        var messages: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        func append(_ message: String) {
-            lock.lock()
-            stored.append(message)
-            lock.unlock()
-        }
-        /// The SQL of the statements run, in order.
-        var statements: [String] { messages.filter { $0.hasPrefix("sql: ") }.map { String($0.dropFirst(5)) } }
-        func clear() {
-            lock.lock()
-            stored = []
-            lock.unlock()
-        }
-    }
-
-    struct Handler: LogHandler {
-        let capture: Capture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { capture.append(event.message.description) }
-    }
-
     /// A filled company store whose connection logs statements and bound values into a capture,
     /// and a fresh context on it.
-    func traced(in folder: TemporaryFolder) throws -> (Stack, NSManagedObjectContext, Capture) {
+    func traced(in folder: TemporaryFolder) throws -> (Stack, NSManagedObjectContext, LogCapture) {
         let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
         try stack.fill()
-        let capture = Capture()
+        let capture = LogCapture()
         let rows = try #require((stack.store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
-        rows.file.connection.trace = SQLTrace(level: 2, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        rows.file.connection.trace = SQLTrace(level: 2, logger: capture.logger)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = stack.coordinator
         return (stack, context, capture)
@@ -154,8 +121,8 @@ import Testing
         let folder = try TemporaryFolder()
         let stack = try Stack(url: folder.url.appendingPathComponent("Company.sqlite"))
         try stack.fill()
-        let capture = Capture()
-        SQLTrace.shared = SQLTrace(level: 0, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        let capture = LogCapture()
+        SQLTrace.shared = SQLTrace(level: 0, logger: capture.logger)
         defer { SQLTrace.resetToLaunchSettings() }
         NSPersistentStoreCoordinator.sqlDebugLevel = 9
         #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 4)
@@ -217,9 +184,9 @@ import Testing
             object.setValue(Decimal(pay), forKey: "salary")
         }
         try context.save()
-        let capture = Capture()
+        let capture = LogCapture()
         let rows = try #require((store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
-        rows.file.connection.trace = SQLTrace(level: 2, logger: Logger(label: "test") { _ in Handler(capture: capture) })
+        rows.file.connection.trace = SQLTrace(level: 2, logger: capture.logger)
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.predicate = NSPredicate(format: "salary > %@", 40_000 as NSNumber)
         request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import TestSupport
 import Testing
 
 /// Apple-written stores from `../shared/realworld/stores`, opened read-only through the

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
+import TestSupport
 import Testing
 
 /// `NSSQLiteStoreType` through the coordinator: files written by one coordinator and read by
@@ -335,7 +336,7 @@ import Testing
         try Stack(url: url).fill()
         let changed = CompanyModel.make()
         let department = changed[entity: "Department"]
-        department.properties += [CompanyModel.attribute("budget", .integer64AttributeType)]
+        department.properties += [attribute("budget", .integer64AttributeType)]
         do {
             _ = try Stack(model: changed, url: url)
             Issue.record("a store of another model opened")

@@ -3,6 +3,7 @@ import OpenCoreData
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

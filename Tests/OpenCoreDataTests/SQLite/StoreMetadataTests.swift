@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import TestSupport
 import Testing
 
 /// Reading a store file's metadata without opening the store, and the model's compatibility

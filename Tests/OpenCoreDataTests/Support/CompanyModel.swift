@@ -1,4 +1,5 @@
 import OpenCoreData
+import TestSupport
 
 /// A small model built in code, used across the model tests:
 ///
@@ -10,22 +11,6 @@ import OpenCoreData
 /// with a configuration "Work" (Department, Employee), a template "HighEarners"
 /// (`salary > $MIN`) and a fetched property `Department.seniors`.
 enum CompanyModel {
-    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        return attribute
-    }
-
-    static func relationship(_ name: String, to destination: NSEntityDescription, maxCount: Int) -> NSRelationshipDescription {
-        let relationship = NSRelationshipDescription()
-        relationship.name = name
-        relationship.destinationEntity = destination
-        relationship.maxCount = maxCount
-        return relationship
-    }
-
     static func make() -> NSManagedObjectModel {
         let person = NSEntityDescription()
         person.name = "Person"
@@ -41,14 +26,11 @@ enum CompanyModel {
         department.name = "Department"
 
         let worksIn = relationship("department", to: department, maxCount: 1)
-        let employees = relationship("employees", to: employee, maxCount: 0)
-        employees.deleteRule = .cascadeDeleteRule
-        worksIn.inverseRelationship = employees
-        employees.inverseRelationship = worksIn
+        let employees = relationship("employees", to: employee, maxCount: 0, deleteRule: .cascadeDeleteRule)
+        inverses(worksIn, employees)
         employee.properties = [attribute("salary", .decimalAttributeType), worksIn]
 
-        let reports = relationship("reports", to: employee, maxCount: 0)
-        reports.isOrdered = true
+        let reports = relationship("reports", to: employee, maxCount: 0, ordered: true)
         manager.properties = [reports]
 
         let seniors = NSFetchedPropertyDescription()

@@ -1,49 +1,11 @@
 @testable import OpenCoreData
+import TestSupport
 
 /// Models of the stores in `shared/realworld/stores`, rebuilt in code as they were when Apple's
 /// Core Data wrote each store (their entity version hashes equal the stores' metadata; see
 /// `VersionHashTests`). Used where a store has no `contents` XML, or where its XML is not the
 /// store's exact model.
 enum RealWorldModels {
-    // MARK: - Builders
-
-    static func attribute(
-        _ name: String, _ type: NSAttributeType, optional: Bool = true, transient: Bool = false,
-        preservedOnDeletion: Bool = false
-    ) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        attribute.isTransient = transient
-        attribute.preservesValueInHistoryOnDeletion = preservedOnDeletion
-        return attribute
-    }
-
-    static func relationship(
-        _ name: String, to destination: NSEntityDescription, minCount: Int = 0, maxCount: Int, optional: Bool = true
-    ) -> NSRelationshipDescription {
-        let relationship = NSRelationshipDescription()
-        relationship.name = name
-        relationship.destinationEntity = destination
-        relationship.minCount = minCount
-        relationship.maxCount = maxCount
-        relationship.isOptional = optional
-        return relationship
-    }
-
-    static func inverses(_ first: NSRelationshipDescription, _ second: NSRelationshipDescription) {
-        first.inverseRelationship = second
-        second.inverseRelationship = first
-    }
-
-    static func entity(_ name: String) -> NSEntityDescription {
-        let entity = NSEntityDescription()
-        entity.name = name
-        entity.managedObjectClassName = name
-        return entity
-    }
-
     // MARK: - Models
 
     /// Apple's iPhoneCoreDataRecipes sample (2010): to-one relationships with minCount 1,

@@ -1,6 +1,7 @@
 import OpenInMemoryStore
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The schema the store tests use, built in code, numbered as Apple numbers entities (roots in
@@ -61,10 +62,7 @@ enum Schema {
     }()
 }
 
-/// Days after 2001-01-01 as a date.
-func day(_ days: Int) -> Date { Date(timeIntervalSinceReferenceDate: Double(days) * 86_400) }
 
-func dec(_ string: String) -> Decimal { Decimal(string: string) ?? .nan }
 
 /// A store holding the company and the graphics:
 ///

@@ -1,16 +1,14 @@
 import Foundation
 @testable import OpenPredicate
+import TestSupport
 import Testing
 
 /// `Decimal.nearestDouble` is the correctly rounded double (what `Double` parses from the
 /// decimal's digits) on its fast path and off it, and `Decimal(spelling:)` gives it back.
 @Suite struct DecimalConversionTests {
     @Test func nearestDoubleIsCorrectlyRounded() throws {
-        var state: UInt64 = 2_026
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SplitMix64(seed: 2_026)
+        func next(_ bound: Int) -> Int { random.next(below: bound) }
         var texts = ["0", "-0", "0.1", "12.50", "9007199254740992", "9007199254740993", "1e22", "1e23", "-3.3333333332999993"]
         for _ in 0..<20_000 {
             switch next(3) {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import OpenPredicate
 
@@ -8,15 +9,6 @@ import Testing
 /// format and the value.
 @Suite("Evaluation: fast paths agree with the general rules")
 struct FastPathEquivalenceTests {
-    /// A linear congruential generator: the same values on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Int((state >> 33) % UInt64(bound))
-        }
-    }
-
     static let words = [
         "Ann", "ann", "ANNA", "bob", "Bob", "Émile", "émile", "zoë", "Zoë", "Leeds", "York", "york", "",
         "an", "AN", "Straße", "STRASSE", "a\r\nb", "e\u{301}", "Mann", "Ångström", "M", "m", "Dan", "e",
@@ -24,26 +16,26 @@ struct FastPathEquivalenceTests {
 
     /// One value of a type a dictionary row can hold: Swift values, their Foundation twins, nil,
     /// `NSNull`, optionals inside `Any`, collections.
-    static func value(_ random: inout Generator) -> Any? {
-        let word = words[random.next(words.count)]
-        let integer = random.next(60) - 5
-        switch random.next(20) {
+    static func value(_ random: inout SplitMix64) -> Any? {
+        let word = words[random.next(below: words.count)]
+        let integer = random.next(below: 60) - 5
+        switch random.next(below: 20) {
         case 0: return nil
         case 1: return NSNull()
         case 2, 3, 4: return integer
-        case 5: return Double(integer) + [0, 0.5, -0.25][random.next(3)]
-        case 6: return random.next(2) == 0
+        case 5: return Double(integer) + [0, 0.5, -0.25][random.next(below: 3)]
+        case 6: return random.next(below: 2) == 0
         case 7: return NSNumber(value: integer)
         case 8: return NSNumber(value: Double(integer) / 2)
-        case 9: return NSNumber(value: random.next(2) == 0)
+        case 9: return NSNumber(value: random.next(below: 2) == 0)
         case 10, 11, 12: return word
         case 13: return word as NSString
         case 14: return Optional(integer) as Any
         case 15: return Date(timeIntervalSinceReferenceDate: Double(integer) * 1000)
-        case 16: return [word, words[random.next(words.count)]]
+        case 16: return [word, words[random.next(below: words.count)]]
         case 17:
             // Managed objects' integer attributes, and an Int64 beyond a Double's exact range.
-            return [Int64(integer), Int32(integer), Int16(integer), Int64.max - Int64(integer.magnitude)][random.next(4)] as Any
+            return [Int64(integer), Int32(integer), Int16(integer), Int64.max - Int64(integer.magnitude)][random.next(below: 4)] as Any
         case 18: return Decimal(integer)
         default: return word.isEmpty ? word : Substring(word)
         }
@@ -80,7 +72,7 @@ struct FastPathEquivalenceTests {
     }
 
     @Test func constantFastPathsAnswerAsTheGeneralTest() throws {
-        var random = Generator(state: 0x5EED)
+        var random = SplitMix64(seed: 0x5EED)
         var fastPathCount = 0
         for (format, args) in Self.cases {
             let comparison = try Self.comparison(format, args)
@@ -102,7 +94,7 @@ struct FastPathEquivalenceTests {
     }
 
     @Test func dictionaryRowsAnswerAsTheGeneralTest() throws {
-        var random = Generator(state: 42)
+        var random = SplitMix64(seed: 42)
         for (format, args) in Self.cases {
             let comparison = try Self.comparison(format, args)
             let predicate = try semanticsPredicate(format, args)

@@ -1,4 +1,5 @@
 @testable import OpenPredicate
+import TestSupport
 import Testing
 
 /// Filtering: `Sequence.filtered(using:)` against corelibs' `NSArray.filtered(using:)`, compound
@@ -7,11 +8,8 @@ import Testing
 struct FilteringTests {
     /// 50 deterministic objects with a few nils and NSNulls.
     static func generated() -> [[String: Any]] {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SplitMix64(seed: 0x9E37_79B9_7F4A_7C15)
+        func next(_ bound: Int) -> Int { random.next(below: bound) }
         let names = ["Ann", "bob", "Émile", "zoë", "Carl", "anna", "BOB", "Eve"]
         return (0..<50).map { index in
             var object: [String: Any] = ["id": index, "name": names[next(names.count)], "age": next(90),

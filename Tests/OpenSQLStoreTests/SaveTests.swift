@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Saves at the store level, through `SQLiteRowStore` and `InMemoryRowStore` with the same
@@ -47,9 +48,10 @@ import Testing
         #expect(layout.uniqueIndexStatements == expected)
         #expect(Array(layout.createStatements.suffix(4).prefix(2)) == expected)
         // The real store Apple wrote for this model has the same statements.
-        if RealStores.isAvailable {
+        if RealWorld.hasStores {
             let folder = try TemporaryFolder()
-            let url = try RealStores.copy("coredataplus-samplemodel-v2", file: "SampleModel_V2.sqlite", into: folder)
+            let url = try RealWorld.copyStore("coredataplus-samplemodel-v2", into: folder.url)
+                .appendingPathComponent("SampleModel_V2.sqlite")
             let connection = try SQLiteConnection(url: url, mode: .readOnly)
             let statement = try connection.statement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE ? ORDER BY name")
             try statement.bind([.string("%UNIQUE%")])

@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// String operators with every option, over strings made at random from pieces that break byte
@@ -19,7 +20,7 @@ import Testing
         "\r", "\n", "\r\n", "\u{0}", "ß", "ss", "ﬀ", "f", "l", "o", "O", " ", "\u{200D}", "\u{600}", "\u{1F0}", "j", "Ö",
     ]
 
-    static func string(_ random: inout SQLRandomEquivalenceTests.Seeded, pieces count: ClosedRange<Int>) -> String {
+    static func string(_ random: inout SplitMix64, pieces count: ClosedRange<Int>) -> String {
         (0..<Int.random(in: count, using: &random)).map { _ in
             pieces[Int.random(in: 0..<pieces.count, using: &random)]
         }.joined()
@@ -27,7 +28,7 @@ import Testing
 
     /// A needle: a run of a row's scalars (its head, its tail or its middle), upper- or
     /// lower-cased or left as it is; or pieces.
-    static func needle(_ random: inout SQLRandomEquivalenceTests.Seeded, rows: [String]) -> String {
+    static func needle(_ random: inout SplitMix64, rows: [String]) -> String {
         let row = Array(rows[Int.random(in: 0..<rows.count, using: &random)].unicodeScalars)
         guard !row.isEmpty, Int.random(in: 0..<4, using: &random) != 0 else { return string(&random, pieces: 1...3) }
         let length = Int.random(in: 1...min(row.count, 4), using: &random)
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func randomStringsAgree() throws {
-        var random = SQLRandomEquivalenceTests.Seeded(state: 0x5EED_0016)
+        var random = SplitMix64(seed: 0x5EED_0016)
         let rows = (0..<150).map { _ in Self.string(&random, pieces: 0...5) }
         let folder = try TemporaryFolder()
         let (sqlite, memory) = try SQLStringOperatorTests.stores(in: folder, names: rows + [nil])

@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// String operators compiled to native SQL (`SQLCompiler+Strings.swift`) answer exactly as the

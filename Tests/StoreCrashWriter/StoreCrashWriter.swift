@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -106,17 +107,10 @@ enum StoreCrashWriter {
     static func model() -> NSManagedObjectModel {
         let item = NSEntityDescription()
         item.name = "Item"
-        var properties: [NSAttributeDescription] = []
-        for (name, type) in [
-            ("batch", NSAttributeType.integer64AttributeType), ("index", .integer64AttributeType),
-            ("payload", .stringAttributeType),
-        ] {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            properties.append(attribute)
-        }
-        item.properties = properties
+        item.properties = [
+            attribute("batch", .integer64AttributeType), attribute("index", .integer64AttributeType),
+            attribute("payload", .stringAttributeType),
+        ]
         let model = NSManagedObjectModel()
         model.entities = [item]
         return model

@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// A company schema for the compiler:

@@ -3,58 +3,8 @@ import OpenInMemoryStore
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
-
-/// A library with every kind of relationship: ordered to-many (authors' books, in an order that
-/// is not `Z_PK` order), to-many by inverse (books' pages), many-to-many (books and tags), a
-/// sub-entity (graphic novels) and a transient slot.
-enum Shelf {
-    static func author(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.author, primaryKey: n) }
-    static func book(_ n: Int64) -> ObjectKey { ObjectKey(entityID: n % 3 == 0 ? Library.graphicNovel : Library.book, primaryKey: n) }
-    static func page(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.page, primaryKey: n) }
-    static func tag(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.tag, primaryKey: n) }
-
-    /// Books 1…8 (every third a graphic novel); author 1 wrote 5, 2, 7 in that order, author 2
-    /// wrote 8, 1, author 3 none; book n has pages 2n-1 and 2n, except book 4 has none; tag 1 is
-    /// on every odd book, tag 2 on books 2 and 3, tag 3 on none.
-    static let authorBooks: [[Int64]] = [[5, 2, 7], [8, 1], []]
-
-    static func rows() -> [RowSnapshot] {
-        var rows: [RowSnapshot] = []
-        for (index, books) in authorBooks.enumerated() {
-            rows.append(RowSnapshot(key: author(Int64(index + 1)), version: 1, values: [.string("Author \(index + 1)"), .objects(books.map(book))]))
-        }
-        let tags: [Int64: [Int64]] = [1: [1, 3, 5, 7], 2: [2, 3], 3: []]
-        for n in Int64(1)...8 {
-            let writer = authorBooks.firstIndex { $0.contains(n) }.map { StoreValue.object(author(Int64($0 + 1))) } ?? .null
-            let pages: [ObjectKey] = n == 4 ? [] : [page(2 * n - 1), page(2 * n)]
-            let tagged = tags.keys.sorted().filter { tags[$0]?.contains(n) ?? false }.map(tag)
-            var values: [StoreValue] = [
-                .data(Data([UInt8(n)])), .decimal(Decimal(n) + Decimal(string: "0.25")!), .date(Date(timeIntervalSinceReferenceDate: Double(n) * 1000)),
-                .string("Book \(n)"), .uuid(UUID(uuidString: "00000000-0000-0000-0000-00000000000\(n)")!), .null, writer, .objects(pages),
-                .objects(tagged),
-            ]
-            if n % 3 == 0 { values.append(.bool(n == 3)) }
-            rows.append(RowSnapshot(key: book(n), version: 1, values: values))
-        }
-        for n in Int64(1)...16 where !(7...8).contains(n) {
-            rows.append(RowSnapshot(key: page(n), version: 1, values: [.integer(n), .object(book((n + 1) / 2))]))
-        }
-        for n in Int64(1)...3 {
-            rows.append(
-                RowSnapshot(
-                    key: tag(n), version: 1,
-                    values: [.string("tag \(n)"), .null, .objects(tags[n, default: []].map(book))]))
-        }
-        return rows
-    }
-
-    static func store(in folder: TemporaryFolder) throws -> SQLiteRowStore {
-        let store = try SQLiteRowStore.open(at: folder.file("Shelf.sqlite"), schema: Library.schema, readOnly: false, modelVersionHashes: [:])
-        try store.apply(inserted: rows(), updated: [], deleted: [])
-        return store
-    }
-}
 
 @Suite struct FetchPathTests {
     func expected(_ keys: [ObjectKey]) -> [[StoreValue]] {

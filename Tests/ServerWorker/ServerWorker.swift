@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 
 /// One app server of the several-servers tests (`MultiServerTests`): contexts on one shared
 /// store doing random conflicting transfers between accounts, under one merge policy.
@@ -53,27 +54,6 @@ enum ServerWorker {
         outputLock.unlock()
     }
 
-    /// Account (name unique, balance, stamp: the save that wrote it last).
-    static func model() -> NSManagedObjectModel {
-        let account = NSEntityDescription()
-        account.name = "Account"
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        account.properties = [
-            attribute("name", .stringAttributeType), attribute("balance", .integer64AttributeType),
-            attribute("stamp", .stringAttributeType),
-        ]
-        account.uniquenessConstraints = [["name"]]
-        let model = NSManagedObjectModel()
-        model.entities = [account]
-        return model
-    }
-
     static func policy(_ name: String) -> NSMergePolicy? {
         switch name {
         case "error": .error
@@ -87,7 +67,7 @@ enum ServerWorker {
 
     static func transfers(url: URL, seconds: Double, seed: UInt64, policy name: String, contexts count: Int) throws {
         guard let policy = policy(name) else { return fail("unknown merge policy \(name)") }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         try coordinator.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
             options: [NSPersistentStoreConnectionPoolMaxSizeKey: 4])
@@ -97,7 +77,7 @@ enum ServerWorker {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                var random = SplitMix(state: seed &* 1_000_003 &+ UInt64(index))
+                var random = SplitMix64(seed: seed &* 1_000_003 &+ UInt64(index))
                 let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
                 context.persistentStoreCoordinator = coordinator
                 context.mergePolicy = policy
@@ -145,7 +125,7 @@ enum ServerWorker {
     /// One random change: a transfer between two of the eight accounts, or (one time in eight)
     /// an extra account whose name other servers may insert too.
     /// Returns the accounts it changed.
-    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix, stamp: String) throws -> [NSManagedObject] {
+    static func change(_ context: NSManagedObjectContext, _ random: inout SplitMix64, stamp: String) throws -> [NSManagedObject] {
         if random.next() % 8 == 0 {
             guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Account"] else { return [] }
             let account = NSManagedObject(entity: entity, insertInto: context)
@@ -172,7 +152,7 @@ enum ServerWorker {
     }
 
     static func watch(url: URL, seconds: Double) throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: accountModel())
         let store = try coordinator.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
             options: [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
@@ -201,18 +181,5 @@ enum ServerWorker {
         Thread.sleep(forTimeInterval: seconds)
         NotificationCenter.default.removeObserver(observer)
         emit("end")
-    }
-}
-
-/// A small seeded generator (SplitMix64), the same sequence on every machine.
-struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -22,13 +23,6 @@ enum MigrationVersions {
     static func version2() -> NSManagedObjectModel { model(version: 2) }
 
     static func model(version: Int) -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType, renamedFrom: String? = nil) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.renamingIdentifier = renamedFrom
-            return attribute
-        }
         let person = NSEntityDescription()
         person.name = "Person"
         let employee = NSEntityDescription()
@@ -42,27 +36,17 @@ enum MigrationVersions {
                 attribute("nickname", .stringAttributeType),
             ]
         } else {
-            let active = attribute("active", .booleanAttributeType)
-            active.isOptional = false
-            active.defaultValue = true
             personProperties += [
                 attribute("age", .integer64AttributeType),
                 attribute("displayName", .stringAttributeType, renamedFrom: "fullName"),
-                active,
+                attribute("active", .booleanAttributeType, optional: false, default: true),
             ]
         }
         person.properties = personProperties
 
-        let toDepartment = NSRelationshipDescription()
-        toDepartment.name = "department"
-        toDepartment.destinationEntity = department
-        toDepartment.maxCount = version == 1 ? 1 : 0
-        let toEmployees = NSRelationshipDescription()
-        toEmployees.name = "employees"
-        toEmployees.destinationEntity = employee
-        toEmployees.maxCount = 0
-        toDepartment.inverseRelationship = toEmployees
-        toEmployees.inverseRelationship = toDepartment
+        let toDepartment = relationship("department", to: department, maxCount: version == 1 ? 1 : 0)
+        let toEmployees = relationship("employees", to: employee, maxCount: 0)
+        inverses(toDepartment, toEmployees)
         employee.properties = [attribute("salary", .integer64AttributeType), toDepartment]
         department.properties = [attribute("title", .stringAttributeType), toEmployees]
         person.subentities = [employee]

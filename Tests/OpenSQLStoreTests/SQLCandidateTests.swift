@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Plans PostgreSQL does not compile exactly run in memory over the rows SQL narrows them to
@@ -160,7 +161,7 @@ import Testing
             print("SQLCandidateTests: OPENCOREDATA_POSTGRES_URL is not set; skipping the PostgreSQL cases")
             return
         }
-        var random = SQLRandomEquivalenceTests.Seeded(state: 0x5EED_0018)
+        var random = SplitMix64(seed: 0x5EED_0018)
         let pieces = SQLStringRandomTests.pieces.filter { $0 != "\u{0}" }
         let generated = (0..<60).map { _ in
             (0..<Int.random(in: 0...5, using: &random)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &random)] }

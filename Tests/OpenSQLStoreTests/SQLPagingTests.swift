@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Paged fetches (`PagingRowStore`, keyset pagination): the SQL of a page, and pages that add up

@@ -1,63 +1,17 @@
 import Foundation
-import OpenPostgreSQLStore
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
-import Testing
 
-/// The team's shared folder of real-world stores (`../shared/realworld/stores` beside the
-/// package), or nil in a fresh clone that has none.
-enum RealStores {
-    static let folder: URL? = {
-        // #filePath is <package>/Tests/OpenSQLiteStoreTests/TestSupport.swift.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = package.deletingLastPathComponent().appendingPathComponent("shared/realworld/stores")
-        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("README.md").path) ? folder : nil
-    }()
+#if PostgreSQL
+    import OpenPostgreSQLStore
+#endif
 
-    static var isAvailable: Bool { folder != nil }
-
-    /// Copies a store folder (with its `-wal`/`-shm` files) to a temporary folder and returns
-    /// the copy of `file` in it; the original is never opened.
-    static func copy(_ directory: String, file: String, into temporary: TemporaryFolder) throws -> URL {
-        let source = try #require(folder).appendingPathComponent(directory)
-        let target = temporary.url.appendingPathComponent(directory)
-        try FileManager.default.copyItem(at: source, to: target)
-        // The shared files are read-only; SQLite needs to write the -shm of a WAL store.
-        for name in try FileManager.default.contentsOfDirectory(atPath: target.path) {
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o644], ofItemAtPath: target.appendingPathComponent(name).path)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target.path)
-        return target.appendingPathComponent(file)
-    }
-}
-
-/// A fresh temporary folder for one test, removed when the value is released.
-final class TemporaryFolder {
-    let url: URL
-    /// What else goes with the folder (stores on the PostgreSQL test server).
-    private var cleanUps: [() -> Void] = []
-
-    /// Runs `cleanUp` when the folder is removed.
-    func onRemove(_ cleanUp: @escaping () -> Void) { cleanUps.append(cleanUp) }
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlitestore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-        for cleanUp in cleanUps { cleanUp() }
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-}
+// Store-level builders: schemas as the stores see them (`StoreSchema`), for the tests of the
+// store modules, below the model classes.
 
 /// Builds schema entities with family sets computed from the super links.
-func makeSchema(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])]) -> StoreSchema {
+package func makeSchema(_ entities: [(name: String, superID: Int?, abstract: Bool, properties: [PropertySchema])]) -> StoreSchema {
     var families = entities.indices.map { Set([$0 + 1]) }
     for (index, entity) in entities.enumerated() {
         var parent = entity.superID
@@ -84,7 +38,14 @@ private func inheritedProperties(
     return (entity.superID.map { inheritedProperties(entities, $0) } ?? []) + entity.properties
 }
 
-func attribute(_ name: String, _ kind: AttributeKind) -> PropertySchema { PropertySchema(name: name, kind: .attribute(kind)) }
+/// The date `days` days after the reference date (2001-01-01).
+package func day(_ days: Int) -> Date { Date(timeIntervalSinceReferenceDate: Double(days) * 86_400) }
+
+/// A decimal number from its text (NaN for text that is not one).
+package func dec(_ string: String) -> Decimal { Decimal(string: string) ?? .nan }
+
+/// An attribute of the stores' schema.
+package func attribute(_ name: String, _ kind: AttributeKind) -> PropertySchema { PropertySchema(name: name, kind: .attribute(kind)) }
 
 /// The library schema of the tests, numbered as Apple numbers entities:
 ///
@@ -94,10 +55,12 @@ func attribute(_ name: String, _ kind: AttributeKind) -> PropertySchema { Proper
 /// - 3 GraphicNovel (sub-entity of Book): isColor (Boolean)
 /// - 4 Page: number (Int16); book (→ Book, which has a sub-entity)
 /// - 5 Tag: name, url (URI); books (many-to-many → Book)
-enum Library {
-    static let author = 1, book = 2, graphicNovel = 3, page = 4, tag = 5
+package enum Library {
+    /// The entities' IDs.
+    package static let author = 1, book = 2, graphicNovel = 3, page = 4, tag = 5
 
-    static let schema = makeSchema([
+    /// The schema.
+    package static let schema = makeSchema([
         (
             "Author", nil, false,
             [
@@ -134,7 +97,7 @@ enum Library {
 extension RowStore {
     /// Rows with the to-many members a store left unloaded (`.null`) read through
     /// `members(of:slot:)`, one call per slot, as the object layer reads them on demand.
-    func withMembers(_ rows: [RowSnapshot]) throws -> [RowSnapshot] {
+    package func withMembers(_ rows: [RowSnapshot]) throws -> [RowSnapshot] {
         var filled = rows
         for (index, row) in rows.enumerated() {
             for (slot, property) in schema.entity(row.key.entityID).properties.enumerated() {
@@ -146,7 +109,7 @@ extension RowStore {
     }
 
     /// Whether every to-many slot of the rows is unloaded (`.null`), as the SQLite store returns them.
-    func leavesToManyUnloaded(_ rows: [RowSnapshot]) -> Bool {
+    package func leavesToManyUnloaded(_ rows: [RowSnapshot]) -> Bool {
         rows.allSatisfy { row in
             zip(schema.entity(row.key.entityID).properties, row.values).allSatisfy { property, value in
                 if case .toMany = property.kind { return value == .null }
@@ -158,38 +121,71 @@ extension RowStore {
 
 /// The PostgreSQL store beside the SQLite one in the store-level tests, when a test server is
 /// named (`OPENCOREDATA_POSTGRES_URL`; under CI a missing one fails the test instead).
-enum PostgresStores {
-    static var url: String? {
-        guard let value = ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"], !value.isEmpty else { return nil }
-        return value
-    }
-
-    static var isCI: Bool {
-        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
-        return !value.isEmpty && value != "0" && value != "false"
-    }
-
-    struct Missing: Error, CustomStringConvertible {
-        var description: String { "CI is set but OPENCOREDATA_POSTGRES_URL is not: the PostgreSQL cases need a server" }
-    }
-
+package enum PostgresStores {
     /// A new PostgreSQL store of `schema` in a fresh schema, dropped with `folder`; nil when no
     /// server is named (and this is not CI), or in a build without the store (the package trait
     /// `PostgreSQL` off).
-    static func open(schema: StoreSchema, in folder: TemporaryFolder, tracksHistory: Bool = false) throws
+    package static func open(schema: StoreSchema, in folder: TemporaryFolder, tracksHistory: Bool = false) throws
         -> (any SQLRowStore & PagingRowStore)?
     {
         #if PostgreSQL
-            guard let base = url else {
-                if isCI { throw Missing() }
-                return nil
-            }
-            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            guard let store = URL(string: base + (base.contains("?") ? "&" : "?") + "schema=" + name) else { throw Missing() }
+            guard PostgresTestServer.isEnabled else { return nil }
+            let store = try PostgresTestServer.freshStoreURL()
             folder.onRemove { try? PostgreSQLRowStore.destroy(url: store) }
             return try PostgreSQLRowStore.open(url: store, schema: schema, modelVersionHashes: [:], tracksHistory: tracksHistory)
         #else
             return nil
         #endif
+    }
+}
+
+/// A library with every kind of relationship: ordered to-many (authors' books, in an order that
+/// is not `Z_PK` order), to-many by inverse (books' pages), many-to-many (books and tags), a
+/// sub-entity (graphic novels) and a transient slot.
+package enum Shelf {
+    package static func author(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.author, primaryKey: n) }
+    package static func book(_ n: Int64) -> ObjectKey { ObjectKey(entityID: n % 3 == 0 ? Library.graphicNovel : Library.book, primaryKey: n) }
+    package static func page(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.page, primaryKey: n) }
+    package static func tag(_ n: Int64) -> ObjectKey { ObjectKey(entityID: Library.tag, primaryKey: n) }
+
+    /// Books 1…8 (every third a graphic novel); author 1 wrote 5, 2, 7 in that order, author 2
+    /// wrote 8, 1, author 3 none; book n has pages 2n-1 and 2n, except book 4 has none; tag 1 is
+    /// on every odd book, tag 2 on books 2 and 3, tag 3 on none.
+    package static let authorBooks: [[Int64]] = [[5, 2, 7], [8, 1], []]
+
+    package static func rows() -> [RowSnapshot] {
+        var rows: [RowSnapshot] = []
+        for (index, books) in authorBooks.enumerated() {
+            rows.append(RowSnapshot(key: author(Int64(index + 1)), version: 1, values: [.string("Author \(index + 1)"), .objects(books.map(book))]))
+        }
+        let tags: [Int64: [Int64]] = [1: [1, 3, 5, 7], 2: [2, 3], 3: []]
+        for n in Int64(1)...8 {
+            let writer = authorBooks.firstIndex { $0.contains(n) }.map { StoreValue.object(author(Int64($0 + 1))) } ?? .null
+            let pages: [ObjectKey] = n == 4 ? [] : [page(2 * n - 1), page(2 * n)]
+            let tagged = tags.keys.sorted().filter { tags[$0]?.contains(n) ?? false }.map(tag)
+            var values: [StoreValue] = [
+                .data(Data([UInt8(n)])), .decimal(Decimal(n) + Decimal(string: "0.25")!), .date(Date(timeIntervalSinceReferenceDate: Double(n) * 1000)),
+                .string("Book \(n)"), .uuid(UUID(uuidString: "00000000-0000-0000-0000-00000000000\(n)")!), .null, writer, .objects(pages),
+                .objects(tagged),
+            ]
+            if n % 3 == 0 { values.append(.bool(n == 3)) }
+            rows.append(RowSnapshot(key: book(n), version: 1, values: values))
+        }
+        for n in Int64(1)...16 where !(7...8).contains(n) {
+            rows.append(RowSnapshot(key: page(n), version: 1, values: [.integer(n), .object(book((n + 1) / 2))]))
+        }
+        for n in Int64(1)...3 {
+            rows.append(
+                RowSnapshot(
+                    key: tag(n), version: 1,
+                    values: [.string("tag \(n)"), .null, .objects(tags[n, default: []].map(book))]))
+        }
+        return rows
+    }
+
+    package static func store(in folder: TemporaryFolder) throws -> SQLiteRowStore {
+        let store = try SQLiteRowStore.open(at: folder.file("Shelf.sqlite"), schema: Library.schema, readOnly: false, modelVersionHashes: [:])
+        try store.apply(inserted: rows(), updated: [], deleted: [])
+        return store
     }
 }

@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// To-many key paths and comparisons of two key paths, compiled to SQL: the statement text and

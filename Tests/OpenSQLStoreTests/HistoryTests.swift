@@ -3,6 +3,7 @@ import OpenInMemoryStore
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The store-level history contract (`RowStore.history(after:limit:)`, `deleteHistory(before:)`,

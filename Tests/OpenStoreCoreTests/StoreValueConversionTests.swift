@@ -1,5 +1,6 @@
 import OpenPredicate
 import OpenStoreCore
+import TestSupport
 import Testing
 
 @Suite("StoreValue ↔ Swift values")

@@ -4,6 +4,7 @@ import OpenPredicate
 import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
+import TestSupport
 import Testing
 
 /// Predicates made at random from the shapes the hand-written cases cover one at a time —
@@ -16,21 +17,9 @@ import Testing
 /// the same and match the same rows. The generator is seeded: a failure names its predicate,
 /// and the same predicates come on every run.
 @Suite struct SQLRandomEquivalenceTests {
-    /// SplitMix64 (a fixed sequence for a seed).
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Writes random predicate format strings over the company schema, for one fetched entity.
     struct PredicateMaker {
-        var random: Seeded
+        var random: SplitMix64
         let entity: Int
 
         mutating func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
@@ -147,7 +136,7 @@ import Testing
         let (sqlite, memory) = try Company.stores(in: folder)
         let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
-        var maker = PredicateMaker(random: Seeded(state: UInt64(entityIndex + 1) * 1_000_003), entity: entityID)
+        var maker = PredicateMaker(random: SplitMix64(seed: UInt64(entityIndex + 1) * 1_000_003), entity: entityID)
         var matched = Set<Int>()
         for index in 0..<count {
             let format = maker.predicate()
@@ -276,7 +265,7 @@ import Testing
         let postgres = try Company.postgres(in: folder)
         let layout = try Company.layout()
         var shapes = ShapeMaker(
-            maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(state: 1), entity: Company.person))
+            maker: SQLRandomEquivalenceTests.PredicateMaker(random: .init(seed: 1), entity: Company.person))
         var compiled = 0
         let count = 1_000
         for index in 0..<count {

@@ -1,0 +1,23 @@
+/// A small seeded random number generator (SplitMix64): the same "random" data on every machine
+/// and every run, so that both sides of a comparison, and every run of it, get the same input.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let salary = 20_000 + Int(random.next() % 65_000)
+/// ```
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    /// The generator's state: the seed, advanced by each call to `next()`.
+    public private(set) var state: UInt64
+
+    /// A generator whose sequence depends only on `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
