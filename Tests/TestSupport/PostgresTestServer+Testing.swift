@@ -5,7 +5,7 @@ extension Trait where Self == ConditionTrait {
     /// without one); skips it otherwise with `PostgresTestServer.skipMessage`.
     ///
     /// ```swift
-    /// @Suite(.postgreSQLServer) struct PostgresValueTests { … }
+    /// @Suite(.postgreSQLServer) struct PostgreSQLValueTests { … }
     /// ```
     public static var postgreSQLServer: Self {
         .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipMessage))

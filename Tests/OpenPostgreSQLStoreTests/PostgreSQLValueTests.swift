@@ -11,7 +11,7 @@
 
     /// Every kind of `StoreValue` written to a real server and read back.
     @Suite(.postgreSQLServer)
-    struct PostgresValueTests {
+    struct PostgreSQLValueTests {
         /// Writes each value into a column of `type`, reads it back with `value(_:)`, and expects
         /// `expected` (the value itself when nil).
         static func roundTrip(_ database: PostgreSQLConnectionPool, type: String, _ cases: [(StoreValue, StoreValue?)]) throws {

@@ -11,7 +11,7 @@
     /// `OPENCOREDATA_POSTGRES_ROOTCERT`). The server says whether each connection is encrypted
     /// (`pg_stat_ssl`).
     @Suite(.postgreSQLServer)
-    struct PostgresTLSTests {
+    struct PostgreSQLTLSTests {
         /// The test server with a fresh schema and these query items.
         static func url(_ items: String) throws -> PostgreSQLStoreURL {
             try PostgresTestServer.freshDatabaseURL(appending: items)

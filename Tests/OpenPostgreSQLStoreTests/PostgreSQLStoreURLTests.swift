@@ -5,7 +5,7 @@
     @testable import OpenPostgreSQLStore
 
     /// Parsing store URLs: no server needed.
-    @Suite struct PostgresStoreURLTests {
+    @Suite struct PostgreSQLStoreURLTests {
         static func parse(_ text: String) throws(PostgreSQLServerError) -> PostgreSQLStoreURL {
             guard let url = URL(string: text) else { throw PostgreSQLServerError(.other, message: "not a URL: \(text)") }
             return try PostgreSQLStoreURL(url)
