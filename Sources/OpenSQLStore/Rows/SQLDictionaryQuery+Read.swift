@@ -18,7 +18,7 @@ extension SQLDictionaryQuery {
 
     /// Reads one result row by column index straight into `StoreValue`s of the column's kind,
     /// converted to its result kind (`conversions`), NULL left out, into `sink`.
-    @inline(__always)
+    @inlinable
     package func read<Row: SQLRow>(
         _ row: Row, layout: AppleSQLLayout, conversions: [AttributeKind?], into sink: inout some DictionaryRowSink
     ) {

@@ -40,10 +40,14 @@ package protocol SQLFetchStore: RowStore {
     func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String])
 }
 
+// The fetch paths are `@inlinable`, so that each store's module compiles them for its own
+// session and row types (a generic call across modules would go through witness tables and
+// reabstraction thunks for every row: about 200 instructions a row, measured).
 extension SQLFetchStore {
-    private var compiler: SQLCompiler { SQLCompiler(layout: layout, dialect: dialect) }
+    @usableFromInline var compiler: SQLCompiler { SQLCompiler(layout: layout, dialect: dialect) }
 
     /// Runs a fetch plan: compiled to one statement, or in memory (see `SQLFetchStore`).
+    @inlinable
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
         if case .dictionaries(let shape) = plan.output {
             switch compiler.compile(plan, shape: shape) {
@@ -64,6 +68,7 @@ extension SQLFetchStore {
 
     /// Runs a dictionary fetch straight into `NSDictionary` results when it compiles to SQL (no
     /// `DictionaryRows` in between); otherwise as `execute(_:)` does, the plan compiled once.
+    @inlinable
     package func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary] {
         guard case .dictionaries(let shape) = plan.output else { return [] }
         switch compiler.compile(plan, shape: shape) {
@@ -84,6 +89,7 @@ extension SQLFetchStore {
     /// fetches may come between them, and SQLite's WAL checkpoints are not held up). A plan that
     /// does not compile runs each page in memory over the rows SQL narrows it to, as
     /// `execute(_:)` does: the same answers, at the cost of reading those rows once per page.
+    @inlinable
     package func page(of plan: FetchPlan, after position: FetchPosition?) throws -> FetchPage {
         var plan = plan
         plan.output = .rows
@@ -139,6 +145,7 @@ extension SQLFetchStore {
     }
 
     /// Every row asked for, one query per table; to-many slots are not loaded (`.null`).
+    @inlinable
     package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
         guard !keys.isEmpty else { return [] }
         return try withSession { try SQLRowReader(session: $0, layout: layout).rows(for: keys, readingToMany: false) }
@@ -156,6 +163,7 @@ extension SQLFetchStore {
 
     /// Runs a plan that does not compile to SQL on the in-memory store: over the rows SQL
     /// narrows it to, or over every row (`inMemory(narrowing:)`).
+    @inlinable
     package func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
         let (store, rest) = try inMemory(narrowing: plan)
         return try store.execute(rest)
@@ -165,6 +173,7 @@ extension SQLFetchStore {
     /// and the plan to run there. The rows are the candidates SQL selects
     /// (`SQLCompiler.compileCandidates(_:)`: the compiling `AND` terms of the predicate), or
     /// every row of the store when what SQL cannot decide reads more than the entity's attributes.
+    @inlinable
     package func inMemory(narrowing plan: FetchPlan) throws -> (store: InMemoryRowStore, plan: FetchPlan) {
         let store = InMemoryRowStore(schema: layout.schema)
         switch compiler.compileCandidates(plan) {
@@ -187,7 +196,8 @@ extension SQLFetchStore {
 
     /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
     /// column index through `SQLRowDecoder`; to-many slots not loaded, `.null`).
-    private func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
+    @inlinable
+    package func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let layout = layout
         return try withSession { session in
             switch plan.output {
@@ -222,7 +232,8 @@ extension SQLFetchStore {
     }
 
     /// Runs a compiled dictionary fetch into `sink` (see `SQLDictionaryQuery.read(_:layout:conversions:into:)`).
-    private func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
+    @inlinable
+    package func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
         let conversions = compiled.conversions
         let layout = layout
         try withSession { session in
@@ -234,7 +245,8 @@ extension SQLFetchStore {
 
     /// Runs a compiled page: its rows, and when the page is full, the position of its last row
     /// (read from the sort key columns after the row's own).
-    private func runPage(_ query: SQLQuery, plan: FetchPlan) throws -> FetchPage {
+    @inlinable
+    package func runPage(_ query: SQLQuery, plan: FetchPlan) throws -> FetchPage {
         var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
         let limit = max(plan.limit, 1)
         let sortCount = Int32(plan.sortDescriptors.count)
