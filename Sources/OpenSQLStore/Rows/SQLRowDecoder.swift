@@ -23,7 +23,7 @@ import OpenStoreCore
 /// are skipped.
 package struct SQLRowDecoder {
     /// How one slot is read from the current row.
-    private enum SlotReader {
+    @usableFromInline enum SlotReader {
         case null
         case attribute(Int32, AttributeKind)
         case toOne(Int32, entityColumn: Int32?, destination: Int)
@@ -39,18 +39,18 @@ package struct SQLRowDecoder {
         case wholeTable
     }
 
-    let layout: AppleSQLLayout
+    @usableFromInline let layout: AppleSQLLayout
     let table: AppleSQLTable
     /// Slot readers by schema entity ID (index `entityID`); nil for entities not read.
-    private var readers: [[SlotReader]?]
+    @usableFromInline var readers: [[SlotReader]?]
     /// Schema entity IDs by file entity number (`Z_ENT`), 0 for numbers that are not read.
-    private var entityIDsByNumber: [Int] = []
+    @usableFromInline var entityIDsByNumber: [Int] = []
     /// The distinct to-many relationships of the entities read.
     private var toManySlots: [AppleSQLSlot] = []
     /// For each row decoded that has to-many slots: its index in the result, and its slots to
     /// fill (slot index, relationship index).
-    private var pending: [(row: Int, primaryKey: Int64, slots: [(slot: Int, relationship: Int)])] = []
-    private var decodedCount = 0
+    @usableFromInline var pending: [(row: Int, primaryKey: Int64, slots: [(slot: Int, relationship: Int)])] = []
+    @usableFromInline var decodedCount = 0
     /// Whether to-many slots are read at all: when false, `decode` leaves them `.null` (members
     /// not loaded, see `RowStore.members(of:slot:)`) and `fillToMany` has nothing to do.
     package var readsToMany = true
@@ -103,7 +103,9 @@ package struct SQLRowDecoder {
     }
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
-    /// entity is not one of the decoder's.
+    /// entity is not one of the decoder's. Inlinable, so that each store reads its own rows
+    /// without a generic call per column.
+    @inlinable
     package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
         let number = Int(statement.int64(at: 1))
         guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,

@@ -38,16 +38,22 @@ package protocol SQLFetchStore: RowStore {
     /// The statement as the database gets it and the database's plan for it, one line per row
     /// (SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN`).
     func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String])
+    /// Runs a compiled plan's one statement: the count, the keys, or the rows (read by column
+    /// index through `SQLRowDecoder`; to-many slots not loaded, `.null`). The default reads the
+    /// rows through `withSession(_:)`; a store may read its statements directly instead (the
+    /// SQLite store does: called generically across modules, the default costs about 200
+    /// instructions a row more, measured with callgrind).
+    func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput
+    /// Runs a compiled dictionary fetch into `sink` (see
+    /// `SQLDictionaryQuery.read(_:layout:conversions:into:)`); the default runs it through
+    /// `withSession(_:)`, a store may read its statements directly (as `run(_:plan:)`).
+    func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws
 }
 
-// The fetch paths are `@inlinable`, so that each store's module compiles them for its own
-// session and row types (a generic call across modules would go through witness tables and
-// reabstraction thunks for every row: about 200 instructions a row, measured).
 extension SQLFetchStore {
-    @usableFromInline var compiler: SQLCompiler { SQLCompiler(layout: layout, dialect: dialect) }
+    private var compiler: SQLCompiler { SQLCompiler(layout: layout, dialect: dialect) }
 
     /// Runs a fetch plan: compiled to one statement, or in memory (see `SQLFetchStore`).
-    @inlinable
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
         if case .dictionaries(let shape) = plan.output {
             switch compiler.compile(plan, shape: shape) {
@@ -68,7 +74,6 @@ extension SQLFetchStore {
 
     /// Runs a dictionary fetch straight into `NSDictionary` results when it compiles to SQL (no
     /// `DictionaryRows` in between); otherwise as `execute(_:)` does, the plan compiled once.
-    @inlinable
     package func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary] {
         guard case .dictionaries(let shape) = plan.output else { return [] }
         switch compiler.compile(plan, shape: shape) {
@@ -89,7 +94,6 @@ extension SQLFetchStore {
     /// fetches may come between them, and SQLite's WAL checkpoints are not held up). A plan that
     /// does not compile runs each page in memory over the rows SQL narrows it to, as
     /// `execute(_:)` does: the same answers, at the cost of reading those rows once per page.
-    @inlinable
     package func page(of plan: FetchPlan, after position: FetchPosition?) throws -> FetchPage {
         var plan = plan
         plan.output = .rows
@@ -145,7 +149,6 @@ extension SQLFetchStore {
     }
 
     /// Every row asked for, one query per table; to-many slots are not loaded (`.null`).
-    @inlinable
     package func rows(for keys: [ObjectKey]) throws -> [RowSnapshot] {
         guard !keys.isEmpty else { return [] }
         return try withSession { try SQLRowReader(session: $0, layout: layout).rows(for: keys, readingToMany: false) }
@@ -163,7 +166,6 @@ extension SQLFetchStore {
 
     /// Runs a plan that does not compile to SQL on the in-memory store: over the rows SQL
     /// narrows it to, or over every row (`inMemory(narrowing:)`).
-    @inlinable
     package func runInMemory(_ plan: FetchPlan) throws -> FetchOutput {
         let (store, rest) = try inMemory(narrowing: plan)
         return try store.execute(rest)
@@ -173,7 +175,6 @@ extension SQLFetchStore {
     /// and the plan to run there. The rows are the candidates SQL selects
     /// (`SQLCompiler.compileCandidates(_:)`: the compiling `AND` terms of the predicate), or
     /// every row of the store when what SQL cannot decide reads more than the entity's attributes.
-    @inlinable
     package func inMemory(narrowing plan: FetchPlan) throws -> (store: InMemoryRowStore, plan: FetchPlan) {
         let store = InMemoryRowStore(schema: layout.schema)
         switch compiler.compileCandidates(plan) {
@@ -194,9 +195,7 @@ extension SQLFetchStore {
         }
     }
 
-    /// Runs a compiled plan in its one statement: the count, the keys, or the rows (read by
-    /// column index through `SQLRowDecoder`; to-many slots not loaded, `.null`).
-    @inlinable
+    /// Runs a compiled plan in its one statement (see `SQLFetchStore.run(_:plan:)`).
     package func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         let layout = layout
         return try withSession { session in
@@ -231,8 +230,7 @@ extension SQLFetchStore {
         }
     }
 
-    /// Runs a compiled dictionary fetch into `sink` (see `SQLDictionaryQuery.read(_:layout:conversions:into:)`).
-    @inlinable
+    /// Runs a compiled dictionary fetch into `sink` (see `SQLFetchStore.runDictionaries(_:into:)`).
     package func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
         let conversions = compiled.conversions
         let layout = layout
@@ -245,8 +243,7 @@ extension SQLFetchStore {
 
     /// Runs a compiled page: its rows, and when the page is full, the position of its last row
     /// (read from the sort key columns after the row's own).
-    @inlinable
-    package func runPage(_ query: SQLQuery, plan: FetchPlan) throws -> FetchPage {
+    private func runPage(_ query: SQLQuery, plan: FetchPlan) throws -> FetchPage {
         var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
         let limit = max(plan.limit, 1)
         let sortCount = Int32(plan.sortDescriptors.count)

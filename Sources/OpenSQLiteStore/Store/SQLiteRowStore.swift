@@ -172,6 +172,56 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         SQLiteStoreError.unsupportedFetch(reason, path: file.connection.url.path)
     }
 
+    /// Runs a compiled plan in its one statement, read straight from SQLite's statement (see
+    /// `SQLFetchStore.run(_:plan:)`).
+    package func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
+        try withLock {
+            let statement = try file.connection.statement(query.sql)
+            defer { statement.reset() }
+            try statement.bind(query.arguments)
+            switch plan.output {
+            case .count:
+                return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
+            case .rows:
+                var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+                var rows: [RowSnapshot] = []
+                while try statement.step() {
+                    if let row = decoder.decode(statement) { rows.append(row) }
+                }
+                return .rows(rows)
+            default:
+                var keys: [ObjectKey] = []
+                let layout = layout
+                // Rows come mostly in runs of one entity: look its number up when it changes.
+                var number = -1
+                var entityID: Int?
+                while try statement.step() {
+                    let rowNumber = Int(statement.int64(at: 1))
+                    if rowNumber != number {
+                        number = rowNumber
+                        entityID = layout.entityID(forNumber: rowNumber)
+                    }
+                    guard let entityID else { continue }
+                    keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+                }
+                return .keys(keys)
+            }
+        }
+    }
+
+    /// Runs a compiled dictionary fetch into `sink`, read straight from SQLite's statement (see
+    /// `SQLFetchStore.runDictionaries(_:into:)`).
+    package func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
+        try withLock {
+            let statement = try file.connection.statement(compiled.query.sql)
+            defer { statement.reset() }
+            try statement.bind(compiled.query.arguments)
+            let layout = layout
+            let conversions = compiled.conversions
+            while try statement.step() { compiled.read(statement, layout: layout, conversions: conversions, into: &sink) }
+        }
+    }
+
     /// The statement unchanged, and SQLite's `EXPLAIN QUERY PLAN` for it.
     package func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String]) {
         (query, try withSession { try $0.queryPlan(query.sql, arguments: query.arguments) })
