@@ -22,11 +22,9 @@ enum ToolRunner {
 
     /// Runs `coredata arguments…` with `COLUMNS` set to `columns` (tables fit it).
     static func run(_ arguments: [String], columns: Int = 200) throws -> Outcome {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("stdout")
-        let err = folder.appendingPathComponent("stderr")
+        let folder = try TemporaryFolder(prefix: "coredata-run")
+        let out = folder.file("stdout")
+        let err = folder.file("stderr")
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()

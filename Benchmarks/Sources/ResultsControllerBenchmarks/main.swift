@@ -262,11 +262,11 @@ func run(_ storeType: String, folder: URL) throws -> Figures {
 
     var random = SplitMix64(seed: 0x5EED_F00D)
     for round in 0..<rounds {
-        let state = random.state
+        let start = random
         // Changes announced by the save.
         var saves = (with: 0.0, without: 0.0)
         for side in round % 2 == 0 ? [a, b] : [b, a] {
-            random.state = state
+            random = start
             try side.context.performAndWait {
                 side.change(changeCount, random: &random)
                 let elapsed = try milliseconds { try side.context.save() }
@@ -281,10 +281,10 @@ func run(_ storeType: String, folder: URL) throws -> Figures {
         delegate.reset()
 
         // Changes announced by processPendingChanges(), then saved (untimed).
-        let pendingState = random.state
+        let pendingStart = random
         var pending = (with: 0.0, without: 0.0)
         for side in round % 2 == 0 ? [b, a] : [a, b] {
-            random.state = pendingState
+            random = pendingStart
             try side.context.performAndWait {
                 side.change(changeCount, random: &random)
                 let elapsed = milliseconds { side.context.processPendingChanges() }
@@ -313,10 +313,10 @@ func run(_ storeType: String, folder: URL) throws -> Figures {
     try c.loadCatalog()
     try d.loadCatalog()
     for round in 0..<rounds {
-        let state = random.state
+        let start = random
         var merges = (with: 0.0, without: 0.0)
         for (source, target) in round % 2 == 0 ? [(c, a), (d, b)] : [(d, b), (c, a)] {
-            random.state = state
+            random = start
             let saved = SavedNotification()
             let observer = NotificationCenter.default.addObserver(
                 forName: .NSManagedObjectContextDidSave, object: source.context, queue: nil
