@@ -69,17 +69,18 @@ enum StoreOpener {
             }
             if migrate {
                 url = try migrated(url, type: type, path: path, from: storeModel, to: model, inPlace: write)
-            } else if let storeModel, !write, !ModelDifferences(from: storeModel, to: model).changesLayout {
-                let differences = ModelDifferences(from: storeModel, to: model).lines
+            } else if let storeModel {
+                let differences = ModelDifferences(from: storeModel, to: model)
+                let what = differences.lines.joined(separator: "; ")
+                guard !write, !differences.changesLayout else {
+                    throw ToolError(
+                        "the store \(redacted(path)) was written with another version of the model (\(what)); --migrate "
+                            + "migrates a copy of it (with --write, the store itself)")
+                }
                 Console.warning(
                     "the store \(redacted(path)) was written with another version of the model; opened read-only, as the "
-                        + "differences leave its tables as they are: \(differences.joined(separator: "; "))")
+                        + "differences leave its tables as they are: \(what)")
                 options[NSIgnorePersistentStoreVersioningOption] = true
-            } else if let storeModel {
-                let what = ModelDifferences(from: storeModel, to: model).lines.joined(separator: "; ")
-                throw ToolError(
-                    "the store \(redacted(path)) was written with another version of the model (\(what)); --migrate migrates "
-                        + "a copy of it (with --write, the store itself)")
             }
         }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
