@@ -26,8 +26,14 @@ let package = Package(
     dependencies: [
         // The command-line tool's argument parsing.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // SQL tracing (`-com.apple.CoreData.SQLDebug N`) goes through swift-log.
+        // SQL tracing (`-com.apple.CoreData.SQLDebug N`, a store's `Logger`) goes through swift-log.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Counters and timers of fetches, saves, rows, conflicts and pool connections.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Spans around fetch, count and save, with OpenTelemetry's database attributes.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // `NSPersistentContainer` as a `Service`: a server's graceful shutdown closes its stores.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `@Managed` is a macro (it writes a property's accessors, so it works in extensions too).
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"700.0.0"),
         // The PostgreSQL store's wire protocol and connection pool.
@@ -49,7 +55,12 @@ let package = Package(
         // Dialect-neutral SQL for both SQL stores: the compiler (fetch plans to SQL), Apple's table
         // layout, the row reader/writer, the migration plan, and the one fetch pipeline (compile →
         // run → in-memory fallback). Each SQL store adds only its connection and dialect spellings.
-        .target(name: "OpenSQLStore", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"], swiftSettings: swift6),
+        .target(
+            name: "OpenSQLStore",
+            dependencies: [
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swift6),
         // The SQLite store: connection, statements, Apple's SQL functions, the store file.
         .target(
             name: "OpenSQLiteStore",
@@ -66,6 +77,7 @@ let package = Package(
             dependencies: [
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: swift6),
@@ -84,6 +96,10 @@ let package = Package(
             dependencies: [
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore", "OpenCoreDataMacros",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swift6),
         .target(name: "CoreData", dependencies: ["OpenPredicate", "OpenCoreData"], swiftSettings: swift6),
@@ -99,12 +115,17 @@ let package = Package(
             swiftSettings: swift6),
         // What the test targets share: the PostgreSQL test server, a seeded random generator,
         // temporary folders, the shared real-world files, model builders (of `CoreData` models,
-        // and of the schemas the stores see), a log capture for SQL traces.
+        // and of the schemas the stores see), a log capture for SQL traces, test
+        // backends of swift-metrics and swift-distributed-tracing.
         .target(
             name: "TestSupport",
             dependencies: [
                 "CoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "OpenPostgreSQLStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             path: "Tests/TestSupport"),
         // A writer the crash-safety tests run in a child process and kill (not a product).
@@ -114,7 +135,8 @@ let package = Package(
         // One test target per module.
         .testTarget(name: "OpenPredicateTests", dependencies: ["OpenPredicate", "TestSupport"]),
         .testTarget(name: "OpenStoreCoreTests", dependencies: ["OpenPredicate", "OpenStoreCore", "TestSupport"]),
-        .testTarget(name: "OpenInMemoryStoreTests", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "TestSupport"]),
+        .testTarget(
+            name: "OpenInMemoryStoreTests", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "TestSupport"]),
         // The neutral SQL layer, run on SQLite and, with a server, on PostgreSQL (both dialects).
         .testTarget(
             name: "OpenSQLStoreTests",
@@ -141,11 +163,20 @@ let package = Package(
             dependencies: [
                 "OpenCoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // Model files for mergedModel(from: [Bundle.module]); copied as folders, as apps do.
             resources: [.copy("Resources/Tiny.xcdatamodeld"), .copy("Resources/Extra.xcdatamodel")]),
         // Written the way Apple users write Core Data code: `import Foundation` + `import CoreData`.
-        .testTarget(name: "CoreDataSourceTests", dependencies: ["CoreData", "TestSupport"]),
+        .testTarget(
+            name: "CoreDataSourceTests",
+            dependencies: [
+                "CoreData", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
@@ -159,7 +190,8 @@ let package = Package(
             name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // `coredata` run as a process, as a user runs it: output, errors and exit codes.
-        .testTarget(name: "coredataTests", dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "TestSupport", "coredata"]),
+        .testTarget(
+            name: "coredataTests", dependencies: ["CoreData", "OpenSQLStore", "OpenSQLiteStore", "TestSupport", "coredata"]),
         // Kills `StoreCrashWriter` at random points and checks the store it leaves.
         .testTarget(
             name: "StoreCrashTests",

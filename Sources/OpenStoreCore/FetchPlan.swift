@@ -140,6 +140,9 @@ package protocol RowStore: AnyObject {
     /// (numbers are never reused: the next save gets a higher one); nil when none was. Tokens
     /// and remote-change checks compare it. The default throws `HistoryUnavailableError`.
     func lastHistoryTransactionNumber() throws -> Int64?
+    /// Closes the store's connections to its database and returns once they are closed; later
+    /// calls fail. The default does nothing (a store with nothing to close).
+    func close() async
 }
 
 /// A save a store checked and wrote but has not made visible yet (`RowStore.prepare(_:)`):
@@ -154,6 +157,9 @@ package protocol PreparedSave: AnyObject {
 extension RowStore {
     /// The store cannot tell (see the requirement).
     package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? { nil }
+
+    /// Nothing to close (see the requirement).
+    package func close() async {}
 
     /// Applies a save without optimistic locking (no expected versions).
     package func apply(inserted: [RowSnapshot], updated: [RowSnapshot], deleted: [ObjectKey]) throws {

@@ -1,5 +1,8 @@
 import CoreData
+import Logging
+import ServiceLifecycle
 import Testing
+import Tracing
 
 // The Swift code blocks of the documentation — README.md and every article of the DocC catalogs
 // under Sources (OpenCoreData.docc, OpenPredicate.docc) — pasted unchanged into the methods of
@@ -197,6 +200,31 @@ private final class Examples {
         }
         let template = NSPredicate(format: "salary > $MIN")
         print(try template.withSubstitutionVariables(validating: ["MIN": 50_000]))   // salary > 50000
+    }
+
+    // Observability.md: Logging the SQL
+    func storeLogger(storeURL: URL) -> NSPersistentStoreDescription {
+        var logger = Logger(label: "app.store")
+        logger.logLevel = .debug                         // statements; .trace adds the details
+        let description = NSPersistentStoreDescription(url: storeURL)
+        description.logger = logger                      // or options[NSPersistentStoreLoggerKey]
+        return description
+    }
+
+    // Observability.md: Traces
+    func handler(container: NSPersistentContainer) async throws -> Int {
+        try await withSpan("GET /employees") { _ in
+            try await container.performBackgroundTask { context in
+                try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+            }
+        }
+    }
+
+    // Observability.md: Shutting down
+    func serve(container: NSPersistentContainer, server: some Service, logger: Logger) async throws {
+        let group = ServiceGroup(
+            configuration: .init(services: [container, server], gracefulShutdownSignals: [.sigterm], logger: logger))
+        try await group.run()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLStore
 import OpenSQLiteStore
 import OpenStoreCore
 import TestSupport
@@ -94,7 +95,8 @@ import Testing
         let capture = LogCapture()
         SQLTrace.shared = SQLTrace(level: 1, logger: capture.logger)
         defer { SQLTrace.resetToLaunchSettings() }
-        _ = try store.execute(FetchPlan(entityID: Library.tag, entityIDs: [Library.tag], predicate: NSPredicate(format: "name == 'q'")))
+        _ = try store.execute(
+            FetchPlan(entityID: Library.tag, entityIDs: [Library.tag], predicate: NSPredicate(format: "name == 'q'")))
         #expect(capture.messages.contains { $0.hasPrefix("sql: SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZNAME") })
     }
 }

@@ -12,13 +12,16 @@ import Logging
 /// ```
 public final class LogCapture: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [String] = []
+    private var stored: [(level: Logger.Level, message: String)] = []
 
     /// An empty capture.
     public init() {}
 
     /// Every message so far.
-    public var messages: [String] {
+    public var messages: [String] { entries.map(\.message) }
+
+    /// Every message so far, with its level.
+    public var entries: [(level: Logger.Level, message: String)] {
         lock.lock()
         defer { lock.unlock() }
         return stored
@@ -28,9 +31,9 @@ public final class LogCapture: @unchecked Sendable {
     public var statements: [String] { messages.filter { $0.hasPrefix("sql: ") }.map { String($0.dropFirst(5)) } }
 
     /// Adds a message.
-    public func append(_ message: String) {
+    public func append(_ message: String, level: Logger.Level = .info) {
         lock.lock()
-        stored.append(message)
+        stored.append((level, message))
         lock.unlock()
     }
 
@@ -42,7 +45,14 @@ public final class LogCapture: @unchecked Sendable {
     }
 
     /// A logger that keeps every message, down to `trace`, in this capture.
-    public var logger: Logger { Logger(label: "test") { _ in Handler(capture: self) } }
+    public var logger: Logger { logger(level: .trace) }
+
+    /// A logger that keeps the messages of `level` and above in this capture.
+    public func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = level
+        return logger
+    }
 
     private struct Handler: LogHandler {
         let capture: LogCapture
@@ -54,6 +64,6 @@ public final class LogCapture: @unchecked Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(event: LogEvent) { capture.append(event.message.description) }
+        func log(event: LogEvent) { capture.append(event.message.description, level: event.level) }
     }
 }

@@ -8,6 +8,16 @@ enum FetchResults {
     /// Counts (one `NSNumber`) and anything else.
     case other([Any])
 
+    /// How many results there are.
+    var count: Int {
+        switch self {
+        case .objects(let objects): objects.count
+        case .ids(let ids): ids.count
+        case .dictionaries(let dictionaries): dictionaries.count
+        case .other(let results): results.count
+        }
+    }
+
     /// The results as `Any` (for untyped requests and fetch request expressions).
     var untyped: [Any] {
         switch self {

@@ -39,13 +39,29 @@ extension NSManagedObjectContext {
         try fetchResults(request).untyped
     }
 
-    /// Runs a request (see `fetch(_:)`), its results in an array of their own type.
+    /// Runs a request (see `fetch(_:)`), its results in an array of their own type: inside the
+    /// span of its (first) store, timed and counted (see `StoreInstruments`).
     func fetchResults<ResultType>(_ request: NSFetchRequest<ResultType>) throws -> FetchResults {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
+        let plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: request)
         let stores = try affectedStores(of: request, plan: plan, in: coordinator)
+        guard let instruments = stores.first?.instruments else {
+            return try fetchResults(request, plan: plan, stores: stores, coordinator: coordinator)
+        }
+        var operation = StoreInstruments.Operation.fetch
+        if case .count = plan.output { operation = .count }
+        return try instruments.measure(operation, entity: coordinator.schema.entity(plan.entityID).name, rows: \.count) {
+            try fetchResults(request, plan: plan, stores: stores, coordinator: coordinator)
+        }
+    }
+
+    private func fetchResults<ResultType>(
+        _ request: NSFetchRequest<ResultType>, plan: FetchPlan, stores: [RowBackedPersistentStore],
+        coordinator: NSPersistentStoreCoordinator
+    ) throws -> FetchResults {
+        var plan = plan
         // With `affectedStores`, pending objects count only in those stores.
         let pendingStores = request.affectedStores == nil ? nil : stores
         if case .dictionaries = plan.output {

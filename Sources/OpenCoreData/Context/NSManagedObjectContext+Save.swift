@@ -76,6 +76,24 @@ extension NSManagedObjectContext {
             saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
             return
         }
+        // The first store written to (an inserted object has none until its permanent ID).
+        let written = (updated.first ?? deleted.first)?.objectID.persistentStore ?? coordinator.persistentStores.first
+        let instruments = (written as? RowBackedPersistentStore)?.instruments
+        try coordinator.whileOpen {
+            guard let instruments else {
+                try saveToStores(coordinator: coordinator, instruments: nil)
+                return
+            }
+            _ = try instruments.measure(.save, rows: { $0 }) {
+                try saveToStores(coordinator: coordinator, instruments: instruments)
+            }
+        }
+    }
+
+    /// Writes the context's changes to the stores, letting the merge policy resolve conflicts
+    /// (up to `saveAttempts` tries); the number of objects saved.
+    @discardableResult
+    private func saveToStores(coordinator: NSPersistentStoreCoordinator, instruments: StoreInstruments?) throws -> Int {
         var attempt = 1
         while true {
             let inserted = insertedList.objects, deleted = deletedList.objects
@@ -86,9 +104,11 @@ extension NSManagedObjectContext {
             do {
                 try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
             } catch let refusal as StoreRefusal {
+                instruments?.recordConflicts(refusal.conflicts.count)
                 let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
                 guard attempt < Self.saveAttempts else { throw NSMergePolicy.mergeError(refusal.conflicts) }
                 try policy.resolve(mergeConflicts: refusal.conflicts)
+                instruments?.recordRetry()
                 attempt += 1
                 continue
             }
@@ -101,7 +121,7 @@ extension NSManagedObjectContext {
                     NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
                 ])
             postDidSaveObjectIDs(inserted: inserted, updated: updated, deleted: deleted)
-            return
+            return inserted.count + updated.count + deleted.count
         }
     }
 

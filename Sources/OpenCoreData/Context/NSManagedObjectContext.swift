@@ -1,5 +1,6 @@
 import OpenPredicate
 import OpenStoreCore
+import Tracing
 
 /// A scratch pad of managed objects: objects are fetched into it, changed, inserted and deleted
 /// there, and saved to the coordinator's stores together.
@@ -185,12 +186,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
 
     /// Runs `block` on the context's queue, later.
+    ///
+    /// The caller's `ServiceContext` (swift-distributed-tracing's) goes with the block, so the
+    /// spans of its fetches and saves are children of the caller's span; the same holds for the
+    /// async `perform` and `performBackgroundTask`.
     @preconcurrency
     open func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async {
+        enqueue {
             block()
             self.processPendingChanges()
         }
+    }
+
+    /// Runs `work` on the context's queue, later, in the caller's `ServiceContext`.
+    private func enqueue(_ work: @escaping @Sendable () -> Void) {
+        let serviceContext = ServiceContext.current
+        queue.async { ServiceContext.withValue(serviceContext, operation: work) }
     }
 
     /// Runs `block` on the context's queue and waits for it (directly, if already on it).
@@ -231,7 +242,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () -> T) async -> T {
         await withUnsafeContinuation { continuation in
-            queue.async {
+            enqueue {
                 let value = block()
                 self.processPendingChanges()
                 continuation.resume(returning: UncheckedBox(value))
@@ -243,7 +254,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withUnsafeThrowingContinuation { continuation in
-            queue.async {
+            enqueue {
                 let result = Result { try block() }
                 self.processPendingChanges()
                 continuation.resume(with: result.map(UncheckedBox.init))

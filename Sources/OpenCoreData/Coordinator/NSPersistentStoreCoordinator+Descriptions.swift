@@ -68,6 +68,7 @@ private struct StoreAddition: @unchecked Sendable {
     func run() {
         var options: [AnyHashable: Any] = [:]
         for (key, value) in description.options { options[key] = value }
+        if let logger = description.logger { options[NSPersistentStoreLoggerKey] = logger }
         do {
             try coordinator.addPersistentStore(
                 ofType: description.type, configurationName: description.configuration, at: description.url,

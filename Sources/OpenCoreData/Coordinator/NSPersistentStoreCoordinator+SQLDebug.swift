@@ -1,12 +1,12 @@
 import OpenSQLStore
-import OpenSQLiteStore
 
 extension NSPersistentStoreCoordinator {
-    /// How much SQL the SQLite stores of this process log, as Apple's
+    /// How much SQL the SQL stores of this process log, as Apple's
     /// `-com.apple.CoreData.SQLDebug N` launch argument sets it: 0 nothing, 1 statements, 2 also
     /// bound values, row counts and times, 3 also each row's values, 4 also SQLite's
-    /// `EXPLAIN QUERY PLAN`. Messages go through swift-log, logger label
-    /// `com.apple.CoreData.SQLDebug`, at `.info`.
+    /// `EXPLAIN QUERY PLAN` (3 and 4: the SQLite store only). Messages go through swift-log,
+    /// logger label `com.apple.CoreData.SQLDebug`, at `.info`. A store given a `Logger`
+    /// (`NSPersistentStoreLoggerKey`) logs through it instead.
     ///
     /// **Default:** the launch argument `-com.apple.CoreData.SQLDebug N` if given, else the
     /// environment variable `OPENCOREDATA_SQLDEBUG`, else 0. Values are clamped to 0…4.

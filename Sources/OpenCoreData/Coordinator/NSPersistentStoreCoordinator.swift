@@ -11,7 +11,8 @@ import OpenStoreCore
 /// A coordinator is `Sendable`, as in Apple's SDK: contexts on any queue share it.
 ///
 /// See [NSPersistentStoreCoordinator](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator).
-// @unchecked: its model and schema are immutable; its list of stores is guarded by `lock` (a
+// @unchecked: its model and schema are immutable; `savesInFlight` has its own lock; its list of
+// stores is guarded by `lock` (a
 // recursive lock, which `perform` and `performAndWait` blocks hold too); the stores are
 // thread-safe themselves (the SQLite store's connection lock, the PostgreSQL store's pool, the
 // in-memory store's lock).
@@ -30,6 +31,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// The serial queue of `perform(_:)`.
     let performQueue = DispatchQueue(label: "NSPersistentStoreCoordinator")
     private var stores: [NSPersistentStore] = []
+    /// The saves writing to the stores now (see `shutdown()`).
+    let savesInFlight = SavesInFlight()
 
     /// Creates a coordinator for a model, which becomes immutable.
     public init(managedObjectModel model: NSManagedObjectModel) {

@@ -11,7 +11,8 @@ final class InMemoryPersistentStore: RowBackedPersistentStore {
     ) {
         super.init(
             rows: InMemoryRowStore(schema: schema), coordinator: coordinator, configurationName: configurationName,
-            url: url ?? URL(fileURLWithPath: "/dev/null"), options: options)
+            url: url ?? URL(fileURLWithPath: "/dev/null"), options: options, system: "opencoredata.in_memory",
+            namespace: "memory")
         isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
         startWatchingRemoteChanges()
     }

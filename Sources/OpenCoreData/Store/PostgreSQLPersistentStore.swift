@@ -1,4 +1,5 @@
 #if PostgreSQL
+    import Logging
     import OpenPostgreSQLStore
     import OpenPredicate
     import OpenStoreCore
@@ -63,11 +64,14 @@
                 url: url, schema: schema, readOnly: readOnly, modelVersionHashes: model.entityVersionHashesByName,
                 versionIdentifiers: identifiers.isEmpty ? [""] : identifiers, poolSize: max(poolSize, 1),
                 tracksHistory: Self.optionFlag(options?[NSPersistentHistoryTrackingKey]),
-                checksVersionHashes: !Self.optionFlag(options?[NSIgnorePersistentStoreVersioningOption]))
+                checksVersionHashes: !Self.optionFlag(options?[NSIgnorePersistentStoreVersioningOption]),
+                logger: options?[NSPersistentStoreLoggerKey] as? Logger, trace: Self.sqlTrace(options))
             if let timeout = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue, timeout > 0, timeout.isFinite {
                 rows.database.leaseTimeout = .milliseconds(Int64(min(timeout, 86_400) * 1000))
             }
-            super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+            super.init(
+                rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options,
+                system: "postgresql", namespace: rows.database.url.database + "|" + rows.database.url.schema)
             isReadOnly = readOnly
             if let uuid = rows.storeUUID { identifier = uuid }
             if let watcher = startWatchingRemoteChanges(interval: Self.remoteChangePollInterval) {

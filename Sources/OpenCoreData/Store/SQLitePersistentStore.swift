@@ -48,8 +48,11 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
             versionIdentifiers: identifiers.isEmpty ? [""] : identifiers,
             pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]),
             tracksHistory: RowBackedPersistentStore.optionFlag(options?[NSPersistentHistoryTrackingKey]),
-            checksVersionHashes: !SQLitePersistentStore.flag(options?[NSIgnorePersistentStoreVersioningOption]))
-        super.init(rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options)
+            checksVersionHashes: !SQLitePersistentStore.flag(options?[NSIgnorePersistentStoreVersioningOption]),
+            trace: Self.sqlTrace(options))
+        super.init(
+            rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options,
+            system: "sqlite", namespace: url.lastPathComponent)
         isReadOnly = readOnly
         if let uuid = rows.storeUUID { identifier = uuid }
         startWatchingRemoteChanges()

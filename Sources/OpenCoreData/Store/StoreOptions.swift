@@ -69,3 +69,27 @@ public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyO
 ///
 /// **Differences from Apple:** the SQLite store accepts and ignores it (it has one connection).
 public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
+
+/// Option: the swift-log `Logger` of the store (a `Logging.Logger`). The SQL stores log each
+/// statement at `.debug` and, at `.trace`, its bound values (redacted: `bind[1] = <integer>`,
+/// unless `NSPersistentStoreLoggerShowsValuesKey`), its row count and time; the PostgreSQL store
+/// also gives it to postgres-nio for the pool's messages from `.info` up (connections failing or
+/// closing). The logger's own level chooses: above `.debug`, the store logs no SQL (and the
+/// process-wide `NSPersistentStoreCoordinator.sqlDebugLevel` applies). Set it on a description
+/// with `NSPersistentStoreDescription.logger`. **Default:** none.
+///
+/// ```swift
+/// var logger = Logger(label: "app.store")
+/// logger.logLevel = .debug                                   // statements; .trace adds details
+/// try coordinator.addPersistentStore(
+///     ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSPersistentStoreLoggerKey: logger])
+/// ```
+///
+/// **Differences from Apple:** an OpenCoreData addition; the in-memory store ignores it.
+public let NSPersistentStoreLoggerKey = "NSPersistentStoreLoggerKey"
+/// Option: the store's `Logger` (`NSPersistentStoreLoggerKey`) shows bound values as they are,
+/// rather than as their kind (an `NSNumber`/`Bool`). **Default:** false: values can be personal
+/// data, and logs travel.
+///
+/// **Differences from Apple:** an OpenCoreData addition.
+public let NSPersistentStoreLoggerShowsValuesKey = "NSPersistentStoreLoggerShowsValuesKey"

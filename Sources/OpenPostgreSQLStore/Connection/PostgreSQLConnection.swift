@@ -114,7 +114,14 @@
             }
         }
 
-        /// Sends one statement (`start` runs it on the connection) and waits for its end.
+        private static func seconds(since start: ContinuousClock.Instant) -> Double {
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+
+        /// Sends one statement (`start` runs it on the connection) and waits for its end: traced
+        /// (`SQLTrace`: the statement, its bound values, its time) and recorded in the operation's
+        /// `StoreStatementLog`.
         private func send<T: Sendable>(
             _ sql: String, _ arguments: [StoreValue],
             _ start: (PostgresConnection, PostgresQuery, Logger) -> EventLoopFuture<T>
@@ -130,6 +137,19 @@
             guard !connection.isClosed else {
                 throw PostgreSQLServerError(
                     .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+            }
+            StoreStatementLog.current?.record(sql)
+            let trace = database.trace ?? SQLTrace.shared
+            var started: ContinuousClock.Instant?
+            if trace.level > 0 {
+                trace.statement(sql)
+                if trace.level >= 2 {
+                    trace.bindings(arguments)
+                    started = .now
+                }
+            }
+            defer {
+                if let started { trace.finished(rows: nil, seconds: Self.seconds(since: started)) }
             }
             do {
                 // postgres-nio drops a query written to a connection that has just closed without

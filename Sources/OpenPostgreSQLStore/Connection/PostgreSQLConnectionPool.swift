@@ -2,6 +2,7 @@
     import Dispatch
     import Foundation
     import Logging
+    import Metrics
     import OpenSQLStore
     import OpenStoreCore
     import PostgresNIO
@@ -42,7 +43,18 @@
         /// The URL as messages show it (password masked).
         package let server: String
         let client: PostgresClient
-        let logger: Logger
+        /// postgres-nio's logger for each query: silent (the statements are traced through `trace`).
+        let logger = Logger(label: "OpenPostgreSQLStore", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// The SQL trace of this pool's statements, overriding the process-wide one
+        /// (`SQLTrace.shared`) when set: a store given a `Logger`.
+        let trace: SQLTrace?
+        /// Connections lent out now, and callers waiting for one (swift-metrics meters
+        /// `opencoredata_pool_connections_in_use` and `opencoredata_pool_connections_waiting`).
+        private let inUse: Meter
+        private let waiting: Meter
+        /// Transactions run again after a serialization failure or deadlock
+        /// (`opencoredata_transaction_retries_total`).
+        private let retries: Counter
         private let runTask: Task<Void, Never>
         /// The most connections the pool opens.
         package let poolSize: Int
@@ -58,15 +70,25 @@
         /// a clear `.connection` error now, not a hang later), creates the URL's schema if missing
         /// (`CREATE SCHEMA IF NOT EXISTS`), then starts the pool.
         ///
+        /// - Parameters:
+        ///   - logger: postgres-nio's background messages from `.info` up (connections failing,
+        ///     closing). **Default:** none.
+        ///   - trace: the SQL trace of the pool's statements (see `trace`). **Default:** none.
         /// - Throws: `PostgreSQLServerError` (`.connection` when the server can't be reached or refuses,
         ///   `.other` when called on an event-loop thread).
-        package init(url: PostgreSQLStoreURL, poolSize: Int = 8) throws(PostgreSQLServerError) {
+        package init(
+            url: PostgreSQLStoreURL, poolSize: Int = 8, logger backgroundLogger: Logger? = nil, trace: SQLTrace? = nil
+        ) throws(PostgreSQLServerError) {
             let server = url.redacted
             self.url = url
             self.server = server
             self.poolSize = max(1, poolSize)
-            let logger = Logger(label: "OpenPostgreSQLStore", factory: { _ in SwiftLogNoOpLogHandler() })
-            self.logger = logger
+            self.trace = trace
+            let dimensions = [("db_system", "postgresql"), ("db_namespace", "\(url.database)|\(url.schema)")]
+            inUse = Meter(label: "opencoredata_pool_connections_in_use", dimensions: dimensions)
+            waiting = Meter(label: "opencoredata_pool_connections_waiting", dimensions: dimensions)
+            retries = Counter(label: "opencoredata_transaction_retries_total", dimensions: dimensions)
+            let logger = self.logger
 
             var tls = PostgresClient.Configuration.TLS.disable
             let tlsConfiguration = url.tlsConfiguration
@@ -105,7 +127,12 @@
                     error.kind, sqlState: error.sqlState, message: "Can't open the PostgreSQL store: \(error.message)")
             }
 
-            let client = PostgresClient(configuration: configuration, eventLoopGroup: PostgreSQLEventLoops.group)
+            // postgres-nio's own messages from `.info` up (connections failing, closing); its
+            // protocol chatter at `.debug` and `.trace` would bury the SQL trace.
+            var poolLogger = backgroundLogger ?? logger
+            if poolLogger.logLevel < .info { poolLogger.logLevel = .info }
+            let client = PostgresClient(
+                configuration: configuration, eventLoopGroup: PostgreSQLEventLoops.group, backgroundLogger: poolLogger)
             self.client = client
             // The pool's background work, on an event loop like everything else.
             runTask = Task(executorPreference: PostgreSQLEventLoops.executor()) { await client.run() }
@@ -125,6 +152,14 @@
             if !wasClosed { runTask.cancel() }
         }
 
+        /// Closes the pool (see `close()`) and returns once its connections are closed: the
+        /// pool's background work has ended. Statements still running end first (each holds its
+        /// connection until it is answered).
+        package func shutdown() async {
+            close()
+            await runTask.value
+        }
+
         /// Whether `close()` was called.
         package var isClosed: Bool { closed.withLock { $0 } }
 
@@ -138,8 +173,15 @@
             guard !isClosed else {
                 throw PostgreSQLServerError(.connection, message: "PostgreSQL at \(server): the database was closed")
             }
-            let lease = try ConnectionLease(client: client, server: server, timeout: leaseTimeout, poolSize: poolSize)
-            defer { lease.release() }
+            waiting.increment()
+            let leased = Result { try ConnectionLease(client: client, server: server, timeout: leaseTimeout, poolSize: poolSize) }
+            waiting.decrement()
+            let lease = try leased.get()
+            inUse.increment()
+            defer {
+                lease.release()
+                inUse.decrement()
+            }
             return try body(PostgreSQLConnection(connection: lease.connection, database: self))
         }
 
@@ -184,6 +226,7 @@
                 } catch let error as PostgreSQLServerError
                     where (error.kind == .serializationFailure || error.kind == .deadlock) && run < attempts
                 {
+                    retries.increment()
                     let limit = 5 << min(run, 10)
                     Thread.sleep(forTimeInterval: Double(Int.random(in: 1...limit)) / 1000)
                     run += 1

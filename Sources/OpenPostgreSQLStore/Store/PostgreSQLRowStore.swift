@@ -1,4 +1,5 @@
 #if PostgreSQL
+    import Logging
     import OpenInMemoryStore
     import OpenPredicate
     import OpenSQLStore
@@ -77,6 +78,11 @@
 
         deinit { database.close() }
 
+        /// Closes the pool's connections, waiting for them (see `PostgreSQLConnectionPool.shutdown()`).
+        package func close() async {
+            await database.shutdown()
+        }
+
         /// Connects and opens the store in the URL's schema, creating its tables when the schema
         /// has none (and the store is not read-only).
         ///
@@ -88,15 +94,20 @@
         ///     creating its tables when the schema lacks them. **Default:** false.
         ///   - checksVersionHashes: false opens a store whatever its version hashes
         ///     (`NSIgnorePersistentStoreVersioningOption`). **Default:** true.
+        ///   - logger: the store's logger: postgres-nio's background messages, and the SQL trace
+        ///     when `trace` is set. **Default:** none.
+        ///   - trace: the SQL trace of the store's statements (`SQLTrace.store(logger:showsValues:)`).
+        ///     **Default:** none (the process-wide trace).
         /// - Throws: `NSPersistentStoreOpenError` (a malformed URL, a server that cannot be reached
         ///   or refuses the login), `NSPersistentStoreInvalidTypeError` (the schema holds another kind
         ///   of store), `NSPersistentStoreIncompatibleVersionHashError` (another model's store),
         ///   `NSPersistentStoreIncompatibleSchemaError` (tables or columns missing).
         package static func open(
             url: URL, schema: StoreSchema, readOnly: Bool = false, modelVersionHashes: [String: Data],
-            versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false, checksVersionHashes: Bool = true
+            versionIdentifiers: [String] = [""], poolSize: Int = 8, tracksHistory: Bool = false, checksVersionHashes: Bool = true,
+            logger: Logger? = nil, trace: SQLTrace? = nil
         ) throws -> PostgreSQLRowStore {
-            let (database, parsed) = try connect(url: url, poolSize: poolSize)
+            let (database, parsed) = try connect(url: url, poolSize: poolSize, logger: logger, trace: trace)
             let name = parsed.redacted
             do {
                 let (layout, metadata, history) = try database.withTransaction { connection in
@@ -139,7 +150,9 @@
         /// The database of a store URL, connected.
         /// - Throws: `NSPersistentStoreOpenError` for a malformed URL or a server that can't be
         ///   reached or refuses the login.
-        static func connect(url: URL, poolSize: Int) throws -> (PostgreSQLConnectionPool, PostgreSQLStoreURL) {
+        static func connect(
+            url: URL, poolSize: Int, logger: Logger? = nil, trace: SQLTrace? = nil
+        ) throws -> (PostgreSQLConnectionPool, PostgreSQLStoreURL) {
             let parsed: PostgreSQLStoreURL
             do {
                 parsed = try PostgreSQLStoreURL(url)
@@ -149,7 +162,7 @@
                     underlying: error)
             }
             do {
-                return (try PostgreSQLConnectionPool(url: parsed, poolSize: poolSize), parsed)
+                return (try PostgreSQLConnectionPool(url: parsed, poolSize: poolSize, logger: logger, trace: trace), parsed)
             } catch {
                 throw PostgreSQLStoreError.open(
                     "Can't connect to the PostgreSQL store \(parsed.redacted): \(error)", store: parsed.redacted,

@@ -174,6 +174,7 @@ package final class SQLiteConnection {
 
     /// Runs one or more statements that return no rows (DDL, pragmas), without caching them.
     package func execute(_ sql: String) throws {
+        StoreStatementLog.current?.record(sql)
         let trace = activeTrace
         if trace.level > 0 { trace.statement(sql) }
         var message: UnsafeMutablePointer<CChar>?

@@ -72,7 +72,10 @@ package final class SQLiteStatement {
     package func step() throws -> Bool {
         if !started {
             started = true
-            if isTraced, let trace = connection?.activeTrace, trace.level > 0 { startTrace(trace) }
+            if isTraced {
+                StoreStatementLog.current?.record(sql)
+                if let trace = connection?.activeTrace, trace.level > 0 { startTrace(trace) }
+            }
         }
         switch sqlite3_step(handle) {
         case SQLITE_ROW:

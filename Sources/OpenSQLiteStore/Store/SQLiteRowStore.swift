@@ -80,15 +80,19 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     ///     **Default:** false.
     ///   - checksVersionHashes: false opens a store whatever its version hashes
     ///     (`NSIgnorePersistentStoreVersioningOption`). **Default:** true.
+    ///   - trace: the SQL trace of the store's statements once the file is open (a store given a
+    ///     `Logger`: `SQLTrace.store(logger:showsValues:)`). **Default:** none (the process-wide
+    ///     trace).
     package static func open(
         at url: URL, schema: StoreSchema, readOnly: Bool, modelVersionHashes: [String: Data],
         versionIdentifiers: [String] = [""], pragmas: [(name: String, value: String)] = [], tracksHistory: Bool = false,
-        checksVersionHashes: Bool = true
+        checksVersionHashes: Bool = true, trace: SQLTrace? = nil
     ) throws -> SQLiteRowStore {
         let store = try openFile(
             at: url, schema: schema, readOnly: readOnly, modelVersionHashes: modelVersionHashes,
             versionIdentifiers: versionIdentifiers, pragmas: pragmas, checksVersionHashes: checksVersionHashes)
         let connection = store.file.connection
+        if let trace { connection.trace = trace }
         store.historyTables =
             tracksHistory && !readOnly
             ? try AppleSQLHistoryTables.create(in: connection, schema: schema) : try AppleSQLHistoryTables.read(from: connection)

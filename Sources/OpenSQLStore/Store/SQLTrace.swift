@@ -1,11 +1,12 @@
+import Foundation
 import Logging
 import OpenPredicate
-import OpenSQLStore
 import OpenStoreCore
 
-/// SQL tracing, as Apple's `-com.apple.CoreData.SQLDebug N` launch argument gives it, through
-/// swift-log (logger label `com.apple.CoreData.SQLDebug`, messages at `.info`, so that swift-log's
-/// default handler prints them on standard error, as Apple prints them on the console).
+/// SQL tracing of both SQL stores, as Apple's `-com.apple.CoreData.SQLDebug N` launch argument
+/// gives it, through swift-log (logger label `com.apple.CoreData.SQLDebug`, messages at `.info`,
+/// so that swift-log's default handler prints them on standard error, as Apple prints them on the
+/// console); or through the `Logger` a store was given (`store(logger:showsValues:)`).
 ///
 /// | level | what is logged, each level adding to the one before |
 /// |---|---|
@@ -18,8 +19,9 @@ import OpenStoreCore
 /// Switched on by, first one found: `level` set in code (`SQLTrace.level = 2`, or the public
 /// `NSPersistentStoreCoordinator.sqlDebugLevel`); the launch argument
 /// `-com.apple.CoreData.SQLDebug N` in `CommandLine.arguments`; the environment variable
-/// `OPENCOREDATA_SQLDEBUG=N`. A connection may override both (`SQLiteConnection.trace`), which
-/// is how tests and the explain tool capture one store's statements.
+/// `OPENCOREDATA_SQLDEBUG=N`. A store's connections may override both (`SQLiteConnection.trace`,
+/// `PostgreSQLConnectionPool.trace`): a store given a `Logger`, tests and the explain tool.
+/// Levels 3 (rows) and 4 (query plans) are the SQLite store's only.
 ///
 /// When tracing is off, a statement checks one integer when it starts; nothing is logged,
 /// formatted or timed.
@@ -31,10 +33,31 @@ package struct SQLTrace: Sendable {
     /// How much is logged (0 to 4).
     package var level: Int
     package var logger: Logger
+    /// The level of the statements' messages. **Default:** `.info`.
+    package var statementLevel: Logger.Level = .info
+    /// The level of the other messages (bound values, row counts and times, rows, plans).
+    /// **Default:** `.info`.
+    package var detailLevel: Logger.Level = .info
+    /// Whether bound values and row values are shown as their kind only (`bind[1] = <integer>`).
+    /// **Default:** false.
+    package var redactsValues = false
 
     package init(level: Int, logger: Logger = SQLTrace.defaultLogger) {
         self.level = level
         self.logger = logger
+    }
+
+    /// The trace of a store given `logger`: statements at `.debug`; bound values (as their kind
+    /// only, unless `showsValues`), row counts and times at `.trace`. Nil when the logger's level
+    /// is above `.debug` (the process-wide trace then applies).
+    package static func store(logger: Logger, showsValues: Bool) -> SQLTrace? {
+        let level = logger.logLevel <= .trace ? 2 : logger.logLevel <= .debug ? 1 : 0
+        guard level > 0 else { return nil }
+        var trace = SQLTrace(level: level, logger: logger)
+        trace.statementLevel = .debug
+        trace.detailLevel = .trace
+        trace.redactsValues = !showsValues
+        return trace
     }
 
     /// swift-log's logger labelled `com.apple.CoreData.SQLDebug`.
@@ -97,30 +120,51 @@ package struct SQLTrace: Sendable {
 
     // MARK: - Messages
 
-    func statement(_ sql: String) {
-        logger.info("sql: \(sql)")
+    package func statement(_ sql: String) {
+        logger.log(level: statementLevel, "sql: \(sql)")
     }
 
-    func bindings(_ values: [StoreValue]) {
+    package func bindings(_ values: [StoreValue]) {
         for (index, value) in values.enumerated() {
-            logger.info("bind[\(index + 1)] = \(Self.describe(value))")
+            let shown = redactsValues ? "<\(Self.kind(of: value))>" : Self.describe(value)
+            logger.log(level: detailLevel, "bind[\(index + 1)] = \(shown)")
         }
     }
 
-    func finished(rows: Int, seconds: Double) {
-        logger.info("rows: \(rows) in \(String(format: "%.4f", seconds)) s")
+    /// The end of a statement: its rows when known (SQLite), and its time.
+    package func finished(rows: Int?, seconds: Double) {
+        let time = String(format: "%.4f", seconds)
+        logger.log(level: detailLevel, rows.map { "rows: \($0) in \(time) s" } ?? "done in \(time) s")
     }
 
-    func row(_ values: [String]) {
-        logger.info("row: \(values.joined(separator: " | "))")
+    package func row(_ values: [String]) {
+        logger.log(level: detailLevel, "row: \(redactsValues ? "<\(values.count) values>" : values.joined(separator: " | "))")
     }
 
-    func plan(_ detail: String) {
-        logger.info("plan: \(detail)")
+    package func plan(_ detail: String) {
+        logger.log(level: detailLevel, "plan: \(detail)")
+    }
+
+    /// What a redacted value shows: its kind.
+    static func kind(of value: StoreValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "bool"
+        case .integer: "integer"
+        case .double: "double"
+        case .decimal: "decimal"
+        case .string: "string"
+        case .date: "date"
+        case .data: "data"
+        case .uuid: "uuid"
+        case .url: "url"
+        case .object: "object"
+        case .objects: "objects"
+        }
     }
 
     /// A bound value as the trace shows it: numbers plainly, text quoted, bytes by count.
-    static func describe(_ value: StoreValue) -> String {
+    package static func describe(_ value: StoreValue) -> String {
         switch value {
         case .null: "NULL"
         case .bool(let bool): bool ? "1" : "0"

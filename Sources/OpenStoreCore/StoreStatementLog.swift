@@ -1,0 +1,31 @@
+/// The statements a store runs for one operation (a fetch, a count, a save), collected for the
+/// operation's tracing span (its `db.query.text`): SQL with placeholders, never values.
+///
+/// ```swift
+/// let log = StoreStatementLog()
+/// try StoreStatementLog.$current.withValue(log) { try store.execute(plan) }
+/// log.statements   // ["SELECT t0.Z_PK, … WHERE t0.ZAGE > ?"]
+/// ```
+///
+/// The SQL stores record each statement as it starts running (`record(_:)` on `current`); with
+/// no log bound, that is one task-local read per statement.
+// @unchecked: bound for the length of one synchronous store call and written only on the thread
+// making it (the SQL stores send their statements from the calling thread); read after the call.
+package final class StoreStatementLog: @unchecked Sendable {
+    /// The log statements go to now, if an operation is being traced.
+    @TaskLocal package static var current: StoreStatementLog?
+
+    /// The statements run, in order, each once.
+    package private(set) var statements: [String] = []
+
+    /// The most statements kept (a save of many entities runs one per entity and kind).
+    package static let limit = 32
+
+    package init() {}
+
+    /// Records a statement (again only if it differs from every one kept).
+    package func record(_ sql: String) {
+        guard statements.count < Self.limit, !statements.contains(sql) else { return }
+        statements.append(sql)
+    }
+}
