@@ -2,6 +2,10 @@
 import CompilerPluginSupport
 import PackageDescription
 
+// Every library target and the tool build in the Swift 6 language mode (complete concurrency
+// checking); the test targets stay in Swift 5.
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
 let package = Package(
     name: "OpenCoreData",
     products: [
@@ -34,10 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "OpenPredicate"),
+        .target(name: "OpenPredicate", swiftSettings: swift6),
         // Stores see a lowered schema, fetch plans and row snapshots, never model or object classes.
-        .target(name: "OpenStoreCore", dependencies: ["OpenPredicate"]),
-        .target(name: "OpenInMemoryStore", dependencies: ["OpenPredicate", "OpenStoreCore"]),
+        .target(name: "OpenStoreCore", dependencies: ["OpenPredicate"], swiftSettings: swift6),
+        .target(name: "OpenInMemoryStore", dependencies: ["OpenPredicate", "OpenStoreCore"], swiftSettings: swift6),
         // The system's libsqlite3 (headers: Debian package libsqlite3-dev; `.ci/run` installs it).
         .systemLibrary(
             name: "CSQLite",
@@ -45,14 +49,15 @@ let package = Package(
         // Dialect-neutral SQL for both SQL stores: the compiler (fetch plans to SQL), Apple's table
         // layout, the row reader/writer, the migration plan, and the one fetch pipeline (compile →
         // run → in-memory fallback). Each SQL store adds only its connection and dialect spellings.
-        .target(name: "OpenSQLStore", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"]),
+        .target(name: "OpenSQLStore", dependencies: ["OpenPredicate", "OpenStoreCore", "OpenInMemoryStore"], swiftSettings: swift6),
         // The SQLite store: connection, statements, Apple's SQL functions, the store file.
         .target(
             name: "OpenSQLiteStore",
             dependencies: [
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            swiftSettings: swift6),
         // The PostgreSQL store (`NSPostgreSQLStoreType`): connection pool, sessions, transactions,
         // LISTEN/NOTIFY over postgres-nio; PostgreSQL's dialect of the neutral SQL layer.
         // Empty without the trait `PostgreSQL` (every file is `#if PostgreSQL`).
@@ -62,7 +67,8 @@ let package = Package(
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-            ]),
+            ],
+            swiftSettings: swift6),
         // `@Managed`'s expansion: a compiler plug-in, built for the machine that compiles.
         .macro(
             name: "OpenCoreDataMacros",
@@ -71,14 +77,16 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            ]),
+            ],
+            swiftSettings: swift6),
         .target(
             name: "OpenCoreData",
             dependencies: [
                 "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "OpenSQLiteStore", "OpenCoreDataMacros",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
-            ]),
-        .target(name: "CoreData", dependencies: ["OpenPredicate", "OpenCoreData"]),
+            ],
+            swiftSettings: swift6),
+        .target(name: "CoreData", dependencies: ["OpenPredicate", "OpenCoreData"], swiftSettings: swift6),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
         // store modules where Apple's API has none (store metadata, SQL, query plans).
         .executableTarget(
@@ -87,7 +95,8 @@ let package = Package(
                 "CoreData", "OpenCoreData", "OpenSQLStore", "OpenSQLiteStore", "OpenStoreCore",
                 .target(name: "OpenPostgreSQLStore", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            swiftSettings: swift6),
         // What the test targets share: the PostgreSQL test server, a seeded random generator,
         // temporary folders, the shared real-world files, model builders (of `CoreData` models,
         // and of the schemas the stores see), a log capture for SQL traces.

@@ -51,10 +51,9 @@ struct DemoCommand: ParsableCommand {
         context.persistentStoreCoordinator = coordinator
 
         let started = Date()
-        try context.performAndWait {
-            try DemoData.fill(context) { written, total in
-                Console.progress("Writing employees: \(written) of \(total)…", done: written == total)
-            }
+        // The tool runs on the main thread, where the main-queue context is used directly.
+        try DemoData.fill(context) { written, total in
+            Console.progress("Writing employees: \(written) of \(total)…", done: written == total)
         }
         let seconds = Date().timeIntervalSince(started)
         Console.print("OpenCoreData demo: a model built in code (Department, Employee, its sub-entity Manager),")
@@ -65,7 +64,7 @@ struct DemoCommand: ParsableCommand {
 
         context.reset()
         var tour = DemoTour(context: context)
-        try context.performAndWait { try tour.run() }
+        try tour.run()
         Console.print("\nEvery request above ran through NSManagedObjectContext.fetch(_:) or count(for:) on the SQLite file.")
         if keep {
             Console.print(

@@ -58,41 +58,35 @@ struct FetchSession {
 
     /// Runs the request and turns its results into a table.
     func resultTable() throws -> ResultTable {
-        let request = self.request
-        let context = self.context
         let entity = request.entity ?? NSEntityDescription()
         let shown = builder.shownProperties
         if request.resultType == .managedObjectResultType { try checkKeyPaths(shown, in: entity) }
-        return try context.performAndWait { () throws -> ResultTable in
-            let results: [Any]
-            do {
-                results = try context.fetch(request)
-            } catch {
-                throw ToolError.wrapping(error, "can't fetch \(entity.name ?? "")")
-            }
-            switch request.resultType {
-            case .managedObjectIDResultType:
-                return .objectIDs(results.compactMap { $0 as? NSManagedObjectID })
-            case .dictionaryResultType:
-                return .dictionaries(results.compactMap { $0 as? NSDictionary }, request: request)
-            case .countResultType:
-                return ResultTable(columns: ["count"], rows: results.map { [Cell($0)] })
-            default:
-                return try .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
-            }
+        // The tool's context is a main-queue context and its commands run on the main thread: the
+        // context is used directly, as Apple-platform code uses its view context.
+        let results: [Any]
+        do {
+            results = try context.fetch(request)
+        } catch {
+            throw ToolError.wrapping(error, "can't fetch \(entity.name ?? "")")
+        }
+        switch request.resultType {
+        case .managedObjectIDResultType:
+            return .objectIDs(results.compactMap { $0 as? NSManagedObjectID })
+        case .dictionaryResultType:
+            return .dictionaries(results.compactMap { $0 as? NSDictionary }, request: request)
+        case .countResultType:
+            return ResultTable(columns: ["count"], rows: results.map { [Cell($0)] })
+        default:
+            return try .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
         }
     }
 
     /// `count(for:)` of the request.
     func count() throws -> Int {
-        let request = self.request
-        let context = self.context
-        return try context.performAndWait {
-            do {
-                return try context.count(for: request)
-            } catch {
-                throw ToolError.wrapping(error, "can't count \(request.entityName ?? "")")
-            }
+        do {
+            return try context.count(for: request)
+        } catch {
+            throw ToolError.wrapping(error, "can't count \(request.entityName ?? "")")
         }
     }
 

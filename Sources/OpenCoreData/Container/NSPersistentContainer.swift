@@ -15,8 +15,14 @@ import OpenPredicate
 /// ```
 ///
 /// The default store description is an SQLite store (as on Apple), created on first load.
+/// A container is `Sendable`, as in Apple's SDK: keep it in an app's (Sendable) state and make
+/// a context per task with `newBackgroundContext()` or `performBackgroundTask(_:)`.
+///
 /// See [NSPersistentContainer](https://developer.apple.com/documentation/coredata/nspersistentcontainer).
-open class NSPersistentContainer: NSObject {
+// @unchecked: its model and coordinator are set in `init` and Sendable themselves; the view
+// context is made once under `lock`; `persistentStoreDescriptions` is set up before
+// `loadPersistentStores`, by the code that made the container, as on Apple.
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
     /// The container's name: the model's file name, and the default store's file name.
     open private(set) var name: String
 
@@ -170,7 +176,8 @@ open class NSPersistentContainer: NSObject {
     /// See [performBackgroundTask(_:)](https://developer.apple.com/documentation/coredata/nspersistentcontainer/performbackgroundtask(_:)).
     ///
     /// - Parameter block: Given the new context, on its queue.
-    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
+    @preconcurrency
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }
@@ -190,7 +197,8 @@ open class NSPersistentContainer: NSObject {
     ///
     /// - Parameter block: Given the new context, on its queue.
     /// - Returns: What `block` returns.
-    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) -> T) async -> T {
+    @preconcurrency
+    public func performBackgroundTask<T>(_ block: @escaping @Sendable (NSManagedObjectContext) -> T) async -> T {
         let context = newBackgroundContext()
         return await context.perform { block(context) }
     }
@@ -200,7 +208,10 @@ open class NSPersistentContainer: NSObject {
     /// - Parameter block: Given the new context, on its queue.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    public func performBackgroundTask<T>(_ block: @escaping (NSManagedObjectContext) throws -> T) async throws -> T {
+    @preconcurrency
+    public func performBackgroundTask<T>(
+        _ block: @escaping @Sendable (NSManagedObjectContext) throws -> T
+    ) async throws -> T {
         let context = newBackgroundContext()
         return try await context.perform { try block(context) }
     }

@@ -126,7 +126,7 @@ extension NSManagedObjectContext {
         var ids: [NSManagedObjectID] = []
         if let parent {
             // The parent's objects are touched on the parent's queue, as Apple does.
-            ids = try parent.performAndWait {
+            ids = try parent.performAndWaitUnchecked {
                 try parent.candidateIDs(
                     for: plan, stores: stores, coordinator: coordinator,
                     includesPendingChanges: parent.hasPendingChanges(in: plan), pendingStores: pendingStores)
@@ -351,7 +351,7 @@ extension NSManagedObjectContext {
     /// - Throws: The store's error when it could not be asked (see `NSManagedObject.fireFault()`).
     func loadValues(for object: NSManagedObject) throws -> Bool {
         if isChild, let parent {
-            guard let loaded = try parent.performAndWait({ try parent.valuesForChild(of: object.objectID) }) else {
+            guard let loaded = try parent.performAndWaitUnchecked({ try parent.valuesForChild(of: object.objectID) }) else {
                 return false
             }
             object.adopt(decoded: importing(loaded.values), version: loaded.version)

@@ -86,7 +86,7 @@ extension NSManagedObjectContext {
         _ parent: NSManagedObjectContext, inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]
     ) {
         // The parent's objects change on the parent's queue, as Apple does.
-        parent.performAndWait { push(into: parent, inserted: inserted, updated: updated, deleted: deleted) }
+        parent.performAndWaitUnchecked { push(into: parent, inserted: inserted, updated: updated, deleted: deleted) }
         didSave(inserted: inserted, updated: updated, deleted: deleted)
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,

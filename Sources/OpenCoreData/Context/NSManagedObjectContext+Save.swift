@@ -389,6 +389,8 @@ final class SaveBatch {
 }
 
 /// A save a store refused, with its conflicts as the merge policy receives them.
-struct StoreRefusal: Error {
+// @unchecked: thrown and caught within one save, on the context's queue; the conflicts (which
+// hold the context's objects) never leave it.
+struct StoreRefusal: Error, @unchecked Sendable {
     let conflicts: [Any]
 }

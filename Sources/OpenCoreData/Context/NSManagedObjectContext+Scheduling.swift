@@ -33,7 +33,8 @@ extension NSManagedObjectContext {
     ///   - schedule: `.immediate` or `.enqueued`.
     ///   - block: The work; it runs on the context's queue.
     /// - Returns: What `block` returns.
-    public func perform<T>(schedule: ScheduledTaskType, _ block: @escaping () -> T) async -> T {
+    @preconcurrency
+    public func perform<T>(schedule: ScheduledTaskType, _ block: @escaping @Sendable () -> T) async -> T {
         if schedule == .immediate && isOnQueue { return block() }
         return await perform(block)
     }
@@ -47,7 +48,10 @@ extension NSManagedObjectContext {
     ///   - block: The work; it runs on the context's queue.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    public func perform<T>(schedule: ScheduledTaskType, _ block: @escaping () throws -> T) async throws -> T {
+    @preconcurrency
+    public func perform<T>(
+        schedule: ScheduledTaskType, _ block: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         if schedule == .immediate && isOnQueue { return try block() }
         return try await perform(block)
     }

@@ -245,7 +245,7 @@ public struct FetchedObjectStream<ResultType>: AsyncSequence {
             let batchSize = batchSize
             let current = cursor
             do {
-                let (cursor, objects) = try await context.perform { () throws -> (ObjectStreamCursor, [ResultType]) in
+                let (cursor, objects) = try await context.performUnchecked { () throws -> (ObjectStreamCursor, [ResultType]) in
                     let cursor = try current ?? ObjectStreamCursor(request: request, batchSize: batchSize, context: context)
                     return (cursor, try typedBatch(try cursor.nextBatch(), as: ResultType.self))
                 }

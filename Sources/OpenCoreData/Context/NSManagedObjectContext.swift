@@ -18,8 +18,16 @@ import OpenStoreCore
 /// keeps one object per object ID (uniquing): fetching an object again gives the same instance,
 /// with its unsaved changes.
 ///
+/// A context is `Sendable`, as in Apple's SDK: the reference may cross tasks and threads, and
+/// `perform(_:)` / `performAndWait(_:)` run work on the context's queue from anywhere. Its objects
+/// are not `Sendable`: pass their `objectID`s.
+///
 /// See [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
-open class NSManagedObjectContext: NSObject {
+// @unchecked: the context's state is confined to its queue. `perform` and `performAndWait` run
+// there; other calls are made from the queue (or, as on Apple, by code that owns the context
+// alone), and the state other threads do touch (merges, the registry's weak table, change
+// notifications) is behind the locks of `ContextChangeState` and `ObjectRegistry`.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// How a context's work is scheduled, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
         /// Deprecated by Apple; treated as private-queue.
@@ -177,7 +185,8 @@ open class NSManagedObjectContext: NSObject {
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) }
 
     /// Runs `block` on the context's queue, later.
-    open func perform(_ block: @escaping () -> Void) {
+    @preconcurrency
+    open func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async {
             block()
             self.processPendingChanges()
@@ -185,7 +194,15 @@ open class NSManagedObjectContext: NSObject {
     }
 
     /// Runs `block` on the context's queue and waits for it (directly, if already on it).
-    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+    @preconcurrency
+    open func performAndWait<T>(_ block: @Sendable () throws -> T) rethrows -> T {
+        try performAndWaitUnchecked(block)
+    }
+
+    /// `performAndWait(_:)` for the library's own blocks, which hold this context's objects or
+    /// other values that are not `Sendable`: the caller waits for the block, so no value is used
+    /// by two threads at once.
+    func performAndWaitUnchecked<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try block() }
         return try queue.sync {
             defer { processPendingChanges() }
@@ -193,12 +210,29 @@ open class NSManagedObjectContext: NSObject {
         }
     }
 
+    /// `perform(_:)` for the library's own blocks that hand values that are not `Sendable` to the
+    /// queue: the caller keeps no reference it uses while the block may run.
+    func performUnchecked(_ block: @escaping () -> Void) {
+        let work = UncheckedBox(block)
+        perform { work.value() }
+    }
+
+    /// `perform(_:) async` for the library's own blocks, whose captures and result are not
+    /// `Sendable`: the caller awaits the block and uses nothing it captured meanwhile.
+    func performUnchecked<T>(_ block: @escaping () throws -> T) async throws -> T {
+        let work = UncheckedBox(block)
+        return try await perform { UncheckedBox(try work.value()) }.value
+    }
+
     /// Runs `block` on the context's queue and returns its result.
-    public func perform<T>(_ block: @escaping () -> T) async -> T {
-        let box = UncheckedBox(block)
-        return await withUnsafeContinuation { continuation in
+    ///
+    /// In Swift 6, a caller isolated to an actor gets only a `Sendable` result across the hop (as
+    /// with Apple's): return object IDs or values, not managed objects.
+    @preconcurrency
+    public func perform<T>(_ block: @escaping @Sendable () -> T) async -> T {
+        await withUnsafeContinuation { continuation in
             queue.async {
-                let value = box.value()
+                let value = block()
                 self.processPendingChanges()
                 continuation.resume(returning: UncheckedBox(value))
             }
@@ -206,11 +240,11 @@ open class NSManagedObjectContext: NSObject {
     }
 
     /// Runs a throwing `block` on the context's queue and returns its result.
-    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
-        let box = UncheckedBox(block)
-        return try await withUnsafeThrowingContinuation { continuation in
+    @preconcurrency
+    public func perform<T>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { continuation in
             queue.async {
-                let result = Result { try box.value() }
+                let result = Result { try block() }
                 self.processPendingChanges()
                 continuation.resume(with: result.map(UncheckedBox.init))
             }
@@ -498,8 +532,9 @@ open class NSManagedObjectContext: NSObject {
     }
 }
 
-/// Carries a non-Sendable value across the queue hop of `perform(_:) async`; the context's queue
-/// serializes every access.
+/// Carries a value that is not `Sendable` across a hop to or from a queue. Safe where one side
+/// hands the value over and does not touch it until the other is done (the uses above, and the
+/// continuations of the `perform` family, resumed once with the block's result).
 struct UncheckedBox<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

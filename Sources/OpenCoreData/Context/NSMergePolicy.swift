@@ -127,6 +127,8 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
     open override var description: String { "<NSMergePolicy: \(ObjectIdentifier(self))> type \(mergeType.rawValue)" }
 }
 
+// The five shared policies are `NSMergePolicy`s, which never change once made (and are
+// Sendable): the `nonisolated(unsafe)` below is only for their Apple type, `AnyObject`.
 private let sharedError = NSMergePolicy(merge: .errorMergePolicyType)
 private let sharedStoreTrump = NSMergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
 private let sharedObjectTrump = NSMergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
@@ -137,24 +139,24 @@ private let sharedRollback = NSMergePolicy(merge: .rollbackMergePolicyType)
 /// `NSManagedObjectMergeError`. An `NSMergePolicy` of `.errorMergePolicyType`.
 ///
 /// See [NSErrorMergePolicy](https://developer.apple.com/documentation/coredata/nserrormergepolicy).
-public let NSErrorMergePolicy: AnyObject = sharedError
+nonisolated(unsafe) public let NSErrorMergePolicy: AnyObject = sharedError
 /// A property-by-property merge where the store's changes win. An `NSMergePolicy` of
 /// `.mergeByPropertyStoreTrumpMergePolicyType`.
 ///
 /// See [NSMergeByPropertyStoreTrumpMergePolicy](https://developer.apple.com/documentation/coredata/nsmergebypropertystoretrumpmergepolicy).
-public let NSMergeByPropertyStoreTrumpMergePolicy: AnyObject = sharedStoreTrump
+nonisolated(unsafe) public let NSMergeByPropertyStoreTrumpMergePolicy: AnyObject = sharedStoreTrump
 /// A property-by-property merge where the context's changes win. An `NSMergePolicy` of
 /// `.mergeByPropertyObjectTrumpMergePolicyType`.
 ///
 /// See [NSMergeByPropertyObjectTrumpMergePolicy](https://developer.apple.com/documentation/coredata/nsmergebypropertyobjecttrumpmergepolicy).
-public let NSMergeByPropertyObjectTrumpMergePolicy: AnyObject = sharedObjectTrump
+nonisolated(unsafe) public let NSMergeByPropertyObjectTrumpMergePolicy: AnyObject = sharedObjectTrump
 /// The context's version of each conflicting object replaces the store's. An `NSMergePolicy`
 /// of `.overwriteMergePolicyType`.
 ///
 /// See [NSOverwriteMergePolicy](https://developer.apple.com/documentation/coredata/nsoverwritemergepolicy).
-public let NSOverwriteMergePolicy: AnyObject = sharedOverwrite
+nonisolated(unsafe) public let NSOverwriteMergePolicy: AnyObject = sharedOverwrite
 /// The context's changes to conflicting objects are dropped. An `NSMergePolicy` of
 /// `.rollbackMergePolicyType`.
 ///
 /// See [NSRollbackMergePolicy](https://developer.apple.com/documentation/coredata/nsrollbackmergepolicy).
-public let NSRollbackMergePolicy: AnyObject = sharedRollback
+nonisolated(unsafe) public let NSRollbackMergePolicy: AnyObject = sharedRollback

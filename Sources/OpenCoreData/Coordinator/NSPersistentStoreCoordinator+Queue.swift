@@ -11,12 +11,12 @@ extension NSPersistentStoreCoordinator {
     /// See [perform(_:)](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/perform(_:)).
     ///
     /// - Parameter block: The work.
-    public func perform(_ block: @escaping () -> Void) {
-        let work = UncheckedBox(block)
+    @preconcurrency
+    public func perform(_ block: @escaping @Sendable () -> Void) {
         performQueue.async {
             self.lock.lock()
             defer { self.lock.unlock() }
-            work.value()
+            block()
         }
     }
 
@@ -28,7 +28,8 @@ extension NSPersistentStoreCoordinator {
     /// - Parameter block: The work.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+    @preconcurrency
+    public func performAndWait<T>(_ block: @Sendable () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try block()
@@ -41,10 +42,10 @@ extension NSPersistentStoreCoordinator {
     ///
     /// - Parameter block: The work.
     /// - Returns: What `block` returns.
-    public func perform<T>(_ block: @escaping () -> T) async -> T {
-        let work = UncheckedBox(block)
-        return await withUnsafeContinuation { continuation in
-            perform { continuation.resume(returning: UncheckedBox(work.value())) }
+    @preconcurrency
+    public func perform<T>(_ block: @escaping @Sendable () -> T) async -> T {
+        await withUnsafeContinuation { continuation in
+            perform { continuation.resume(returning: UncheckedBox(block())) }
         }.value
     }
 
@@ -55,10 +56,10 @@ extension NSPersistentStoreCoordinator {
     /// - Parameter block: The work.
     /// - Returns: What `block` returns.
     /// - Throws: What `block` throws.
-    public func perform<T>(_ block: @escaping () throws -> T) async throws -> T {
-        let work = UncheckedBox(block)
-        return try await withUnsafeThrowingContinuation { continuation in
-            perform { continuation.resume(with: Result { try work.value() }.map(UncheckedBox.init)) }
+    @preconcurrency
+    public func perform<T>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { continuation in
+            perform { continuation.resume(with: Result { try block() }.map(UncheckedBox.init)) }
         }.value
     }
 }

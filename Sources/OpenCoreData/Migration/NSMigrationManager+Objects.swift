@@ -35,8 +35,8 @@ extension NSMigrationManager: ExpressionFunctionReceiver {
             currentEntityMapping = nil
         }
         var failure: Error?
-        source.performAndWait {
-            destination.performAndWait {
+        source.performAndWaitUnchecked {
+            destination.performAndWaitUnchecked {
                 do {
                     try run(mapping)
                     try destination.save()

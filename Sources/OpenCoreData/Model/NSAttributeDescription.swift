@@ -10,7 +10,7 @@ import OpenPredicate
 /// ```
 ///
 /// See [NSAttributeDescription](https://developer.apple.com/documentation/coredata/nsattributedescription).
-open class NSAttributeDescription: NSPropertyDescription {
+open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     private var explicitValueClassName: String?
 
     /// The type of the attribute's value. **Default:** `.undefinedAttributeType`.

@@ -4,7 +4,7 @@ import OpenPredicate
 /// path, `@count` of a to-many relationship, `canonical:(name)`, `now()`, …) when it saves.
 ///
 /// See [NSDerivedAttributeDescription](https://developer.apple.com/documentation/coredata/nsderivedattributedescription).
-open class NSDerivedAttributeDescription: NSAttributeDescription {
+open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     /// The expression the value is derived from. **Default:** `nil`.
     open var derivationExpression: NSExpression? {
         willSet { ensureEditable() }

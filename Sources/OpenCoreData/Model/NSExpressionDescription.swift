@@ -12,7 +12,7 @@ import OpenPredicate
 /// ```
 ///
 /// See [NSExpressionDescription](https://developer.apple.com/documentation/coredata/nsexpressiondescription).
-open class NSExpressionDescription: NSPropertyDescription {
+open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// The expression that computes the column. **Default:** `nil`.
     open var expression: NSExpression? {
         willSet { ensureEditable() }

@@ -14,7 +14,8 @@ public enum NSFetchIndexElementType: UInt, Sendable {
 /// (properties or expressions), optionally restricted by a predicate.
 ///
 /// See [NSFetchIndexDescription](https://developer.apple.com/documentation/coredata/nsfetchindexdescription).
-open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart {
+// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
+open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
     weak var owningEntity: NSEntityDescription?
     var owningModel: NSManagedObjectModel? { owningEntity?.owningModel }
 
@@ -68,7 +69,8 @@ open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart {
 /// One element of a fetch index: a property (or an expression) and its order.
 ///
 /// See [NSFetchIndexElementDescription](https://developer.apple.com/documentation/coredata/nsfetchindexelementdescription).
-open class NSFetchIndexElementDescription: NSObject, NSCopying, ModelPart {
+// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
+open class NSFetchIndexElementDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
     weak var owningIndex: NSFetchIndexDescription?
     var owningModel: NSManagedObjectModel? { owningIndex?.owningModel }
     private var storedPropertyName: String?

@@ -9,7 +9,7 @@ import OpenPredicate
 /// after that a change stops the process with "Can't modify an immutable model.".
 ///
 /// See [NSFetchedPropertyDescription](https://developer.apple.com/documentation/coredata/nsfetchedpropertydescription).
-open class NSFetchedPropertyDescription: NSPropertyDescription {
+open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     /// The request whose results are the property's value. **Default:** `nil`.
     open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         willSet { ensureEditable() }

@@ -8,8 +8,13 @@ import OpenPredicate
 /// that any change to it or to its entities and properties stops the process with Apple's reason
 /// "Can't modify an immutable model." (check `isEditable` first). A copy is editable again.
 ///
+/// A model is `Sendable`, as in Apple's SDK: once in use it never changes.
+///
 /// See [NSManagedObjectModel](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel).
-open class NSManagedObjectModel: NSObject, NSCopying {
+// @unchecked: while editable, a model belongs to the code building it; `markInUse()` builds every
+// lazy lookup under `useLock`, and from then on the model, its entities and properties are only
+// read (a change stops the process).
+open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
     /// The name under which entities outside any named configuration are listed.
     static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
 

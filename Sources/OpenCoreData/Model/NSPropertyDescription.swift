@@ -11,7 +11,8 @@ import OpenPredicate
 /// **Differences from Apple:** `entity` stops the process with a clear message when the
 /// property belongs to no entity (Apple's is an unowned reference that is simply invalid then).
 /// See [NSPropertyDescription](https://developer.apple.com/documentation/coredata/nspropertydescription).
-open class NSPropertyDescription: NSObject, NSCopying, ModelPart {
+// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
+open class NSPropertyDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
     /// The entity that declares this property, held weakly as Apple holds it.
     weak var declaringEntity: NSEntityDescription?
 

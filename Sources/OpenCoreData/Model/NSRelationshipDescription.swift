@@ -26,7 +26,7 @@ public enum NSDeleteRule: UInt, Sendable {
 /// ```
 ///
 /// See [NSRelationshipDescription](https://developer.apple.com/documentation/coredata/nsrelationshipdescription).
-open class NSRelationshipDescription: NSPropertyDescription {
+open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity at the other end; held weakly, as Apple holds it. **Default:** `nil`.
     open weak var destinationEntity: NSEntityDescription? {
         willSet { ensureEditable() }

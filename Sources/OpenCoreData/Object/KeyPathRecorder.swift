@@ -85,7 +85,8 @@ enum KeyPathRecorder {
                 + "for which no stand-in value can be made; declare it optional")
     }
 
-    private static let standInObject = NSObject()
+    // Never read or changed: its address stands in for a value the key path drops unread.
+    nonisolated(unsafe) private static let standInObject = NSObject()
 }
 
 /// `Optional`'s wrapped type, for types known only as `Any.Type`.

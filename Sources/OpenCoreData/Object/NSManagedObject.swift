@@ -21,6 +21,9 @@ import OpenStoreCore
 /// declare their properties with `@Managed` instead (see `Managed`). A value of the wrong type
 /// stops the process with Apple's reason ("Unacceptable type of value for attribute: …");
 /// `setValue(validating:forKey:)` throws instead.
+///
+/// Not `Sendable`, as in Apple's SDK: an object belongs to its context's queue. Pass its
+/// `objectID` to another task and get the object there with `object(with:)`.
 /// See [NSManagedObject](https://developer.apple.com/documentation/coredata/nsmanagedobject).
 open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, PredicateIdentity {
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
@@ -656,3 +659,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 }
+
+/// Managed objects are not `Sendable` (Apple's SDK marks them so too): neither they nor their
+/// subclasses may cross tasks; their `objectID`s do.
+@available(*, unavailable)
+extension NSManagedObject: @unchecked Sendable {}

@@ -104,7 +104,7 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, Asy
 
     func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult {
         let result = NSAsynchronousFetchResult(fetchRequest: self, context: context)
-        context.perform { [weak context] in
+        context.performUnchecked { [weak context] in
             guard let context, !result.isCancelled else { return }
             result.finish(Result { try context.fetch(self.fetchRequest) })
             self.completionBlock?(result)

@@ -41,10 +41,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     private var entityNames: Set<String> = []
     /// The object IDs last reported, in order (for differences).
     private var reportedIDs: [NSManagedObjectID] = []
-    /// The continuations of the `snapshots` sequences being iterated, by number.
-    private var streams: [Int: AsyncStream<FetchedResultsSnapshot>.Continuation] = [:]
-    private var nextStream = 0
-    private let streamsLock = NSLock()
+    /// The continuations of the `snapshots` sequences being iterated.
+    private let streams = SnapshotStreams()
 
     init(
         context: NSManagedObjectContext, request: AnyFetchRequest, sectionNameKeyPath: String?, cacheName: String?,
@@ -474,27 +472,21 @@ final class FetchedResultsCore: ContextChangeObserver {
     // MARK: - Snapshots
 
     /// Whether a `snapshots` sequence is being iterated.
-    private var isStreaming: Bool { streamsLock.withLock { !streams.isEmpty } }
+    private var isStreaming: Bool { !streams.continuations.isEmpty }
 
     /// A sequence of snapshots: the current one first (once fetched), then one per change.
     func snapshots() -> AsyncStream<FetchedResultsSnapshot> {
         let (stream, continuation) = AsyncStream<FetchedResultsSnapshot>.makeStream()
-        let number = streamsLock.withLock {
-            defer { nextStream += 1 }
-            return nextStream
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            _ = self.streamsLock.withLock { self.streams.removeValue(forKey: number) }
-        }
-        context.performAndWait {
+        let number = streams.reserveNumber()
+        continuation.onTermination = { [weak streams] _ in streams?.remove(number) }
+        context.performAndWaitUnchecked {
             if hasFetched {
                 let insertions = reportedIDs.enumerated().map { offset, id in
                     CollectionDifference<NSManagedObjectID>.Change.insert(offset: offset, element: id, associatedWith: nil)
                 }
                 continuation.yield(snapshot(difference: CollectionDifference(insertions) ?? reportedIDs.difference(from: [])))
             }
-            streamsLock.withLock { streams[number] = continuation }
+            streams.add(continuation, number: number)
         }
         return stream
     }
@@ -502,7 +494,7 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// Hands every sequence the current results with their difference from the last ones
     /// (computed only when a sequence is iterated).
     private func yieldSnapshot(difference: () -> CollectionDifference<NSManagedObjectID>) {
-        let continuations = streamsLock.withLock { Array(streams.values) }
+        let continuations = streams.continuations
         guard !continuations.isEmpty else { return }
         let snapshot = snapshot(difference: difference())
         for continuation in continuations { continuation.yield(snapshot) }
@@ -518,7 +510,7 @@ final class FetchedResultsCore: ContextChangeObserver {
     }
 
     deinit {
-        for continuation in streamsLock.withLock({ Array(streams.values) }) { continuation.finish() }
+        for continuation in streams.continuations { continuation.finish() }
     }
 
     /// A section of a layout as the delegate sees it.
@@ -557,4 +549,30 @@ final class FetchedSection: NSFetchedResultsSectionInfo {
 
     var numberOfObjects: Int { members.count }
     var objects: [Any]? { Array(members) }
+}
+
+/// The continuations of a results controller's `snapshots` sequences, by number. A sequence's
+/// end removes its continuation from whatever thread ends it.
+// @unchecked: every access goes through `lock`.
+private final class SnapshotStreams: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byNumber: [Int: AsyncStream<FetchedResultsSnapshot>.Continuation] = [:]
+    private var nextNumber = 0
+
+    var continuations: [AsyncStream<FetchedResultsSnapshot>.Continuation] { lock.withLock { Array(byNumber.values) } }
+
+    func reserveNumber() -> Int {
+        lock.withLock {
+            defer { nextNumber += 1 }
+            return nextNumber
+        }
+    }
+
+    func add(_ continuation: AsyncStream<FetchedResultsSnapshot>.Continuation, number: Int) {
+        lock.withLock { byNumber[number] = continuation }
+    }
+
+    func remove(_ number: Int) {
+        _ = lock.withLock { byNumber.removeValue(forKey: number) }
+    }
 }

@@ -26,8 +26,9 @@ enum PredicateTree {
         return .opaque(OpaquePredicate(predicate))
     }
 
-    private static let trueConstant = Foundation.NSPredicate(value: true)
-    private static let falseConstant = Foundation.NSPredicate(value: false)
+    // Immutable after initialization and only compared against: safe to share between threads.
+    nonisolated(unsafe) private static let trueConstant = Foundation.NSPredicate(value: true)
+    nonisolated(unsafe) private static let falseConstant = Foundation.NSPredicate(value: false)
 
     /// The predicate object for a tree: comparisons are `NSComparisonPredicate`, AND/OR/NOT
     /// `NSCompoundPredicate`, constants and opaque predicates plain `NSPredicate`.

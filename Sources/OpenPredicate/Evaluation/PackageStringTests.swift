@@ -34,7 +34,7 @@ package enum PredicateStringRules {
     /// compiled; the test may be called from several threads.
     package static func regexTest(
         options: NSComparisonPredicate.Options
-    ) -> (_ string: String, _ pattern: String) -> Result<Bool, NSError> {
+    ) -> @Sendable (_ string: String, _ pattern: String) -> Result<Bool, NSError> {
         let matcher = StringMatching.Matcher(options: ComparisonOptions(rawValue: options.rawValue))
         return { string, pattern in matcher.matches(string, pattern: pattern).mapError(\.nsError) }
     }

@@ -98,7 +98,9 @@ enum KeyValueConformances {
         withTables { tables in tables.last?.readers.count ?? 0 }
     }
 
-    private static let published = Atomic<UnsafeMutableRawPointer?>(nil)
+    // Shared through atomic loads and stores only (acquire/release); the pointer type is what
+    // keeps `Atomic` from being Sendable.
+    nonisolated(unsafe) private static let published = Atomic<UnsafeMutableRawPointer?>(nil)
     /// Every table made, guarded by `lock`. A pthread mutex (`NSLock`) rather than
     /// `Synchronization.Mutex`, whose futex ThreadSanitizer cannot see: it reported the tables'
     /// accesses under that lock as races. The lock is taken only for a type not remembered yet.

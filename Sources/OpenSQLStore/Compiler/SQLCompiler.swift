@@ -274,8 +274,9 @@ struct CompilerState {
             unsupported: "the predicate \(predicate) is a block or custom predicate; a SQL store can't evaluate it")
     }
 
-    static let truePredicate = NSPredicate(value: true)
-    static let falsePredicate = NSPredicate(value: false)
+    // Immutable after initialization and only compared against: safe to share between threads.
+    nonisolated(unsafe) static let truePredicate = NSPredicate(value: true)
+    nonisolated(unsafe) static let falsePredicate = NSPredicate(value: false)
 
     mutating func comparison(_ predicate: NSComparisonPredicate, exact: Bool) throws(NotCompilable) -> String {
         let mark = arguments.values.count

@@ -68,7 +68,7 @@ enum SQLiteFunctions {
 
     /// `MATCHES` per options (`[c]`, `[d]`), shared by all connections; each keeps its last
     /// pattern compiled.
-    private static let regexTests: [(String, String) -> Result<Bool, NSError>] = (0..<4).map {
+    private static let regexTests: [@Sendable (String, String) -> Result<Bool, NSError>] = (0..<4).map {
         PredicateStringRules.regexTest(options: NSComparisonPredicate.Options(rawValue: UInt($0)))
     }
 
