@@ -42,10 +42,3 @@ let package = Package(
             ]),
     ]
 )
-
-// TEMPORARY, until the library's Swift 6 work lands on main: NSPersistentContainer and
-// NSManagedObjectModel are not `Sendable` yet, so Swift 6 mode refuses `BookStore: Sendable`.
-// Swift 5 mode with complete concurrency checking reports the same as warnings.
-for target in package.targets {
-    target.swiftSettings = [.swiftLanguageMode(.v5), .enableUpcomingFeature("StrictConcurrency")]
-}
