@@ -353,10 +353,76 @@ private let packageExcerpt = """
     ]
     """
 
+/// ServerApps.md: code of the server example (`Examples/BookServer`, a package of its own on
+/// Hummingbird), which this target cannot build; that package's `DocumentationTests` checks that
+/// the block is its code, line for line.
+private let serverExampleExcerpt = """
+    func create(_ new: NewBook) async throws -> BookDTO {
+        try await container.performBackgroundTask { context in
+            let book = Book(context: context)
+            book.title = new.title
+            book.author = new.author
+            book.year = Int32(clamping: new.year)
+            book.rating = new.rating.map { NSNumber(value: $0) }
+            try context.save()
+            return BookDTO(book)
+        }
+    }
+    """
+
+/// ServerApps.md: the same in Vapor, which is not a dependency of this package (nor of the
+/// example); its Core Data calls are the example's.
+private let vaporExcerpt = """
+    import CoreData
+    import Vapor
+
+    struct PersistentContainerKey: StorageKey {
+        typealias Value = NSPersistentContainer
+    }
+
+    extension Application {
+        /// The app's Core Data stack, set once by `configure(_:)`.
+        var persistentContainer: NSPersistentContainer? {
+            get { storage[PersistentContainerKey.self] }
+            set { storage[PersistentContainerKey.self] = newValue }
+        }
+    }
+
+    func configure(_ app: Application) async throws {
+        let container = NSPersistentContainer(name: "Books")   // Books.xcdatamodeld, a resource of the target
+        if let url = Environment.get("DATABASE_URL").flatMap(URL.init(string:)) {
+            let description = NSPersistentStoreDescription(url: url)
+            description.type = NSPostgreSQLStoreType
+            container.persistentStoreDescriptions = [description]
+        }
+        container.persistentStoreDescriptions.forEach { $0.shouldAddStoreAsynchronously = true }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            container.loadPersistentStores { _, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+        app.persistentContainer = container
+
+        app.get("books", ":id") { request async throws -> BookDTO in
+            guard let id = request.parameters.get("id", as: UUID.self),
+                  let container = request.application.persistentContainer else { throw Abort(.notFound) }
+            let book = try await container.performBackgroundTask { context in
+                let fetch: NSFetchRequest<Book> = Book.fetchRequest()
+                fetch.predicate = NSPredicate(format: "id == %@", id as NSUUID)
+                return try context.fetch(fetch).first.map(BookDTO.init)
+            }
+            guard let book else { throw Abort(.notFound) }
+            return book
+        }
+    }
+    """
+
 /// The `swift` blocks that are not pasted into this file, each whole, with the files that may
 /// show it. Editing such a block fails `everySwiftBlockIsHere` until it is edited here too.
 private let exemptBlocks: [String: Set<String>] = [
-    packageExcerpt: ["README.md", "Sources/OpenCoreData/OpenCoreData.docc/GettingStarted.md"]
+    packageExcerpt: ["README.md", "Sources/OpenCoreData/OpenCoreData.docc/GettingStarted.md"],
+    serverExampleExcerpt: ["Sources/OpenCoreData/OpenCoreData.docc/ServerApps.md"],
+    vaporExcerpt: ["Sources/OpenCoreData/OpenCoreData.docc/ServerApps.md"],
 ]
 
 @Suite("Documentation examples")
