@@ -14,6 +14,8 @@ let package = Package(
         .package(name: "OpenCoreData", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The app's and the store's loggers.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The app: the model, the store, the routes. Everything but the command line, so the
@@ -23,6 +25,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreData", package: "OpenCoreData"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // The Xcode model file, copied as a folder, as apps do; loaded from Bundle.module.
             resources: [.copy("Resources/Books.xcdatamodeld")]),

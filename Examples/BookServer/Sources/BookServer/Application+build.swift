@@ -30,6 +30,10 @@ public struct AppConfiguration: Sendable {
 typealias AppRequestContext = BasicRequestContext
 
 /// Opens the store, then builds the application on it: `GET /health` and the `/books` routes.
+/// The container is one of the application's services, started before the HTTP server and
+/// stopped after it: on SIGTERM or SIGINT the server stops taking requests, then the saves in
+/// flight finish and the store's connections close. The store logs its SQL through a logger
+/// `BookServer.store` (statements at `debug`, redacted values at `trace`).
 ///
 /// ```swift
 /// let app = try await buildApplication(AppConfiguration(store: try StoreLocation("postgres://…")))
@@ -38,12 +42,15 @@ typealias AppRequestContext = BasicRequestContext
 public func buildApplication(_ configuration: AppConfiguration) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "BookServer")
     logger.logLevel = configuration.logLevel
-    let store = try await BookStore.open(configuration.store)
+    var storeLogger = Logger(label: "BookServer.store")
+    storeLogger.logLevel = configuration.logLevel
+    let store = try await BookStore.open(configuration.store, logger: storeLogger)
     logger.info("store opened", metadata: ["store": "\(configuration.store)"])
     return Application(
         router: buildRouter(store: store),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port), serverName: "BookServer"),
+        services: [store.container],
         logger: logger)
 }
 

@@ -1,6 +1,7 @@
 import CoreData
 import Foundation
 import Hummingbird
+import Logging
 
 /// The app's Core Data stack: one `NSPersistentContainer` for the process, shared by every
 /// request, and the store work of each route.
@@ -18,14 +19,16 @@ struct BookStore: Sendable {
     static let model: NSManagedObjectModel? = Bundle.module.url(forResource: "Books", withExtension: "xcdatamodeld")
         .flatMap(NSManagedObjectModel.init(contentsOf:))
 
-    /// Opens the store at `location` (creating it when missing).
+    /// Opens the store at `location` (creating it when missing); the store logs its SQL
+    /// through `logger`, if given.
     /// - Throws: The store's error (a file that is not a store, a server that does not answer,
     ///   a store of another model), or `ModelMissing` when the bundle lacks the model.
-    static func open(_ location: StoreLocation) async throws -> BookStore {
+    static func open(_ location: StoreLocation, logger: Logger? = nil) async throws -> BookStore {
         guard let model else { throw ModelMissing() }
         let container = NSPersistentContainer(name: "Books", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: location.url)
         description.type = location.storeType
+        description.logger = logger
         // Added on a background queue: connecting to a server, or migrating a file, blocks no
         // thread of Swift's concurrency pool.
         description.shouldAddStoreAsynchronously = true
