@@ -45,6 +45,9 @@ import OpenStoreCore
 /// or deleted with an expected version that is not theirs (optimistic locking), and uniqueness
 /// constraints (`UniquenessCheck`, each constraint's rows indexed once per save).
 package final class InMemoryRowStore: RowStore, @unchecked Sendable {
+    // @unchecked Sendable: every change to the tables is made under `lock`; a fetch reads a copy
+    // taken under it.
+
     package let schema: StoreSchema
     let layouts: [EntityLayout]
     private let lock = NSLock()

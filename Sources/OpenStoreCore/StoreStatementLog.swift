@@ -9,9 +9,11 @@
 ///
 /// The SQL stores record each statement as it starts running (`record(_:)` on `current`); with
 /// no log bound, that is one task-local read per statement.
-// @unchecked: bound for the length of one synchronous store call and written only on the thread
-// making it (the SQL stores send their statements from the calling thread); read after the call.
 package final class StoreStatementLog: @unchecked Sendable {
+    // @unchecked Sendable: bound for the length of one synchronous store call and written only on
+    // the thread making it (the SQL stores send their statements from the calling thread); read
+    // after the call.
+
     /// The log statements go to now, if an operation is being traced.
     @TaskLocal package static var current: StoreStatementLog?
 

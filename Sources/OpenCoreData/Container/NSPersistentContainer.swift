@@ -19,10 +19,11 @@ import OpenPredicate
 /// a context per task with `newBackgroundContext()` or `performBackgroundTask(_:)`.
 ///
 /// See [NSPersistentContainer](https://developer.apple.com/documentation/coredata/nspersistentcontainer).
-// @unchecked: its model and coordinator are set in `init` and Sendable themselves; the view
-// context is made once under `lock`; `persistentStoreDescriptions` is set up before
-// `loadPersistentStores`, by the code that made the container, as on Apple.
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: its model and coordinator are set in `init` and Sendable themselves; the
+    // view context is made once under `lock`; `persistentStoreDescriptions` is set up before
+    // `loadPersistentStores`, by the code that made the container, as on Apple.
+
     /// The container's name: the model's file name, and the default store's file name.
     open private(set) var name: String
 

@@ -324,6 +324,8 @@ extension NSManagedObjectContext {
 /// `NSManagedObjectContextObjectsDidChange`. Settings may be read from any thread, so access
 /// goes through one lock.
 final class ContextChangeState: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written under its lock (see above).
+
     struct Settings {
         var automaticallyMerges = false
         var observer: NSObjectProtocol?
@@ -485,6 +487,8 @@ struct SavedObjectIDs: Sendable {
 
 /// A context held weakly by a notification observer.
 private struct WeakContext: @unchecked Sendable {
+    // @unchecked Sendable: a weak reference, which the runtime reads and clears atomically.
+
     weak var context: NSManagedObjectContext?
     init(_ context: NSManagedObjectContext) { self.context = context }
 }

@@ -409,8 +409,9 @@ final class SaveBatch {
 }
 
 /// A save a store refused, with its conflicts as the merge policy receives them.
-// @unchecked: thrown and caught within one save, on the context's queue; the conflicts (which
-// hold the context's objects) never leave it.
 struct StoreRefusal: Error, @unchecked Sendable {
+    // @unchecked Sendable: thrown and caught within one save, on the context's queue; the conflicts
+    // (which hold the context's objects) never leave it.
+
     let conflicts: [Any]
 }

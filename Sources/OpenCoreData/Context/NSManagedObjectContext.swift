@@ -24,11 +24,13 @@ import Tracing
 /// are not `Sendable`: pass their `objectID`s.
 ///
 /// See [NSManagedObjectContext](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext).
-// @unchecked: the context's state is confined to its queue. `perform` and `performAndWait` run
-// there; other calls are made from the queue (or, as on Apple, by code that owns the context
-// alone), and the state other threads do touch (merges, the registry's weak table, change
-// notifications) is behind the locks of `ContextChangeState` and `ObjectRegistry`.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: the context's state is confined to its queue. `perform` and
+    // `performAndWait` run there; other calls are made from the queue (or, as on Apple, by code
+    // that owns the context alone), and the state other threads do touch (merges, the registry's
+    // weak table, change notifications) is behind the locks of `ContextChangeState` and
+    // `ObjectRegistry`.
+
     /// How a context's work is scheduled, with Apple's raw values.
     public enum ConcurrencyType: UInt, Sendable {
         /// Deprecated by Apple; treated as private-queue.
@@ -564,6 +566,9 @@ extension NSManagedObjectContext {
 
 /// A weak reference to a context, kept on its queue.
 final class CurrentContext: @unchecked Sendable {
+    // @unchecked Sendable: holds only a weak reference, which the runtime reads and clears
+    // atomically.
+
     weak var context: NSManagedObjectContext?
 
     init(_ context: NSManagedObjectContext) {

@@ -60,6 +60,8 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// called through `resolve(mergeConflicts:)`.
 /// See [NSMergePolicy](https://developer.apple.com/documentation/coredata/nsmergepolicy).
 open class NSMergePolicy: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: immutable once made (`mergeType` is set only by `init`).
+
     /// The kind of policy.
     open private(set) var mergeType: NSMergePolicyType
 

@@ -34,8 +34,10 @@ import Synchronization
 /// nothing here releases an object or takes a reference that could turn out to be its last, so no
 /// `deinit` runs inside it.
 final class ObjectRegistry: @unchecked Sendable {
-    // Every stored property below is read and written only while `lock` is held, so Swift's
-    // dynamic exclusivity checks (a thread-local access set, on every fetched row) are left out.
+    // @unchecked Sendable: every table is read and written under `lock` (see above). Every stored
+    // property below is read and written only while `lock` is held, so Swift's dynamic exclusivity
+    // checks (a thread-local access set, on every fetched row) are left out.
+
     /// A futex lock: taking it uncontended is one atomic exchange (an `NSLock` is a pthread
     /// mutex call each way, on every fetched row).
     private let lock = Mutex<Void>(())

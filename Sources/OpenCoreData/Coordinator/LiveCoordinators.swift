@@ -9,6 +9,7 @@ enum LiveCoordinators {
     }
 
     private static let lock = NSLock()
+    // Read and written under `lock` only.
     nonisolated(unsafe) private static var entries: [Entry] = []
 
     /// Remembers a new coordinator (and forgets those that are gone).

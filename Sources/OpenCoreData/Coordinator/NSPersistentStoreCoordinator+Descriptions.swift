@@ -61,6 +61,8 @@ extension NSPersistentStoreCoordinator {
 /// the description asks; the coordinator's store list is locked, and the description is not
 /// touched by the caller meanwhile (as on Apple).
 private struct StoreAddition: @unchecked Sendable {
+    // @unchecked Sendable: handed whole to the queue that adds the store (see above).
+
     let coordinator: NSPersistentStoreCoordinator
     let description: NSPersistentStoreDescription
     let completion: (NSPersistentStoreDescription, Error?) -> Void

@@ -29,8 +29,9 @@ extension NSPersistentStoreCoordinator {
 }
 
 /// The saves running on a coordinator's stores, so that a shutdown lets them finish first.
-// @unchecked: every access goes through `lock`.
 final class SavesInFlight: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+
     private let lock = NSLock()
     private var running = 0
     private var isClosed = false

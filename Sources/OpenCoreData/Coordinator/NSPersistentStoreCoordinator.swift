@@ -11,12 +11,12 @@ import OpenStoreCore
 /// A coordinator is `Sendable`, as in Apple's SDK: contexts on any queue share it.
 ///
 /// See [NSPersistentStoreCoordinator](https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator).
-// @unchecked: its model and schema are immutable; `savesInFlight` has its own lock; its list of
-// stores is guarded by `lock` (a
-// recursive lock, which `perform` and `performAndWait` blocks hold too); the stores are
-// thread-safe themselves (the SQLite store's connection lock, the PostgreSQL store's pool, the
-// in-memory store's lock).
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: its model and schema are immutable; `savesInFlight` has its own lock;
+    // its list of stores is guarded by `lock` (a recursive lock, which `perform` and
+    // `performAndWait` blocks hold too); the stores are thread-safe themselves (the SQLite store's
+    // connection lock, the PostgreSQL store's pool, the in-memory store's lock).
+
     /// The model the coordinator's stores and contexts use.
     public let managedObjectModel: NSManagedObjectModel
 

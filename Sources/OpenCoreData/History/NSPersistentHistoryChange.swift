@@ -16,6 +16,8 @@ public enum NSPersistentHistoryChangeType: Int, Sendable {
 ///
 /// See [NSPersistentHistoryChange](https://developer.apple.com/documentation/coredata/nspersistenthistorychange).
 open class NSPersistentHistoryChange: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: immutable once made by the store that read it.
+
     /// The change's number in its store (increasing, Apple's `ACHANGE.Z_PK`).
     public let changeID: Int64
     /// The object that changed (for a delete, the ID it had).

@@ -12,6 +12,8 @@ import OpenPredicate
 /// archive with secure coding (keep the last one processed between launches).
 /// See [NSPersistentHistoryToken](https://developer.apple.com/documentation/coredata/nspersistenthistorytoken).
 open class NSPersistentHistoryToken: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+    // @unchecked Sendable: immutable once made.
+
     /// Transaction numbers by store identifier (`NSStoreUUIDKey`).
     let storeTokens: [String: Int64]
 

@@ -5,6 +5,8 @@ import OpenStoreCore
 ///
 /// See [NSPersistentHistoryTransaction](https://developer.apple.com/documentation/coredata/nspersistenthistorytransaction).
 open class NSPersistentHistoryTransaction: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: immutable once made by the store that read it.
+
     /// When the save happened.
     public let timestamp: Date
     /// The changes, in the order they were recorded; nil when fetched with `.transactionsOnly`.

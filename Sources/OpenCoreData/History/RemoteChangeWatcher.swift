@@ -30,6 +30,9 @@ public let NSPersistentHistoryTokenKey = "historyToken"
 /// mechanism (PostgreSQL's `NOTIFY`) calls `check()` when woken instead. The history stays the
 /// source of truth: a notification only says "read the history after your token".
 final class RemoteChangeWatcher: @unchecked Sendable {
+    // @unchecked Sendable: `lastSeen` and `timer` are behind `lock`; `store` is a weak reference,
+    // which the runtime reads and clears atomically.
+
     private weak var store: RowBackedPersistentStore?
     private let lock = NSLock()
     private var lastSeen: Int64?

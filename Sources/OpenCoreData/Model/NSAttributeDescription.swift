@@ -11,6 +11,8 @@ import OpenPredicate
 ///
 /// See [NSAttributeDescription](https://developer.apple.com/documentation/coredata/nsattributedescription).
 open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: as `NSPropertyDescription`.
+
     private var explicitValueClassName: String?
 
     /// The type of the attribute's value. **Default:** `.undefinedAttributeType`.

@@ -5,6 +5,8 @@ import OpenPredicate
 ///
 /// See [NSDerivedAttributeDescription](https://developer.apple.com/documentation/coredata/nsderivedattributedescription).
 open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sendable {
+    // @unchecked Sendable: as `NSPropertyDescription`.
+
     /// The expression the value is derived from. **Default:** `nil`.
     open var derivationExpression: NSExpression? {
         willSet { ensureEditable() }

@@ -21,9 +21,11 @@ import OpenPredicate
 /// **Differences from Apple:** `managedObjectModel` stops the process with a clear message when
 /// the entity belongs to no model (Apple's is an unowned reference that is simply invalid then).
 /// See [NSEntityDescription](https://developer.apple.com/documentation/coredata/nsentitydescription).
-// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use, with every lazy
-// lookup built by `markInUse()`; the temporary-ID origin is behind `temporaryIDOriginLock`.
 open class NSEntityDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
+    // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use, with
+    // every lazy lookup built by `markInUse()`; the temporary-ID origin is behind
+    // `temporaryIDOriginLock`.
+
     weak var owningModel: NSManagedObjectModel?
     private weak var parent: NSEntityDescription?
     private var ownProperties: [NSPropertyDescription] = []

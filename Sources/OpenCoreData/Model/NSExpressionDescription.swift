@@ -13,6 +13,8 @@ import OpenPredicate
 ///
 /// See [NSExpressionDescription](https://developer.apple.com/documentation/coredata/nsexpressiondescription).
 open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: as `NSPropertyDescription`.
+
     /// The expression that computes the column. **Default:** `nil`.
     open var expression: NSExpression? {
         willSet { ensureEditable() }

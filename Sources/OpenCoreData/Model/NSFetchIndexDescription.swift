@@ -14,8 +14,9 @@ public enum NSFetchIndexElementType: UInt, Sendable {
 /// (properties or expressions), optionally restricted by a predicate.
 ///
 /// See [NSFetchIndexDescription](https://developer.apple.com/documentation/coredata/nsfetchindexdescription).
-// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
 open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
+    // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use.
+
     weak var owningEntity: NSEntityDescription?
     var owningModel: NSManagedObjectModel? { owningEntity?.owningModel }
 
@@ -69,8 +70,9 @@ open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart, @unchecked S
 /// One element of a fetch index: a property (or an expression) and its order.
 ///
 /// See [NSFetchIndexElementDescription](https://developer.apple.com/documentation/coredata/nsfetchindexelementdescription).
-// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
 open class NSFetchIndexElementDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
+    // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use.
+
     weak var owningIndex: NSFetchIndexDescription?
     var owningModel: NSManagedObjectModel? { owningIndex?.owningModel }
     private var storedPropertyName: String?

@@ -10,6 +10,9 @@ import OpenPredicate
 ///
 /// See [NSFetchedPropertyDescription](https://developer.apple.com/documentation/coredata/nsfetchedpropertydescription).
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: as `NSPropertyDescription` (its fetch request is made immutable with the
+    // model).
+
     /// The request whose results are the property's value. **Default:** `nil`.
     open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         willSet { ensureEditable() }

@@ -11,10 +11,11 @@ import OpenPredicate
 /// A model is `Sendable`, as in Apple's SDK: once in use it never changes.
 ///
 /// See [NSManagedObjectModel](https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel).
-// @unchecked: while editable, a model belongs to the code building it; `markInUse()` builds every
-// lazy lookup under `useLock`, and from then on the model, its entities and properties are only
-// read (a change stops the process).
 open class NSManagedObjectModel: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: while editable, a model belongs to the code building it; `markInUse()`
+    // builds every lazy lookup under `useLock`, and from then on the model, its entities and
+    // properties are only read (a change stops the process).
+
     /// The name under which entities outside any named configuration are listed.
     static let defaultConfigurationName = "PF_DEFAULT_CONFIGURATION_NAME"
 

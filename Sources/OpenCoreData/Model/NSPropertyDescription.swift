@@ -11,8 +11,9 @@ import OpenPredicate
 /// **Differences from Apple:** `entity` stops the process with a clear message when the
 /// property belongs to no entity (Apple's is an unowned reference that is simply invalid then).
 /// See [NSPropertyDescription](https://developer.apple.com/documentation/coredata/nspropertydescription).
-// @unchecked: as its model (see `NSManagedObjectModel`): immutable once in use.
 open class NSPropertyDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
+    // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use.
+
     /// The entity that declares this property, held weakly as Apple holds it.
     weak var declaringEntity: NSEntityDescription?
 

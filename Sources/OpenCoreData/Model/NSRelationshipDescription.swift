@@ -27,6 +27,8 @@ public enum NSDeleteRule: UInt, Sendable {
 ///
 /// See [NSRelationshipDescription](https://developer.apple.com/documentation/coredata/nsrelationshipdescription).
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
+    // @unchecked Sendable: as `NSPropertyDescription`.
+
     /// The entity at the other end; held weakly, as Apple holds it. **Default:** `nil`.
     open weak var destinationEntity: NSEntityDescription? {
         willSet { ensureEditable() }

@@ -29,6 +29,7 @@ enum KeyPathRecorder {
 
     /// Recursive: a subclass's initializer may itself name a key path.
     private static let lock = NSRecursiveLock()
+    // These three: read and written under `lock` only.
     nonisolated(unsafe) private static var names: [AnyKeyPath: String] = [:]
     nonisolated(unsafe) private static var unnamed: Set<AnyKeyPath> = []
     /// The keys read on stand-ins so far (only while `lock` is held).

@@ -8,6 +8,7 @@ import OpenPredicate
 /// type records (`ManagedClassRegistry+TypeMetadata`).
 enum ManagedClassRegistry {
     private static let lock = NSLock()
+    // Both read and written under `lock` only.
     nonisolated(unsafe) private static var classes: [String: NSManagedObject.Type] = [:]
     nonisolated(unsafe) private static var known: Set<ObjectIdentifier> = []
 

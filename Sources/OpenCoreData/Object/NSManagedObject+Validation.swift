@@ -267,6 +267,7 @@ enum ValidationOverride {
     private static let baseWord: UInt? = entry.map { words(of: NSManagedObject.self)[$0] }
 
     private static let lock = NSLock()
+    // Read and written under `lock` only.
     nonisolated(unsafe) private static var known: [ObjectIdentifier: Bool] = [:]
 
     /// Whether `type` (or a class between it and `NSManagedObject`) overrides

@@ -10,6 +10,8 @@ import OpenStoreCore
 ///
 /// See [NSManagedObjectID](https://developer.apple.com/documentation/coredata/nsmanagedobjectid).
 open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: immutable (its origin and key are `let`s; the origin is Sendable).
+
     /// What the ID shares with the other IDs of its store (or, temporary, of its entity).
     let origin: IDOrigin
     /// A permanent ID's row; for a temporary ID, entity 1 of its origin and the ID's number.
@@ -22,6 +24,7 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     }
 
     private static let counterLock = NSLock()
+    // Read and written under `counterLock` only.
     nonisolated(unsafe) private static var counter: Int64 = 0
     /// Makes temporary IDs unique across processes too, as their URIs may be shown or logged.
     private static let processToken = UUID().uuidString
@@ -94,6 +97,9 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
 /// entities by schema number — so that an ID is two words: its origin and its row key. Made once
 /// per store (`NSPersistentStore.idOrigin(entities:)`); temporary IDs share one origin per entity.
 final class IDOrigin: @unchecked Sendable {
+    // @unchecked Sendable: immutable but for `store`, a weak reference, which the runtime reads and
+    // clears atomically.
+
     private(set) weak var store: NSPersistentStore?
     let storeIdentifier: String
     /// The entities, by schema number (`entities[n - 1]`).

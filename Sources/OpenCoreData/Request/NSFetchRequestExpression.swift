@@ -40,6 +40,8 @@ public let NSFetchRequestExpressionType = NSExpression.ExpressionType.fetchReque
 /// class is final.
 /// See [NSFetchRequestExpression](https://developer.apple.com/documentation/coredata/nsfetchrequestexpression).
 public final class NSFetchRequestExpression: NSExpression, @unchecked Sendable {
+    // @unchecked Sendable: as `NSExpression`: immutable once made.
+
     private let request: NSExpression
     private let managedObjectContext: NSExpression
     private let countOnly: Bool

@@ -553,8 +553,9 @@ final class FetchedSection: NSFetchedResultsSectionInfo {
 
 /// The continuations of a results controller's `snapshots` sequences, by number. A sequence's
 /// end removes its continuation from whatever thread ends it.
-// @unchecked: every access goes through `lock`.
 private final class SnapshotStreams: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through `lock`.
+
     private let lock = NSLock()
     private var byNumber: [Int: AsyncStream<FetchedResultsSnapshot>.Continuation] = [:]
     private var nextNumber = 0

@@ -80,6 +80,7 @@ extension _FoundationFactory where Self: ValueTransformer {
 /// The process-wide table of transformers by name, with Apple's predefined ones.
 enum ValueTransformerRegistry {
     private static let lock = NSLock()
+    // Read and written under `lock` only.
     nonisolated(unsafe) private static var transformers: [String: ValueTransformer] = predefined()
 
     static func set(_ transformer: ValueTransformer?, forName name: String) {

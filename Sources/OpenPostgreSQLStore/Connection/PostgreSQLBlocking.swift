@@ -21,6 +21,9 @@
     /// progress without Swift concurrency's cooperative thread pool. (swift-nio 2.101 makes event
     /// loops serial executors for actors only, not task executors.)
     final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+        // @unchecked Sendable: it holds only its event loop, which is thread-safe (`execute` from
+        // any thread).
+
         let eventLoop: any EventLoop
 
         init(_ eventLoop: any EventLoop) {

@@ -59,6 +59,9 @@
         /// Hands the rows of one query to the caller's closure as they arrive, on the event loop
         /// while the calling thread waits (so nothing here runs on two threads at once).
         private final class RowHandler: @unchecked Sendable {
+            // @unchecked Sendable: used by one thread at a time: the event loop while the caller
+            // waits for the query, then the caller.
+
             var body: ((PostgreSQLResultRow) throws -> Void)?
             private var types: [PostgresDataType] = []
             private var formats: [PostgresFormat] = []

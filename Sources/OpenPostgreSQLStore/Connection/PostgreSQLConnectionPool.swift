@@ -38,6 +38,10 @@
     /// Each connection's `search_path` is the URL's schema (quoted: its case is kept); `init` creates
     /// the schema when missing. Thread-safe: any thread may call any method at any time.
     package final class PostgreSQLConnectionPool: @unchecked Sendable {
+        // @unchecked Sendable: its settings are set in `init` (`leaseTimeout` by the store that
+        // opens it, before use); `closed` and `watchers` are `Mutex`es; the client and the meters
+        // are thread-safe themselves.
+
         /// Where the database is.
         package let url: PostgreSQLStoreURL
         /// The URL as messages show it (password masked).
@@ -379,6 +383,9 @@
     /// per connection, registered on its close once, so that statements do not each leave a
     /// callback behind for as long as the pooled connection lives.
     final class CloseWatcher: @unchecked Sendable {
+        // @unchecked Sendable: `running` and `isClosed` are behind `lock`; `connection` is a weak
+        // reference, which the runtime reads and clears atomically.
+
         /// The connection watched (a new connection at a freed one's address is not it).
         weak var connection: PostgresConnection?
         private let lock = NSLock()

@@ -38,6 +38,10 @@
     /// the decoding of result rows as they arrive, run on postgres-nio's event loops (see
     /// `PostgreSQLConnectionPool`, `PostgreSQLConnection.query`). Do not call it on an event loop.
     package final class PostgreSQLRowStore: RowStore, @unchecked Sendable {
+        // @unchecked Sendable: its layout, metadata and URL are set in `init` and only read; the
+        // reserved keys are behind `keyLock`; the pool and the statement cache are thread-safe
+        // themselves.
+
         package let database: PostgreSQLConnectionPool
         /// Where the store is (its schema and server).
         package let url: PostgreSQLStoreURL
@@ -496,6 +500,8 @@
     /// What the thread holding a prepared save's transaction and the caller tell each other: the
     /// save written (or why not), the decision, the end of the transaction.
     private final class PreparedSaveState: @unchecked Sendable {
+        // @unchecked Sendable: every field is read and written with `condition` locked.
+
         struct RolledBack: Error {}
 
         private let condition = NSCondition()

@@ -34,6 +34,8 @@
     /// The PostgreSQL text of the statements a store runs, made once per SQL text: placeholders
     /// numbered and the layout's names quoted (`SQLDialect.finish(_:identifiers:)`).
     final class PostgreSQLStatements: @unchecked Sendable {
+        // @unchecked Sendable: `cache` is behind `lock`; the rest is set in `init` and only read.
+
         /// The store's URL without its password, for messages.
         let storeName: String
         private let identifiers: Set<String>

@@ -17,6 +17,9 @@ import Foundation
 /// Accessors that do not apply to the expression's type return an empty value instead of raising.
 /// The class is open, as Apple's is, for Core Data's `NSFetchRequestExpression`.
 open class NSExpression: NSObject, NSCopying, @unchecked Sendable {
+    // @unchecked Sendable: its tree is immutable; the compiled form is made once under
+    // `compileLock`.
+
     let node: ExpressionNode
 
     /// Compiled on first use (most expressions are parts of predicates, which compile whole).

@@ -83,6 +83,9 @@ enum StringMatching {
     /// pattern meets the error: a `nil` or a number is not matched at all, as in SQL, where the
     /// registered function is called for text only.
     final class Matcher: @unchecked Sendable {
+        // @unchecked Sendable: `last` is behind `lock`; the options and the constant pattern are
+        // set in `init`.
+
         private let options: ComparisonOptions
         private let folds: Bool
         private let lock = NSLock()

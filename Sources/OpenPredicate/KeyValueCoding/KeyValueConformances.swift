@@ -137,6 +137,8 @@ enum KeyValueConformances {
 
     /// Turns a value stored as `type` into its `KeyValueCodable` view.
     class Reader: @unchecked Sendable {
+        // @unchecked Sendable: immutable once made (and subclasses add no state).
+
         /// The type metadata the value is stored as.
         let type: UnsafeRawPointer
 
@@ -147,6 +149,8 @@ enum KeyValueConformances {
 
     /// The reader of values stored as `T`.
     final class TypedReader<T: KeyValueCodable>: Reader, @unchecked Sendable {
+        // @unchecked Sendable: as `Reader`.
+
         override func codable(_ object: Any?) -> KeyValueCodable? {
             // The caller compared the type word, so the load does not miss; if it did, the cast
             // would answer. Nothing here is generic over `T` but the final bit cast (a reference

@@ -64,6 +64,7 @@ package struct SQLTrace: Sendable {
     package static let defaultLogger = Logger(label: "com.apple.CoreData.SQLDebug")
 
     private static let lock = NSLock()
+    // Both read and written under `lock` only.
     nonisolated(unsafe) private static var configured: SQLTrace?
     nonisolated(unsafe) private static var fromLaunch: SQLTrace?
 

@@ -77,6 +77,7 @@ enum SQLiteFunctions {
     }
 }
 
+// @unchecked: `tests` is read and written under `lock` only; the tests themselves are pure.
 private final class TestCache: @unchecked Sendable {
     private let lock = NSLock()
     private var tests: [UInt: (String, String) -> Bool] = [:]

@@ -38,6 +38,9 @@ import OpenStoreCore
 ///
 /// Thread safety: every call runs under one lock (the connection is not thread-safe).
 package final class SQLiteRowStore: RowStore, @unchecked Sendable {
+    // @unchecked Sendable: every use of the connection and of the store's state is under the
+    // store's lock.
+
     package let file: SQLiteStoreFile
     package let isReadOnly: Bool
     /// Held by every call, and by a prepared save until it ends (see `prepare(_:)`).
