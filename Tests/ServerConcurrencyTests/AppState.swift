@@ -9,7 +9,8 @@ struct AppState: Sendable {
 
     /// The stores every test runs on: in memory, SQLite, and PostgreSQL when a test server is
     /// named (or under CI, where a missing one fails the test).
-    static let storeTypes = [NSInMemoryStoreType, NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
+    static let storeTypes =
+        [NSInMemoryStoreType, NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
 
     /// A deposit gives up after this many saves that found the account changed meanwhile.
     static let maxAttempts = 1_000
@@ -91,6 +92,15 @@ struct AppState: Sendable {
             request.predicate = NSPredicate(format: "owner BEGINSWITH %@", prefix)
             request.sortDescriptors = [NSSortDescriptor(keyPath: \Account.owner, ascending: true)]
             return try context.fetch(request).map(\.snapshot)
+        }
+    }
+
+    /// The number of accounts, counted in a context of its own while the caller waits (for a
+    /// handler that is not `async`).
+    func accountCount() throws -> Int {
+        let context = container.newBackgroundContext()
+        return try context.performAndWait {
+            try context.count(for: Account.fetchRequest() as NSFetchRequest<Account>)
         }
     }
 

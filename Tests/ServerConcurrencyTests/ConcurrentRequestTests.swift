@@ -8,7 +8,7 @@ import Testing
 /// entries other tasks made, by the object IDs those tasks returned. The totals are exact: a
 /// save lost or made twice changes them.
 @Suite struct ConcurrentRequestTests {
-    static let accounts = 12
+    static let accounts = 16
     static let deposits = 240
 
     /// Deposit `index`'s amount, 1 through `deposits`: distinct, so the sum of any set of them

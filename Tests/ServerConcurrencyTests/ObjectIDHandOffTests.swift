@@ -65,6 +65,7 @@ import Testing
             return try await group.reduce(into: 0) { if $1 { $0 += 1 } }
         }
         #expect(matches == Self.producers)
+        #expect(try state.accountCount() == Self.producers)
         let accounts = try await state.accounts(ownedBy: "stream-")
         #expect(accounts.map(\.balance).reduce(0, +) == Int64(10 * Self.producers))
     }
