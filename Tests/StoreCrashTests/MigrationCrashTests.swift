@@ -2,7 +2,6 @@ import CoreData
 import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
-@testable import StoreCrashWriter
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import CoreData
 import Foundation
-@testable import StoreCrashWriter
+import TestSupport
 import Testing
 
 /// `NSPersistentStoreRemoteChange` for saves made by another process: `StoreCrashWriter` saves
@@ -27,7 +27,7 @@ import Testing
         let folder = try StoreCrashTests.folder("remote")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Store.sqlite")
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriter.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: crashWriterModel())
         try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: url,
             options: [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])

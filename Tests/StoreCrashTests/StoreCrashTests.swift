@@ -2,7 +2,6 @@ import CoreData
 import Foundation
 import OpenSQLStore
 import OpenSQLiteStore
-@testable import StoreCrashWriter
 import TestSupport
 import Testing
 
@@ -31,7 +30,7 @@ import Testing
 
     /// Adds the store in this process, as the next launch of an app would.
     static func opens(_ url: URL, journal: String) throws -> Int {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriter.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: crashWriterModel())
         _ = try coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: url,
             options: [NSSQLitePragmasOption: ["journal_mode": journal.uppercased() as NSString]])
@@ -68,7 +67,7 @@ import Testing
             writer.kill()
             if !writer.opened { beforeOpened += 1 }
             // Read-only, an unfinished file is an error naming it (its journal can't be rolled back).
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: StoreCrashWriter.model())
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: crashWriterModel())
             do {
                 _ = try coordinator.addPersistentStore(
                     ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])

@@ -103,18 +103,8 @@ enum StoreCrashWriter {
         say("done")
     }
 
-    /// The model the tests open the store with too: `Item(batch, index, payload)`.
-    static func model() -> NSManagedObjectModel {
-        let item = NSEntityDescription()
-        item.name = "Item"
-        item.properties = [
-            attribute("batch", .integer64AttributeType), attribute("index", .integer64AttributeType),
-            attribute("payload", .stringAttributeType),
-        ]
-        let model = NSManagedObjectModel()
-        model.entities = [item]
-        return model
-    }
+    /// The model the tests open the store with too (`TestSupport`'s).
+    static func model() -> NSManagedObjectModel { crashWriterModel() }
 
     static func fail(_ error: Error, context: NSManagedObjectContext) -> Never {
         let error = error as NSError
