@@ -63,8 +63,15 @@ fresh_store() { # name
       echo "$WORK/$1.sqlite" ;;
     postgres)
       local sep='?'; [[ $PG_URL == *\?* ]] && sep='&'
-      echo "$PG_URL${sep}schema=bench_$1_$$" ;;
+      echo "$PG_URL${sep}schema=bench_${1//-/_}_$$" ;;
   esac
+}
+
+# Drops a run's schema (psql permitting); SQLite files stay in $WORK until the next run.
+drop_store() { # location
+  if [ "$STORE" = postgres ] && command -v psql >/dev/null; then
+    psql -q "${PG_URL}" -c "DROP SCHEMA IF EXISTS \"${1##*schema=}\" CASCADE" 2>/dev/null || true
+  fi
 }
 
 start_server() { # impl store-location log
@@ -131,6 +138,7 @@ for rep in $(seq 1 "$REPEATS"); do
       measure "$STORE" "$impl" list "$rep" "$log.list.wrk"
       measure "$STORE" "$impl" create "$rep" "$log.create.wrk"
       stop_server
+      drop_store "$location"
       grep '^stall' "$log.server.log" | sed "s/^/$STORE $impl $rep: /" | tee -a "$WORK/stalls.txt"
     done
   done
@@ -177,6 +185,7 @@ if [ "$SOAK" -gt 0 ]; then
   wait $WRK
   peak=$(hwm_kb)
   stop_server
+  drop_store "$location"
   echo
   echo "Soak: ${SOAK}s of three lists to one create on the Core Data server ($SOAK_STORE), RSS every 10 s (MiB):"
   awk '{printf "%s:%.1f ", $1, $2/1024} END {print ""}' "$WORK/soak.rss"

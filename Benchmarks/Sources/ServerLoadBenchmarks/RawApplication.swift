@@ -128,6 +128,10 @@ struct SeedBooks: Sequence, IteratorProtocol {
     private var index = 0
     let count: Int
 
+    init(count: Int) {
+        self.count = count
+    }
+
     mutating func next() -> (id: UUID, title: String, author: String, year: Int, rating: Double?, createdAt: Date)? {
         guard index < count else { return nil }
         index += 1

@@ -2,15 +2,20 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The raw PostgreSQL side: a `PostgresClient` configured as the store's pool (at most 8
 /// connections, no TLS, `search_path` the URL's schema as a startup parameter, on NIO's shared
 /// event loops), called straight from the handlers. Every statement is the text the server logged
-/// for the store (`log_statement = all`).
+/// for the store (`log_statement = all`); primary keys come in blocks of 128, as the store reserves
+/// them (`PostgreSQLRowStore.keyBlockSize`).
 final class RawPostgresBooks: RawBooks {
     private let client: PostgresClient
     private let entity: Int64
     private let logger: Logger
+    /// The keys reserved and not yet handed out.
+    private let reservedKeys = Mutex<ClosedRange<Int64>?>(nil)
+    static let keyBlockSize: Int64 = 128
 
     static let select =
         #"SELECT t0."Z_PK", t0."Z_ENT", t0."Z_OPT", t0."ZYEAR", t0."ZCREATEDAT", t0."ZRATING", t0."ZAUTHOR", t0."ZTITLE", t0."ZID" "#
@@ -79,7 +84,7 @@ final class RawPostgresBooks: RawBooks {
         // As the store's save: the key allocated by one statement of its own, then a transaction
         // that checks the uniqueness constraint on id and inserts.
         let book = BookDTO(id: UUID(), title: new.title, author: new.author, year: new.year, rating: new.rating, createdAt: Date())
-        let key = try await allocateKeys(1)
+        let key = try await nextKey()
         try await client.withConnection { connection in
             try await self.execute("BEGIN ISOLATION LEVEL READ COMMITTED", on: connection)
             do {
@@ -120,6 +125,25 @@ final class RawPostgresBooks: RawBooks {
     }
 
     // MARK: - Statements
+
+    /// A key of the reserved block, reserving a new block when it is used up.
+    private func nextKey() async throws -> Int64 {
+        if let key = takeKey() { return key }
+        let last = try await allocateKeys(Self.keyBlockSize)
+        let block = (last - Self.keyBlockSize + 1)...last
+        // Two requests may reserve a block at once: the later one's is kept, the other's rest left
+        // unused (gaps, as the store leaves).
+        reservedKeys.withLock { $0 = block.count > 1 ? (block.lowerBound + 1)...block.upperBound : nil }
+        return block.lowerBound
+    }
+
+    private func takeKey() -> Int64? {
+        reservedKeys.withLock { range in
+            guard let current = range else { return nil }
+            range = current.count > 1 ? (current.lowerBound + 1)...current.upperBound : nil
+            return current.lowerBound
+        }
+    }
 
     private func allocateKeys(_ count: Int64) async throws -> Int64 {
         var binds = PostgresBindings()

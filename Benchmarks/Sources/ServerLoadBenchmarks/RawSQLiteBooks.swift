@@ -79,14 +79,7 @@ final class RawSQLiteBooks: RawBooks, @unchecked Sendable {
             do {
                 let clash = try self.rows("SELECT Z_PK, Z_ENT FROM ZBOOK WHERE ZID = ?", [.uuid(book.id)]) { _ in () }
                 guard clash.isEmpty else { throw HTTPError(.conflict) }
-                try self.rows(
-                    Self.insert,
-                    [
-                        .int(key), .int(self.entity), .int(1), .text(book.author),
-                        .double(book.createdAt.timeIntervalSinceReferenceDate), .uuid(book.id),
-                        book.rating.map { .double($0) } ?? .null, .text(book.title), .int(Int64(book.year)),
-                    ]
-                ) { _ in () }
+                try self.rows(Self.insert, self.insertValues(key, book)) { _ in () }
                 try self.rows("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX < ?", [.int(key), .int(self.entity), .int(key)]) { _ in () }
                 try self.execute("COMMIT")
             } catch {
@@ -105,17 +98,20 @@ final class RawSQLiteBooks: RawBooks, @unchecked Sendable {
         var key = max.first ?? 0
         for book in SeedBooks(count: count) {
             key += 1
-            try rows(
-                Self.insert,
-                [
-                    .int(key), .int(entity), .int(1), .text(book.author), .double(book.createdAt.timeIntervalSinceReferenceDate),
-                    .uuid(book.id), book.rating.map { .double($0) } ?? .null, .text(book.title), .int(Int64(book.year)),
-                ]
-            ) { _ in () }
+            let dto = BookDTO(
+                id: book.id, title: book.title, author: book.author, year: book.year, rating: book.rating, createdAt: book.createdAt)
+            try rows(Self.insert, insertValues(key, dto)) { _ in () }
         }
         try rows("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.int(key), .int(entity)]) { _ in () }
         try execute("COMMIT")
         try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// The values of the store's INSERT, in its order.
+    private func insertValues(_ key: Int64, _ book: BookDTO) -> [Value] {
+        let rating: Value = book.rating.map { .double($0) } ?? .null
+        let createdAt: Value = .double(book.createdAt.timeIntervalSinceReferenceDate)
+        return [.int(key), .int(entity), .int(1), .text(book.author), createdAt, .uuid(book.id), rating, .text(book.title), .int(Int64(book.year))]
     }
 
     // MARK: - The C API

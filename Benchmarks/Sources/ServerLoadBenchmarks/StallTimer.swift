@@ -9,6 +9,7 @@ import Synchronization
 final class StallTimer: Sendable {
     /// What one loop's ticks saw, in nanoseconds.
     struct Lateness: Sendable {
+        var last = NIODeadline.now()
         var ticks = 0
         var maximum: Int64 = 0
         var total: Int64 = 0
@@ -18,23 +19,26 @@ final class StallTimer: Sendable {
         var over100ms = 0
     }
 
+    /// One loop's figures, touched by its ticks (on the loop) and by `report()`.
+    final class Loop: Sendable {
+        let lateness = Mutex(Lateness())
+    }
+
     static let period = TimeAmount.milliseconds(10)
-    private let loops: [Mutex<Lateness>]
+    private let loops: [Loop]
     private let tasks: [RepeatedTask]
 
     init(group: MultiThreadedEventLoopGroup) {
         let eventLoops = Array(group.makeIterator())
-        let loops = eventLoops.map { _ in Mutex(Lateness()) }
+        let loops = eventLoops.map { _ in Loop() }
         self.loops = loops
-        tasks = eventLoops.enumerated().map { index, loop in
-            let last = Mutex(NIODeadline.now())
-            return loop.scheduleRepeatedTask(initialDelay: Self.period, delay: Self.period) { _ in
+        tasks = zip(eventLoops, loops).map { eventLoop, loop in
+            eventLoop.scheduleRepeatedTask(initialDelay: Self.period, delay: Self.period) { _ in
                 let now = NIODeadline.now()
-                let late = last.withLock { last in
-                    defer { last = now }
-                    return max(0, (now - last - Self.period).nanoseconds)
-                }
-                loops[index].withLock { stats in
+                loop.lateness.withLock { stats in
+                    // The next tick is scheduled `period` after this one ran.
+                    let late = max(0, (now - stats.last - Self.period).nanoseconds)
+                    stats.last = now
                     stats.ticks += 1
                     stats.total += late
                     stats.maximum = max(stats.maximum, late)
@@ -49,7 +53,7 @@ final class StallTimer: Sendable {
     /// One line per event loop: `stall loop=0 ticks=… max_ms=… mean_ms=… over10ms=… over50ms=… over100ms=…`.
     func report() -> String {
         loops.enumerated().map { index, loop in
-            let stats = loop.withLock { $0 }
+            let stats = loop.lateness.withLock { $0 }
             let mean = stats.ticks == 0 ? 0 : Double(stats.total) / Double(stats.ticks) / 1e6
             return "stall loop=\(index) ticks=\(stats.ticks) max_ms=\(String(format: "%.1f", Double(stats.maximum) / 1e6))"
                 + " mean_ms=\(String(format: "%.2f", mean)) over10ms=\(stats.over10ms) over50ms=\(stats.over50ms)"

@@ -2,6 +2,7 @@ import BookServer
 import Foundation
 import Hummingbird
 import Logging
+import NIOPosix
 
 // The servers of the load benchmark, one per process (so memory is measured per server), driven
 // by ../../server-load.sh with wrk on loopback:
