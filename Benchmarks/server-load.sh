@@ -112,8 +112,8 @@ def ms(value):
     return float(number) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
 requests = int(re.search(r"(\d+) requests in", text).group(1))
-p50 = ms(re.search(r"50%\s+(\S+)", text).group(1))
-p99 = ms(re.search(r"99%\s+(\S+)", text).group(1))
+p50 = ms(re.search(r"^\s+50%\s+(\S+)", text, re.M).group(1))
+p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
 bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 errors = re.search(r"Socket errors: (.*)", text)
 failed = int(bad.group(1)) if bad else 0
