@@ -18,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The PostgreSQL benchmark's baseline: the same SQL run and decoded by hand through postgres-nio.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The server load benchmark: the example app, and Hummingbird for the raw servers beside it.
+        .package(path: "../Examples/BookServer"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // What the programs share: the company model of the fetch benchmarks (with its classes),
@@ -64,6 +68,18 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // `swift build -c release --product ServerLoadBenchmarks && ./server-load.sh`: the example
+        // BookServer's list and create endpoints under wrk's HTTP load on loopback, on SQLite and on
+        // PostgreSQL, against the same routes written on the raw SQLite C API and on postgres-nio.
+        .executableTarget(
+            name: "ServerLoadBenchmarks",
+            dependencies: [
+                .product(name: "BookServer", package: "BookServer"), "RawSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ],

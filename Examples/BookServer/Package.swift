@@ -7,7 +7,10 @@ let package = Package(
     name: "BookServer",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "book-server", targets: ["book-server"])
+        .executable(name: "book-server", targets: ["book-server"]),
+        // The app as a library: Benchmarks/ServerLoadBenchmarks serves it in its own process
+        // (`buildApplication`, unchanged) with a stall timer on its event loops.
+        .library(name: "BookServer", targets: ["BookServer"]),
     ],
     dependencies: [
         // OpenCoreData itself, as `import CoreData`.
