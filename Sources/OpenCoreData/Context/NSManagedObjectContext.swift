@@ -243,7 +243,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// with Apple's): return object IDs or values, not managed objects.
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () -> T) async -> T {
-        await withUnsafeContinuation { continuation in
+        await withCheckedContinuation { continuation in
             enqueue {
                 let value = block()
                 self.processPendingChanges()
@@ -255,7 +255,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Runs a throwing `block` on the context's queue and returns its result.
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withUnsafeThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             enqueue {
                 let result = Result { try block() }
                 self.processPendingChanges()

@@ -44,7 +44,7 @@ extension NSPersistentStoreCoordinator {
     /// - Returns: What `block` returns.
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () -> T) async -> T {
-        await withUnsafeContinuation { continuation in
+        await withCheckedContinuation { continuation in
             perform { continuation.resume(returning: UncheckedBox(block())) }
         }.value
     }
@@ -58,7 +58,7 @@ extension NSPersistentStoreCoordinator {
     /// - Throws: What `block` throws.
     @preconcurrency
     public func perform<T>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withUnsafeThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             perform { continuation.resume(with: Result { try block() }.map(UncheckedBox.init)) }
         }.value
     }
