@@ -10,9 +10,9 @@
 /// The SQL stores record each statement as it starts running (`record(_:)` on `current`); with
 /// no log bound, that is one task-local read per statement.
 package final class StoreStatementLog: @unchecked Sendable {
-    // @unchecked Sendable: bound for the length of one synchronous store call and written only on
-    // the thread making it (the SQL stores send their statements from the calling thread); read
-    // after the call.
+    // @unchecked Sendable: bound for the length of one synchronous store call and written only
+    // while that call runs, on its thread or on the thread of the caller holding the store's lock
+    // (`CombiningLock` carries the log there, and the caller waits); read after the call.
 
     /// The log statements go to now, if an operation is being traced.
     @TaskLocal package static var current: StoreStatementLog?

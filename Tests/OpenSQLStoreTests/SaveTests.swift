@@ -120,3 +120,99 @@ import Testing
         #expect(answers.first == #"[OpenStoreCore.StoreValue.string("A")] [2/p4] existing 1/p1; [OpenStoreCore.StoreValue.string("E")] [1/p5, 1/p6] existing none"#)
     }
 }
+
+/// Saves queued behind a busy SQLite store commit together: one transaction and one `COMMIT` for
+/// the group, each save in a savepoint of its own, so a refused save leaves the others saved.
+@Suite struct SQLiteGroupCommitTests {
+    @Test func queuedSavesShareOneCommitAndARefusalUndoesOnlyItsOwn() throws {
+        let folder = try TemporaryFolder()
+        let capture = LogCapture()
+        let store = try SQLiteRowStore.open(
+            at: folder.file("Cars.sqlite"), schema: SQLiteSaveTests.schema, readOnly: false, modelVersionHashes: [:],
+            trace: SQLTrace(level: 1, logger: capture.logger))
+        try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(1, "A")]))
+        // A prepared save holds the store's lock; four saves queue behind it, the third taking
+        // a plate the first one takes too.
+        let held = try store.prepare(SaveChanges(inserted: [SQLiteSaveTests.car(2, "B")]))
+        capture.clear()
+        let plates = ["C", "D", "C", "E"]
+        let outcomes = Outcomes(count: plates.count)
+        let done = DispatchGroup()
+        for (index, plate) in plates.enumerated() {
+            done.enter()
+            Thread.detachNewThread {
+                outcomes.set(
+                    index, Result { try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(Int64(10 + index), plate)])) })
+                done.leave()
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while store.testingQueuedCalls < index + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            #expect(store.testingQueuedCalls == index + 1)
+        }
+        try held.commit()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+
+        // The prepared save's COMMIT, then one transaction for the four.
+        #expect(capture.statements.filter { $0 == "COMMIT" }.count == 2)
+        #expect(capture.statements.filter { $0 == "BEGIN IMMEDIATE" }.count == 1)
+        #expect(capture.statements.filter { $0 == "SAVEPOINT save" }.count == 4)
+        #expect(capture.statements.filter { $0 == "ROLLBACK TO save" }.count == 1)
+        let results = outcomes.values
+        #expect(results.map { (try? $0?.get()) != nil } == [true, true, false, true])
+        if case .failure(let error as SaveConflictError)? = results[2] {
+            #expect(error.constraintConflicts.map(\.existing?.key) == [ObjectKey(entityID: 1, primaryKey: 10)])
+        } else {
+            Issue.record("the third save was not refused for its plate: \(String(describing: results[2]))")
+        }
+        let keys = [1, 2, 10, 11, 12, 13].map { ObjectKey(entityID: 1, primaryKey: Int64($0)) }
+        #expect(try store.rows(for: keys).map(\.key.primaryKey) == [1, 2, 10, 11, 13])
+        // And a new connection sees them: they were committed.
+        let reopened = try SQLiteRowStore.open(
+            at: folder.file("Cars.sqlite"), schema: SQLiteSaveTests.schema, readOnly: true, modelVersionHashes: [:])
+        #expect(try reopened.rows(for: keys).map(\.values.first) == ["A", "B", "C", "D", "E"].map { .string($0) })
+    }
+
+    /// A `COMMIT` that fails reaches every save of its group that had written.
+    @Test func aFailedGroupCommitFailsEverySaveInIt() throws {
+        let folder = try TemporaryFolder()
+        let store = try SQLiteRowStore.open(
+            at: folder.file("Cars.sqlite"), schema: SQLiteSaveTests.schema, readOnly: false, modelVersionHashes: [:])
+        let held = try store.prepare(SaveChanges(inserted: [SQLiteSaveTests.car(1, "A")]))
+        let outcomes = Outcomes(count: 3)
+        let done = DispatchGroup()
+        for index in 0..<3 {
+            done.enter()
+            Thread.detachNewThread {
+                outcomes.set(
+                    index,
+                    Result { try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(Int64(10 + index), "P\(index)")])) })
+                done.leave()
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while store.testingQueuedCalls < index + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        }
+        // SQLITE_FULL reported by every COMMIT (after it ran): the prepared save's, then the
+        // group's, which all three saves get.
+        store.testingCommitResult = 13
+        #expect(throws: (any Error).self) { try held.commit() }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        store.testingCommitResult = nil
+        let codes = outcomes.values.map { outcome -> Int? in
+            guard case .failure(let error as NSError)? = outcome else { return nil }
+            return error.userInfo["NSSQLiteErrorDomain"] as? Int
+        }
+        #expect(codes == [13, 13, 13])
+    }
+}
+
+/// Results set from several threads, read after they finished.
+private final class Outcomes: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is used only with `lock` held.
+    private let lock = NSLock()
+    private var stored: [Result<Void, any Error>?]
+
+    init(count: Int) { stored = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<Void, any Error>) { lock.withLock { stored[index] = result } }
+    var values: [Result<Void, any Error>?] { lock.withLock { stored } }
+}

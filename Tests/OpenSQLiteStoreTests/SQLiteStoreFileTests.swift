@@ -54,7 +54,7 @@ import Testing
         #expect(try store.rows(entityIDs: [Library.book, Library.graphicNovel]).map(\.key.primaryKey) == [1, 2])
         // Z_MAX follows the keys used; reserving continues after them.
         #expect(try store.primaryKeys().map(\.max) == [1, 2, 0, 2, 1])
-        #expect(try store.newPrimaryKeys(forEntity: Library.graphicNovel, count: 2) == [3, 4])
+        #expect(try SQLiteRowStore(file: store, isReadOnly: false).newPrimaryKeys(forEntity: Library.graphicNovel, count: 2) == [3, 4])
         #expect(try store.primaryKeys()[1].max == 4)
 
         // Reopened read-only: same rows, same metadata.

@@ -118,12 +118,6 @@ package final class SQLiteStoreFile {
         try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
     }
 
-    /// Reserves primary keys for new rows of an entity's hierarchy (raises the root's `Z_MAX`).
-    package func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64] {
-        let root = layout.entityNumber(of: layout.table(of: entityID).rootID)
-        return try connection.transaction { try AppleSQLPrimaryKeys.reserve(count, forRoot: root, in: connection) }
-    }
-
     /// Replaces the metadata (in one transaction).
     package func setMetadata(_ metadata: AppleSQLMetadata) throws {
         try connection.transaction { try metadata.write(to: connection) }
