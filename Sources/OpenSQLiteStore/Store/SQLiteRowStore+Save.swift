@@ -118,9 +118,8 @@ extension SQLiteRowStore {
             "SQLite rolled back the save's transaction after an error in \(path); nothing was saved", path: path)
     }
 
-    /// Commits the transaction `write(_:)` left open (step 3 of `save(_:)`); the caller holds
-    /// the lock.
-    /// `injectingFailure`: false spares this `COMMIT` the test hook `testingCommitResult` (a
+    /// Commits the transaction `write(_:inSavepoint:)` left open (its step 3); the caller holds
+    /// the lock. `injectingFailure`: false spares this `COMMIT` the test hook `testingCommitResult` (a
     /// group of key reservations only).
     func commitWritten(injectingFailure: Bool = true) throws {
         let connection = file.connection
