@@ -317,8 +317,17 @@ package final class SQLiteStatement {
 
     // MARK: - Errors
 
+    /// The error of a failed step: SQLite's, or, when one of the store's SQL functions failed
+    /// (a `MATCHES` pattern that is not a regular expression), the error the in-memory store
+    /// throws for it: `NSPersistentStoreOperationError` with the function's error underneath.
     private func failure(_ result: Int32) -> NSError {
-        SQLiteStoreError.sqlite(SQLiteConnection.errorMessage(database), resultCode: result, sql: sql, path: path)
+        let message = SQLiteConnection.errorMessage(database)
+        if result & 0xFF == SQLITE_ERROR, let functionError = SQLiteFunctions.takeFailure(message: message) {
+            return SQLStoreError.make(
+                code: SQLStoreError.operationCode, reason: "Can't evaluate the predicate: \(message)", path: path,
+                extra: [NSUnderlyingErrorKey: functionError, "SQL": sql])
+        }
+        return SQLiteStoreError.sqlite(message, resultCode: result, sql: sql, path: path)
     }
 }
 

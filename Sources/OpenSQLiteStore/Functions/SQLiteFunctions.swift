@@ -18,7 +18,9 @@ import OpenSQLStore
 /// The tests answer 0 when an operand is NULL or not text (as predicates answer false for a
 /// non-string operand), so they never make a condition NULL. `ocd_matches` with a pattern
 /// that is not a regular expression is an SQL error (`sqlite3_result_error`) carrying the
-/// message the in-memory engine throws, so the statement, and the fetch, fail as Apple's raise.
+/// message the in-memory engine throws, so the statement, and the fetch, fail as Apple's raise;
+/// the statement then throws the in-memory store's error for it (`NSPersistentStoreOperationError`
+/// with the predicate's error underneath, see `SQLiteStatement.step()`).
 enum SQLiteFunctions {
     /// The operator of each test function.
     static let tests: [(name: String, operatorType: NSComparisonPredicate.Operator)] = [
@@ -74,6 +76,23 @@ enum SQLiteFunctions {
 
     static func regexTest(flags: Int64) -> (String, String) -> Result<Bool, NSError> {
         regexTests[Int(flags & 3)]
+    }
+
+    private static let failureKey = "OpenSQLiteStore.SQLiteFunctions.failure"
+
+    /// Keeps the error a function reported to SQLite (`sqlite3_result_error` takes a message
+    /// only), for the statement that fails with it on this thread (`takeFailure(message:)`).
+    static func recordFailure(_ error: NSError) {
+        Thread.current.threadDictionary[failureKey] = error
+    }
+
+    /// The error a function reported on this thread, if SQLite's message for the failed step is
+    /// its message; forgotten either way.
+    static func takeFailure(message: String) -> NSError? {
+        let dictionary = Thread.current.threadDictionary
+        guard let error = dictionary[failureKey] as? NSError else { return nil }
+        dictionary.removeObject(forKey: failureKey)
+        return error.localizedDescription == message ? error : nil
     }
 }
 
@@ -133,6 +152,7 @@ private func regexFunction(context: OpaquePointer?, count: Int32, values: Unsafe
     case .success(let matched):
         sqlite3_result_int(context, matched ? 1 : 0)
     case .failure(let error):
+        SQLiteFunctions.recordFailure(error)
         sqlite3_result_error(context, error.localizedDescription, -1)
     }
 }

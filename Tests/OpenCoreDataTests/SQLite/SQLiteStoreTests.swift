@@ -129,7 +129,7 @@ import Testing
     /// `MATCHES` with a pattern that is not a regular expression: `fetch` and `count(for:)`
     /// throw in both stores, over saved rows (SQL's `ocd_matches` reports an error) and over
     /// pending inserts (the in-memory engine), naming the pattern, where they used to answer
-    /// "nothing matches" (issue 17).
+    /// "nothing matches" (issue 17); with the same `NSPersistentStoreOperationError` from both.
     @Test func invalidRegularExpressionThrowsFromEveryStore() throws {
         let folder = try TemporaryFolder()
         for (type, url) in [(NSSQLiteStoreType, folder.url.appendingPathComponent("Regex.sqlite")), (NSInMemoryStoreType, nil)] {
@@ -147,6 +147,12 @@ import Testing
                 } catch {
                     #expect("\(error)".contains("Can't do regex matching"), "\(type): \(error)")
                     #expect("\(error)".contains("\"(\""), "\(type): \(error)")
+                    // The same error from both stores: the request could not be run, with the
+                    // predicate's error underneath.
+                    let nsError = error as NSError
+                    #expect(nsError.domain == NSCocoaErrorDomain && nsError.code == NSPersistentStoreOperationError, "\(type)")
+                    let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError
+                    #expect(underlying?.localizedDescription.hasPrefix("Can't do regex matching") == true, "\(type)")
                 }
                 request.predicate = NSPredicate(format: "title MATCHES %@", "(S|L).*")
                 #expect(try stack.context.fetch(request).count == 2)

@@ -144,10 +144,13 @@ struct BookStore: Sendable {
     }
 
     /// Whether a fetch failed because of what the client asked for: a key the model lacks
-    /// (`NSCoreDataError`, naming the key and the entity) or a request no store can run
-    /// (`NSPersistentStoreUnsupportedRequestTypeError`, naming the part).
+    /// (`NSCoreDataError`, naming the key and the entity), a request no store can run
+    /// (`NSPersistentStoreUnsupportedRequestTypeError`, naming the part), or a predicate the
+    /// store could not evaluate (`NSPersistentStoreOperationError` with the predicate's error
+    /// underneath: a `MATCHES` pattern that is not a regular expression).
     private static func isBadRequest(_ error: NSError) -> Bool {
-        error.domain == NSCocoaErrorDomain
-            && [NSCoreDataError, NSPersistentStoreUnsupportedRequestTypeError].contains(error.code)
+        guard error.domain == NSCocoaErrorDomain else { return false }
+        if error.code == NSPersistentStoreOperationError { return error.userInfo[NSUnderlyingErrorKey] is NSError }
+        return [NSCoreDataError, NSPersistentStoreUnsupportedRequestTypeError].contains(error.code)
     }
 }

@@ -145,6 +145,7 @@ struct RouteTests {
                 ([("where", "pages > 100")], "pages"),
                 ([("where", "year > $MIN")], "'MIN'"),
                 ([("where", "FUNCTION(title, 'reversed') == 'x'")], "FUNCTION"),
+                ([("where", "title MATCHES '('")], "Can't do regex matching"),
                 ([("sort", "pages")], "pages"),
                 ([("sort", "year,,title")], "empty key"),
                 ([("limit", "lots")], "limit"),
