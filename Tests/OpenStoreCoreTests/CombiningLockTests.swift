@@ -13,13 +13,8 @@ import Testing
         let order = Recorder()
         let done = DispatchGroup()
         lock.lock()
-        for number in 0..<8 {
-            done.enter()
-            Thread.detachNewThread {
-                lock.withLock { order.append(number) }
-                done.leave()
-            }
-            try waitUntil { lock.waitingCount == number + 1 }
+        try queueCallers(Array(0..<8), behind: lock, in: done) { number in
+            lock.withLock { order.append(number) }
         }
         #expect(order.numbers.isEmpty)
         lock.unlock()
@@ -64,13 +59,8 @@ import Testing
         let done = DispatchGroup()
         let callers = CombiningLock.combinedLimit * 2 + 3
         lock.lock()
-        for number in 0..<callers {
-            done.enter()
-            Thread.detachNewThread {
-                lock.withLock { order.append(number) }
-                done.leave()
-            }
-            try waitUntil { lock.waitingCount == number + 1 }
+        try queueCallers(Array(0..<callers), behind: lock, in: done) { number in
+            lock.withLock { order.append(number) }
         }
         lock.unlock()
         #expect(done.wait(timeout: .now() + 30) == .success)
@@ -156,6 +146,26 @@ import Testing
     }
 }
 
+/// Starts a thread for each of `callers`, in order, each running `call` with it, and waits
+/// until each is queued behind the held `lock` before starting the next; `done` is left when
+/// each call returns.
+private func queueCallers<Caller: Sendable>(
+    _ callers: [Caller], behind lock: CombiningLock, in done: DispatchGroup, _ call: @escaping @Sendable (Caller) -> Void
+) throws {
+    for (index, caller) in callers.enumerated() {
+        done.enter()
+        Thread.detachNewThread {
+            call(caller)
+            done.leave()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while lock.waitingCount < index + 1 {
+            guard Date() < deadline else { throw CancellationError() }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+}
+
 /// Numbers appended from several threads.
 private final class Recorder: @unchecked Sendable {
     // @unchecked Sendable: `storage` is used only with `lock` held.
@@ -181,18 +191,12 @@ private final class Box: @unchecked Sendable {
         let done = DispatchGroup()
         let commit: () throws -> Void = { events.append("commit") }
         lock.lock()
-        for number in 0..<3 {
-            done.enter()
-            Thread.detachNewThread {
-                let value = try? lock.withLock(committing: commit) {
-                    events.append("body \(number)")
-                    return number * 10
-                }
-                events.append("returned \(value.map(String.init) ?? "nil")")
-                done.leave()
+        try queueCallers(Array(0..<3), behind: lock, in: done) { number in
+            let value = try? lock.withLock(committing: commit) {
+                events.append("body \(number)")
+                return number * 10
             }
-            let deadline = Date().addingTimeInterval(30)
-            while lock.waitingCount < number + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            events.append("returned \(value.map(String.init) ?? "nil")")
         }
         lock.unlock()
         #expect(done.wait(timeout: .now() + 30) == .success)
@@ -214,19 +218,13 @@ private final class Box: @unchecked Sendable {
             throw DiskFull()
         }
         lock.lock()
-        for number in 0..<2 {
-            done.enter()
-            Thread.detachNewThread {
-                do {
-                    try lock.withLock(committing: commit) { if number == 0 { throw Refused() } }
-                    events.append("\(number) saved")
-                } catch {
-                    events.append("\(number) \(error is Refused ? "refused" : error is DiskFull ? "disk full" : "?")")
-                }
-                done.leave()
+        try queueCallers(Array(0..<2), behind: lock, in: done) { number in
+            do {
+                try lock.withLock(committing: commit) { if number == 0 { throw Refused() } }
+                events.append("\(number) saved")
+            } catch {
+                events.append("\(number) \(error is Refused ? "refused" : error is DiskFull ? "disk full" : "?")")
             }
-            let deadline = Date().addingTimeInterval(30)
-            while lock.waitingCount < number + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
         }
         lock.unlock()
         #expect(done.wait(timeout: .now() + 30) == .success)
@@ -247,18 +245,12 @@ private final class Box: @unchecked Sendable {
         let commit: () throws -> Void = { events.append("commit") }
         lock.lock()
         let bodies: [(String, Bool)] = [("save 1", true), ("read", false), ("save 2", true)]
-        for (index, (name, grouped)) in bodies.enumerated() {
-            done.enter()
-            Thread.detachNewThread {
-                if grouped {
-                    try? lock.withLock(committing: commit) { events.append(name) }
-                } else {
-                    lock.withLock { events.append(name) }
-                }
-                done.leave()
+        try queueCallers(bodies, behind: lock, in: done) { (name, grouped) in
+            if grouped {
+                try? lock.withLock(committing: commit) { events.append(name) }
+            } else {
+                lock.withLock { events.append(name) }
             }
-            let deadline = Date().addingTimeInterval(30)
-            while lock.waitingCount < index + 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
         }
         lock.unlock()
         #expect(done.wait(timeout: .now() + 30) == .success)
