@@ -14,7 +14,7 @@ import Testing
         let folder = try TemporaryFolder()
         let store = try Shelf.store(in: folder)
         let capture = LogCapture()
-        store.file.connection.trace = SQLTrace(level: level, logger: capture.logger)
+        store.trace = SQLTrace(level: level, logger: capture.logger)
         let plan = FetchPlan(
             entityID: Library.page, entityIDs: [Library.page], predicate: NSPredicate(format: "number > 10"), output: .keys)
         guard case .keys(let keys) = try store.execute(plan) else {
@@ -61,7 +61,7 @@ import Testing
         let folder = try TemporaryFolder()
         let store = try Shelf.store(in: folder)
         let capture = LogCapture()
-        store.file.connection.trace = SQLTrace(level: 2, logger: capture.logger)
+        store.trace = SQLTrace(level: 2, logger: capture.logger)
         try store.apply(inserted: [], updated: [], deleted: [Shelf.page(1)])
         let messages = capture.messages
         #expect(messages.first == "sql: BEGIN IMMEDIATE")

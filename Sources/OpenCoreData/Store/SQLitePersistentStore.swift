@@ -17,7 +17,11 @@ import OpenStoreCore
 /// database, and is gone when it is removed.
 ///
 /// Fetches run as one SQL statement where `SQLCompiler` can compile them, in memory otherwise
-/// (`NSPersistentStoreCoordinator.explain(_:in:)` tells which, and why).
+/// (`NSPersistentStoreCoordinator.explain(_:in:)` tells which, and why). On a file in WAL mode
+/// they read with connections of their own, side by side and never waiting for a save:
+/// `NSPersistentStoreConnectionPoolMaxSizeKey` counts them with the store's own connection
+/// (**default:** the machine's active cores, at least 2, plus 1; 1 reads on the store's
+/// connection, one fetch or save at a time).
 ///
 /// `NSSQLitePragmasOption` pragmas are set on the store's connection when it is added
 /// (`journal_mode` also chooses a new file's journal mode: `WAL` unless it says otherwise).
@@ -49,7 +53,9 @@ final class SQLitePersistentStore: RowBackedPersistentStore {
             pragmas: SQLitePersistentStore.pragmas(options?[NSSQLitePragmasOption]),
             tracksHistory: RowBackedPersistentStore.optionFlag(options?[NSPersistentHistoryTrackingKey]),
             checksVersionHashes: !SQLitePersistentStore.flag(options?[NSIgnorePersistentStoreVersioningOption]),
-            trace: Self.sqlTrace(options))
+            trace: Self.sqlTrace(options),
+            readerLimit: (options?[NSPersistentStoreConnectionPoolMaxSizeKey] as? NSNumber).map { max($0.intValue - 1, 0) }
+                ?? SQLiteRowStore.defaultReaderLimit)
         super.init(
             rows: rows, coordinator: coordinator, configurationName: configurationName, url: url, options: options,
             system: "sqlite", namespace: url.lastPathComponent)

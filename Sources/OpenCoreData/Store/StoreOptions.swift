@@ -64,10 +64,12 @@ public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVer
 /// **Differences from Apple:** accepted and ignored: `destroyPersistentStore` never opens the
 /// store, so it always does this.
 public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
-/// Option: the most connections the store opens (an `NSNumber`). The PostgreSQL store's pool
-/// size (**default** 8).
-///
-/// **Differences from Apple:** the SQLite store accepts and ignores it (it has one connection).
+/// Option: the most connections the store opens (an `NSNumber`), and so the number of requests
+/// it runs at once. The PostgreSQL store's pool size (**default** 8). The SQLite store's
+/// connection for saves and, on a file in WAL mode, the read-only connections its fetches run on
+/// side by side (**default:** the machine's active cores, at least 2, plus the one for saves; 1
+/// runs fetches on the connection for saves, one at a time). Apple leaves the default to each
+/// store.
 public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
 
 /// Option: the swift-log `Logger` of the store (a `Logging.Logger`). The SQL stores log each

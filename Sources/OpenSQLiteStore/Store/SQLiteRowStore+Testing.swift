@@ -15,3 +15,11 @@ extension SQLiteRowStore {
     /// Test hook: how many calls wait for the store's lock now.
     package var testingQueuedCalls: Int { lock.waitingCount }
 }
+
+extension SQLiteRowStore {
+    /// Test hook: how many readers are open, how many calls wait for one, and the most open at
+    /// once; nil when the store reads on its own connection (see `readers`).
+    package var testingReaders: (opened: Int, waiting: Int, limit: Int)? {
+        readers.map { ($0.counts.opened, $0.counts.waiting, $0.limit) }
+    }
+}

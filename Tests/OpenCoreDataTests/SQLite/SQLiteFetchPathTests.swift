@@ -18,7 +18,7 @@ import Testing
         try stack.fill()
         let capture = LogCapture()
         let rows = try #require((stack.store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
-        rows.file.connection.trace = SQLTrace(level: 2, logger: capture.logger)
+        rows.trace = SQLTrace(level: 2, logger: capture.logger)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = stack.coordinator
         return (stack, context, capture)
@@ -186,7 +186,7 @@ import Testing
         try context.save()
         let capture = LogCapture()
         let rows = try #require((store as? RowBackedPersistentStore)?.rows as? SQLiteRowStore)
-        rows.file.connection.trace = SQLTrace(level: 2, logger: capture.logger)
+        rows.trace = SQLTrace(level: 2, logger: capture.logger)
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.predicate = NSPredicate(format: "salary > %@", 40_000 as NSNumber)
         request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
