@@ -51,7 +51,8 @@ import OpenStoreCore
 /// order callers ask for it (`CombiningLock`); each reader is used by one call at a time.
 package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     // @unchecked Sendable: every use of the connection and of the store's state is under the
-    // store's lock.
+    // store's lock, except `readers`, set once while the store opens (before it is shared) and
+    // thread-safe itself.
 
     package let file: SQLiteStoreFile
     package let isReadOnly: Bool
