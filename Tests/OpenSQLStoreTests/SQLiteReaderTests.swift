@@ -174,3 +174,20 @@ private final class Locked<Value>: @unchecked Sendable {
     func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
     var current: Value { lock.withLock { value } }
 }
+
+extension SQLiteReaderTests {
+    /// A store that read with its readers leaves its file whole when it goes: the connection for
+    /// saves closes last, so it checkpoints the WAL into the file and removes it, as a store
+    /// without readers does (a copy of the `.sqlite` file alone then has every save).
+    @Test func aClosedStoreLeavesNoWAL() throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try Self.open(folder)
+            try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(1, "A")]))
+            #expect(Self.plates(try store.execute(Self.cars)) == ["A"])
+            #expect(store.testingReaders?.opened == 1)
+        }
+        let wal = folder.file("Cars.sqlite").path + "-wal"
+        #expect(!FileManager.default.fileExists(atPath: wal))
+    }
+}

@@ -101,6 +101,12 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
         self.isReadOnly = isReadOnly
     }
 
+    deinit {
+        // The readers close first: the last connection to a WAL file to close checkpoints it
+        // into the file and removes it, and a reader, read-only, can't.
+        readers = nil
+    }
+
     /// Opens the store at `url`, creating it (with its folder) when there is no file yet, or
     /// when the file is an empty database left by a creation that was interrupted, and the
     /// store is not read-only (see `SQLiteStoreFile+Creation`).
