@@ -28,9 +28,9 @@ package protocol SQLFetchStore: RowStore {
     var layout: AppleSQLLayout { get }
     /// The SQL its database speaks.
     var dialect: SQLDialect { get }
-    /// Runs `body` with a session to the database (SQLite: the connection, under the store's
-    /// lock; PostgreSQL: a pooled connection). Database errors come out as the store's
-    /// `NSError`s.
+    /// Runs `body`, which only reads, with a session to the database (SQLite: one of its
+    /// read-only connections, or its connection under the store's lock; PostgreSQL: a pooled
+    /// connection). Database errors come out as the store's `NSError`s.
     func withSession<T>(_ body: (Session) throws -> T) throws -> T
     /// The store's `NSPersistentStoreUnsupportedRequestTypeError` for a plan with a part no SQL
     /// store runs; `reason` names the part.

@@ -231,13 +231,6 @@ package final class SQLiteRowStore: RowStore, @unchecked Sendable {
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         try lock.withLock(body)
     }
-
-    /// Runs `body`, which only reads, with a reader of its own when the store has them, else with
-    /// the store's connection under its lock.
-    func withReadingConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        if let readers { return try readers.withReader(body) }
-        return try withLock { try body(file.connection) }
-    }
 }
 
 extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
@@ -250,7 +243,8 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// Runs `body`, which only reads, with a reader of its own, or with the store's connection
     /// under its lock when the store has no readers (see `readers`).
     package func withSession<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withReadingConnection(body)
+        if let readers { return try readers.withReader(body) }
+        return try withLock { try body(file.connection) }
     }
 
     package func unsupportedFetchError(_ reason: String) -> Error {
@@ -260,7 +254,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// Runs a compiled plan in its one statement, read straight from SQLite's statement (see
     /// `SQLFetchStore.run(_:plan:)`).
     package func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
-        try withReadingConnection { connection in
+        try withSession { connection in
             let statement = try connection.statement(query.sql)
             defer { statement.reset() }
             try statement.bind(query.arguments)
@@ -297,7 +291,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// Runs a compiled dictionary fetch into `sink`, read straight from SQLite's statement (see
     /// `SQLFetchStore.runDictionaries(_:into:)`).
     package func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
-        try withReadingConnection { connection in
+        try withSession { connection in
             let statement = try connection.statement(compiled.query.sql)
             defer { statement.reset() }
             try statement.bind(compiled.query.arguments)
