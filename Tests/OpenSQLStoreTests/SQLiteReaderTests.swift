@@ -191,3 +191,21 @@ extension SQLiteReaderTests {
         #expect(!FileManager.default.fileExists(atPath: wal))
     }
 }
+
+extension SQLiteReaderTests {
+    /// A statement left on a row keeps its reader's read transaction, and so an old snapshot of
+    /// the file, open: the reader put back ends it, and the next fetch sees a save made since.
+    @Test func aReaderLeftInAReadIsPutBackOnTheFileAsItIsNow() throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.open(folder, readerLimit: 1)
+        try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(1, "A"), SQLiteSaveTests.car(2, "B")]))
+        let open = try store.withSession { connection in
+            let statement = try connection.statement("SELECT ZNUMBERPLATE FROM ZCAR")
+            _ = try statement.step()  // left on its first row, not reset
+            return connection.hasOpenTransaction
+        }
+        #expect(open)
+        try store.apply(SaveChanges(inserted: [SQLiteSaveTests.car(3, "C")]))
+        #expect(Self.plates(try store.execute(Self.cars)) == ["A", "B", "C"])
+    }
+}

@@ -169,6 +169,10 @@ package final class SQLiteConnection {
         for statement in statements.values { statement.reset() }
     }
 
+    /// Whether a transaction is open, a read one included (a statement left on a row keeps one
+    /// open, and with it the snapshot of the file it read).
+    package var hasOpenTransaction: Bool { sqlite3_txn_state(handle, nil) != SQLITE_TXN_NONE }
+
     /// The number of statements in the cache.
     package var cachedStatementCount: Int { statements.count }
 

@@ -62,23 +62,25 @@ final class SQLiteReaderPool: @unchecked Sendable {
 
     /// Runs `body` with a reader of its own (an idle one, a new one, or the first one put back).
     func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let reader = try take()
+        let (reader, trace) = try take()
         defer { putBack(reader) }
         reader.trace = trace
         return try body(reader)
     }
 
-    private func take() throws -> SQLiteConnection {
+    /// A reader, and the trace it logs to now.
+    private func take() throws -> (SQLiteConnection, SQLTrace?) {
         lock.lock()
+        let trace = readerTrace
         if waiting.isEmpty, let reader = idle.popLast() {
             lock.unlock()
-            return reader
+            return (reader, trace)
         }
         if opened < limit {
             opened += 1
             lock.unlock()
             do {
-                return try open()
+                return (try open(), trace)
             } catch {
                 lock.lock()
                 opened -= 1
@@ -91,11 +93,14 @@ final class SQLiteReaderPool: @unchecked Sendable {
         lock.unlock()
         waiter.ready.wait()
         // `putBack(_:)` set it before signalling `ready`.
-        return try waiter.reader ?? take()
+        guard let reader = waiter.reader else { return try take() }
+        return (reader, trace)
     }
 
     private func putBack(_ reader: SQLiteConnection) {
-        reader.resetCachedStatements()
+        // Every statement resets itself when done; one that did not would keep the reader on
+        // an old snapshot of the file, so only then are they all reset.
+        if reader.hasOpenTransaction { reader.resetCachedStatements() }
         lock.lock()
         guard !waiting.isEmpty else {
             idle.append(reader)

@@ -20,6 +20,9 @@ extension SQLiteRowStore {
     /// Test hook: how many readers are open, how many calls wait for one, and the most open at
     /// once; nil when the store reads on its own connection (see `readers`).
     package var testingReaders: (opened: Int, waiting: Int, limit: Int)? {
-        readers.map { ($0.counts.opened, $0.counts.waiting, $0.limit) }
+        readers.map { readers in
+            let counts = readers.counts
+            return (counts.opened, counts.waiting, readers.limit)
+        }
     }
 }
