@@ -68,10 +68,7 @@
         server: String, _ operation: @escaping @Sendable () async throws -> T
     ) throws(PostgreSQLServerError) -> T {
         guard !PostgreSQLEventLoops.onEventLoop else {
-            throw PostgreSQLServerError(
-                .other,
-                message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
-                    + "which would deadlock (that thread must deliver the answer); call it from another thread")
+            throw PostgreSQLServerError.calledOnEventLoop(server: server)
         }
         let box = BlockingResult<T>()
         Task(executorPreference: PostgreSQLEventLoops.executor()) {

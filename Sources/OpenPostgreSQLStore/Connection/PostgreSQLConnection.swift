@@ -101,25 +101,12 @@
 
         /// `COMMIT`, with a lost answer reported as `.commitOutcomeUnknown`.
         func commit() throws {
-            if connection.isClosed {
-                throw PostgreSQLServerError(
-                    .connection,
-                    message: "PostgreSQL at \(database.server): the connection was lost before COMMIT was sent; "
-                        + "the server rolled the transaction back")
-            }
+            if connection.isClosed { throw PostgreSQLServerError.lostBeforeCommit(server: database.server) }
             do {
                 try execute("COMMIT")
             } catch let error as PostgreSQLServerError where error.kind == .connection {
-                throw PostgreSQLServerError(
-                    .commitOutcomeUnknown, sqlState: error.sqlState,
-                    message: "PostgreSQL at \(database.server): the connection was lost while committing; the transaction "
-                        + "may or may not be committed (COMMIT is not sent again). Cause: \(error.message)")
+                throw PostgreSQLServerError.lostWhileCommitting(server: database.server, cause: error)
             }
-        }
-
-        private static func seconds(since start: ContinuousClock.Instant) -> Double {
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
 
         /// Sends one statement (`start` runs it on the connection) and waits for its end: traced
@@ -131,10 +118,7 @@
         ) throws -> T {
             let server = database.server
             guard !PostgreSQLEventLoops.onEventLoop else {
-                throw PostgreSQLServerError(
-                    .other,
-                    message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
-                        + "which would deadlock; call it from another thread (SQL: \(sql))")
+                throw PostgreSQLServerError.calledOnEventLoop(server: server, sql: sql)
             }
             let bindings = try PostgresBindings(storeValues: arguments, sql: sql, server: server)
             guard !connection.isClosed else {
@@ -152,7 +136,7 @@
                 }
             }
             defer {
-                if let started { trace.finished(rows: nil, seconds: Self.seconds(since: started)) }
+                if let started { trace.finished(rows: nil, seconds: started.secondsSince) }
             }
             do {
                 // postgres-nio drops a query written to a connection that has just closed without
@@ -169,6 +153,14 @@
             } catch {
                 throw PostgreSQLServerError.from(error, server: server, sql: sql)
             }
+        }
+    }
+
+    extension ContinuousClock.Instant {
+        /// The seconds from this instant to now.
+        var secondsSince: Double {
+            let elapsed = ContinuousClock.now - self
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
     }
 #endif

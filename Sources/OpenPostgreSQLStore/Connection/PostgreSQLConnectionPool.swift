@@ -25,7 +25,8 @@
     /// waits for Swift concurrency's cooperative thread pool: callers blocked on cooperative threads
     /// (synchronous fetches called from async code) can't starve the work they wait for. A call made
     /// on an event-loop thread throws (`.other`) instead of deadlocking. Statements themselves run
-    /// through postgres-nio's `EventLoopFuture` API and the calling thread waits on the future.
+    /// through postgres-nio's `EventLoopFuture` API and the calling thread waits on the future;
+    /// a transaction planned in full beforehand (`runTransaction`) waits once for all of it.
     ///
     /// **Connections.** `PostgresClient`'s pool opens up to `poolSize` connections on demand; a
     /// connection the server closed (a restart, `pg_terminate_backend`) is dropped from the pool and
@@ -54,8 +55,8 @@
         let trace: SQLTrace?
         /// Connections lent out now, and callers waiting for one (swift-metrics meters
         /// `opencoredata_pool_connections_in_use` and `opencoredata_pool_connections_waiting`).
-        private let inUse: Meter
-        private let waiting: Meter
+        let inUse: Meter
+        let waiting: Meter
         /// Transactions run again after a serialization failure or deadlock
         /// (`opencoredata_transaction_retries_total`).
         private let retries: Counter
@@ -278,10 +279,7 @@
 
         init(client: PostgresClient, server: String, timeout: Duration, poolSize: Int) throws(PostgreSQLServerError) {
             guard !PostgreSQLEventLoops.onEventLoop else {
-                throw PostgreSQLServerError(
-                    .other,
-                    message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
-                        + "which would deadlock (that thread must deliver the answer); call it from another thread")
+                throw PostgreSQLServerError.calledOnEventLoop(server: server)
             }
             let shared = self.shared
             let task = Task(executorPreference: PostgreSQLEventLoops.executor()) {

@@ -67,6 +67,33 @@
             }
         }
 
+        /// A synchronous call made on an event-loop thread (`sql`: the statement it would have run).
+        static func calledOnEventLoop(server: String, sql: String? = nil) -> PostgreSQLServerError {
+            PostgreSQLServerError(
+                .other,
+                message: "PostgreSQL at \(server): a synchronous store call was made on a SwiftNIO event-loop thread, "
+                    + "which would deadlock (that thread must deliver the answer); call it from another thread"
+                    + (sql.map { " (SQL: \($0))" } ?? ""))
+        }
+
+        /// The connection was found closed before `COMMIT` was sent.
+        static func lostBeforeCommit(server: String) -> PostgreSQLServerError {
+            PostgreSQLServerError(
+                .connection,
+                message: "PostgreSQL at \(server): the connection was lost before COMMIT was sent; "
+                    + "the server rolled the transaction back")
+        }
+
+        /// The connection was lost after `COMMIT` was sent, before its answer (`cause`: what
+        /// postgres-nio reported).
+        static func lostWhileCommitting(server: String, cause: PostgreSQLServerError?) -> PostgreSQLServerError {
+            PostgreSQLServerError(
+                .commitOutcomeUnknown, sqlState: cause?.sqlState,
+                message: "PostgreSQL at \(server): the connection was lost while committing; the transaction "
+                    + "may or may not be committed (COMMIT is not sent again)"
+                    + (cause.map { ". Cause: \($0.message)" } ?? ""))
+        }
+
         /// Translates what postgres-nio threw while running `sql` (nil: while connecting) against
         /// the server at `server`.
         static func from(_ error: any Error, server: String, sql: String?) -> PostgreSQLServerError {

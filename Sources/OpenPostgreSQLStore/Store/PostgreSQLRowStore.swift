@@ -312,10 +312,23 @@
 
         /// Runs the save in one transaction, again after a serialization failure, a deadlock or a
         /// unique index refusing a row another save committed meanwhile (`attempts` in all).
+        ///
+        /// A save whose statements can be written before any has run (most can: no persistent
+        /// history, no constraint broken within the save) runs them in one go on the connection's
+        /// event loop, the thread waiting once (`runTransaction`); each is sent when the one
+        /// before has had the answer the save expects (its row found, no stored row with a
+        /// constraint's values). When one has not, the transaction rolls back and the save runs
+        /// again statement by statement, which finds out why.
         private func save(_ changes: SaveChanges, attempts: Int) throws {
             var attempt = 1
+            var planned = changes.history == nil ? plannedStatements(changes) : nil
             while true {
                 do {
+                    if let statements = planned {
+                        if try database.runTransaction(statements) { return }
+                        planned = nil
+                        continue
+                    }
                     try database.withTransaction { connection in
                         try write(changes, session: PostgreSQLSession(connection: connection, statements: statements))
                     }
@@ -337,6 +350,29 @@
                     }
                 }
             }
+        }
+
+        /// The statements of `write(_:session:)` for `changes`, planned as if every row an update
+        /// or delete names is there and no stored row has a constraint's values; nil when the save
+        /// can't be planned so (it breaks a constraint within itself, or a statement needs a
+        /// query's answer).
+        private func plannedStatements(_ changes: SaveChanges) -> [PlannedStatement]? {
+            let plan = PostgreSQLSavePlan(statements: statements)
+            var writer = SQLRowWriter(session: plan, layout: layout)
+            writer.notesUsedKeys = false
+            do {
+                let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
+                    plan.expectNoRows(try writer.keysQuery(of: entityID, slots: slots), values)
+                    return []
+                }
+                guard violations.isEmpty else { return nil }
+                try writer.delete(changes.deleted, expectedVersions: changes.expectedVersions)
+                try writer.insert(changes.inserted)
+                try writer.update(changes.updated, expectedVersions: changes.expectedVersions)
+            } catch {
+                return nil
+            }
+            return plan.planned
         }
 
         /// Rows whose version was not the expected one: the transaction rolls back, then they are

@@ -31,6 +31,52 @@
         }
     }
 
+    /// A save's statements, written by `SQLRowWriter` as to a `PostgreSQLSession` but kept to be run
+    /// later in one go (`PostgreSQLConnection.runTransaction`): a row an `UPDATE` or `DELETE` must
+    /// find is assumed found, and checked when the statement runs. A save that needs an answer
+    /// before it can go on (a query) can't be planned: `query` throws `Unplannable`.
+    final class PostgreSQLSavePlan: SQLSession {
+        struct Unplannable: Error {}
+
+        let statements: PostgreSQLStatements
+        private(set) var planned: [PlannedStatement] = []
+
+        init(statements: PostgreSQLStatements) {
+            self.statements = statements
+        }
+
+        var dialect: SQLDialect { .postgreSQL }
+
+        /// Plans the statement; 0, as no row is known to change yet.
+        func run(_ sql: String, _ arguments: [StoreValue]) -> Int {
+            planned.append(PlannedStatement(sql: statements.finished(sql), arguments: arguments, expectation: .any))
+            return 0
+        }
+
+        /// Plans the statement, expecting it to change a row; true.
+        func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) -> Bool {
+            planned.append(PlannedStatement(sql: statements.finished(sql), arguments: arguments, expectation: .changesRows))
+            return true
+        }
+
+        /// Plans a query expected to find no row (a uniqueness constraint's stored rows).
+        func expectNoRows(_ sql: String, _ arguments: [StoreValue]) {
+            planned.append(PlannedStatement(sql: statements.finished(sql), arguments: arguments, expectation: .returnsNoRows))
+        }
+
+        func query(_ sql: String, _ arguments: [StoreValue], row: (PostgreSQLResultRow) throws -> Void) throws {
+            throw Unplannable()
+        }
+
+        func operationError(_ reason: String) -> Error {
+            PostgreSQLStoreError.operation(reason, store: statements.storeName)
+        }
+
+        func keysExhaustedError(_ reason: String) -> Error {
+            PostgreSQLStoreError.save("Can't save to \(statements.storeName): " + reason, store: statements.storeName)
+        }
+    }
+
     /// The PostgreSQL text of the statements a store runs, made once per SQL text: placeholders
     /// numbered and the layout's names quoted (`SQLDialect.finish(_:identifiers:)`).
     final class PostgreSQLStatements: @unchecked Sendable {

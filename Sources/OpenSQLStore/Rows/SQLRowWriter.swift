@@ -117,12 +117,12 @@ package struct SQLRowWriter<Session: SQLSession> {
             append(statement.bindings, of: row, to: &values)
             values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
             if let expected { values.append(.integer(expected)) }
-            let changes = try session.run(statement.sql, values)
-            if changes == 0, expected != nil {
+            let changed = try session.runExpectingChanges(statement.sql, values)
+            if !changed, expected != nil {
                 conflicts.append(row.key)
                 continue
             }
-            guard changes > 0 else {
+            guard changed else {
                 throw session.operationError(
                     "Can't update \(row.key) (\(layout.schema.entity(row.key.entityID).name)): no such row in \(table.name)")
             }
@@ -147,21 +147,21 @@ package struct SQLRowWriter<Session: SQLSession> {
             }
             let entity = layout.entities[key.entityID - 1]
             let table = layout.tables[entity.table]
-            let changes: Int
+            let changed: Bool
             if let expected = expectedVersions[key] {
-                changes = try session.run(
+                changed = try session.runExpectingChanges(
                     "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
                     [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)])
-                if changes == 0 {
+                if !changed {
                     conflicts.append(key)
                     continue
                 }
             } else {
-                changes = try session.run(
+                changed = try session.runExpectingChanges(
                     "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
                     [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
             }
-            guard changes > 0 else {
+            guard changed else {
                 throw session.operationError(
                     "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)")
             }
@@ -174,6 +174,16 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// `values` (uniqueness constraints; a unique index answers it).
     /// - Throws: `NSPersistentStoreOperationError` when a slot has no column.
     package func keys(of entityID: Int, slots: [Int], values: [StoreValue]) throws -> [ObjectKey] {
+        var keys: [ObjectKey] = []
+        try session.query(try keysQuery(of: entityID, slots: slots), values) { row in
+            guard let id = layout.entityID(forNumber: Int(row.int64(at: 1))) else { return }
+            keys.append(ObjectKey(entityID: id, primaryKey: row.int64(at: 0)))
+        }
+        return keys
+    }
+
+    /// The query of `keys(of:slots:values:)`, with a `?` for each slot's value.
+    package func keysQuery(of entityID: Int, slots: [Int]) throws -> String {
         let entity = layout.entities[entityID - 1]
         var conditions: [String] = []
         for slot in slots {
@@ -185,13 +195,7 @@ package struct SQLRowWriter<Session: SQLSession> {
                     "A uniqueness constraint of \(layout.schema.entity(entityID).name) names a property without a column")
             }
         }
-        let sql = "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
-        var keys: [ObjectKey] = []
-        try session.query(sql, values) { row in
-            guard let id = layout.entityID(forNumber: Int(row.int64(at: 1))) else { return }
-            keys.append(ObjectKey(entityID: id, primaryKey: row.int64(at: 0)))
-        }
-        return keys
+        return "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
     }
 
     /// Removes the join-table rows of an object's many-to-many relationships.

@@ -12,6 +12,10 @@ package protocol SQLSession {
     /// Runs one statement with `arguments` bound; the number of rows it inserted, changed or
     /// deleted.
     @discardableResult func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+    /// Runs an `UPDATE` or `DELETE` of a row that should be there; whether it changed any row.
+    /// **Default:** `run(_:_:)` > 0. A session that answers before the database has (PostgreSQL's
+    /// planned save) answers true and checks the count when the database's answer comes.
+    func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) throws -> Bool
     /// Runs a query with `arguments` bound, calling `row` for each result row, in order; a row
     /// is valid only during its call.
     func query(_ sql: String, _ arguments: [StoreValue], row: (Row) throws -> Void) throws
@@ -20,6 +24,12 @@ package protocol SQLSession {
     /// An `NSPersistentStoreSaveError` naming the store: the primary keys a save needs would
     /// pass `Int64.max`.
     func keysExhaustedError(_ reason: String) -> Error
+}
+
+extension SQLSession {
+    package func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) throws -> Bool {
+        try run(sql, arguments) > 0
+    }
 }
 
 /// One result row of a `SQLSession` query, read by column index (from 0).
