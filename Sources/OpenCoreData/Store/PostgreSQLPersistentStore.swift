@@ -33,9 +33,9 @@
     ///
     /// What runs where: Core Data's API is synchronous; each fetch and save blocks the calling
     /// thread (a context's queue) until the server answers, while the network I/O, and the
-    /// decoding of each result row as it arrives, run on postgres-nio's event loops. A save's
-    /// statements run one after the other on the event loop, the calling thread waiting once for
-    /// the whole transaction. Never call
+    /// decoding of each result row as it arrives, run on postgres-nio's event loops. The thread
+    /// waits once for each statement of a fetch, and once for a whole save (its statements run
+    /// one after the other on the event loop). Never call
     /// the store from an event loop thread (the call fails with an error rather than deadlock).
     ///
     /// **Differences from Apple:** Apple's Core Data has no PostgreSQL store; this type and its

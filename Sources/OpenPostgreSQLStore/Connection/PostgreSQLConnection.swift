@@ -41,54 +41,9 @@
         ///
         /// - Throws: `PostgreSQLServerError` naming the server and the SQL; what `row` throws.
         package func query(_ sql: String, _ arguments: [StoreValue] = [], row: (PostgreSQLResultRow) throws -> Void) throws {
-            try withoutActuallyEscaping(row) { row in
-                let handler = RowHandler(row)
-                // The caller's closure goes with this call, whatever postgres-nio still holds.
-                defer { handler.body = nil }
-                do {
-                    _ = try send(sql, arguments) { connection, query, logger in
-                        connection.query(query, logger: logger) { try handler.handle($0) }
-                    }
-                } catch {
-                    if let thrown = handler.error { throw thrown }
-                    throw error
-                }
-            }
-        }
-
-        /// Hands the rows of one query to the caller's closure as they arrive, on the event loop
-        /// while the calling thread waits (so nothing here runs on two threads at once).
-        private final class RowHandler: @unchecked Sendable {
-            // @unchecked Sendable: used by one thread at a time: the event loop while the caller
-            // waits for the query, then the caller.
-
-            var body: ((PostgreSQLResultRow) throws -> Void)?
-            private var types: [PostgresDataType] = []
-            private var formats: [PostgresFormat] = []
-            private var cells: [ByteBuffer?] = []
-            private var described = false
-            /// What `body` threw.
-            private(set) var error: (any Error)?
-
-            init(_ body: @escaping (PostgreSQLResultRow) throws -> Void) {
-                self.body = body
-            }
-
-            func handle(_ row: PostgresRow) throws {
-                cells.removeAll(keepingCapacity: true)
-                for cell in row {
-                    if !described {
-                        types.append(cell.dataType)
-                        formats.append(cell.format)
-                    }
-                    cells.append(cell.bytes)
-                }
-                described = true
-                do {
-                    try body?(PostgreSQLResultRow(types: types, formats: formats, cells: cells))
-                } catch {
-                    self.error = error
-                    throw error
+            try RowHandler.handing(row) { handler in
+                _ = try send(sql, arguments) { connection, query, logger in
+                    connection.query(query, logger: logger) { try handler.handle($0) }
                 }
             }
         }
@@ -109,24 +64,102 @@
             }
         }
 
-        /// Sends one statement (`start` runs it on the connection) and waits for its end: traced
-        /// (`SQLTrace`: the statement, its bound values, its time) and recorded in the operation's
-        /// `StoreStatementLog`.
+        /// Sends one statement (`start` runs it on the connection) and waits for its end (see
+        /// `PostgreSQLConnectionPool.statement(_:_:)` and `answer(_:on:sql:start:)`).
         private func send<T: Sendable>(
             _ sql: String, _ arguments: [StoreValue],
             _ start: (PostgresConnection, PostgresQuery, Logger) -> EventLoopFuture<T>
         ) throws -> T {
-            let server = database.server
+            let statement = try database.statement(sql, arguments)
+            defer { statement.finished() }
+            guard !connection.isClosed else {
+                throw PostgreSQLServerError(
+                    .connection, message: "PostgreSQL at \(database.server): the connection was lost (SQL: \(sql))")
+            }
+            do {
+                return try database.answer(statement.query, on: connection, sql: sql, start: start).wait()
+            } catch {
+                throw PostgreSQLServerError.from(error, server: database.server, sql: sql)
+            }
+        }
+    }
+
+    /// Hands the rows of one query to the caller's closure as they arrive, on the event loop
+    /// while the calling thread waits (so nothing here runs on two threads at once).
+    final class RowHandler: @unchecked Sendable {
+        // @unchecked Sendable: used by one thread at a time: the event loop while the caller
+        // waits for the query, then the caller.
+
+        var body: ((PostgreSQLResultRow) throws -> Void)?
+        private var types: [PostgresDataType] = []
+        private var formats: [PostgresFormat] = []
+        private var cells: [ByteBuffer?] = []
+        private var described = false
+        /// What `body` threw.
+        private(set) var error: (any Error)?
+
+        private init(_ body: @escaping (PostgreSQLResultRow) throws -> Void) {
+            self.body = body
+        }
+
+        /// Runs `send` with a handler calling `row`, which goes with this call whatever
+        /// postgres-nio still holds; what `row` threw comes out rather than postgres-nio's error.
+        static func handing(_ row: (PostgreSQLResultRow) throws -> Void, _ send: (RowHandler) throws -> Void) throws {
+            try withoutActuallyEscaping(row) { row in
+                let handler = RowHandler(row)
+                defer { handler.body = nil }
+                do {
+                    try send(handler)
+                } catch {
+                    if let thrown = handler.error { throw thrown }
+                    throw error
+                }
+            }
+        }
+
+        func handle(_ row: PostgresRow) throws {
+            cells.removeAll(keepingCapacity: true)
+            for cell in row {
+                if !described {
+                    types.append(cell.dataType)
+                    formats.append(cell.format)
+                }
+                cells.append(cell.bytes)
+            }
+            described = true
+            do {
+                try body?(PostgreSQLResultRow(types: types, formats: formats, cells: cells))
+            } catch {
+                self.error = error
+                throw error
+            }
+        }
+    }
+
+    /// A statement about to be sent: its query with values bound, traced and logged.
+    struct PreparedStatement {
+        let query: PostgresQuery
+        let trace: SQLTrace
+        let started: ContinuousClock.Instant?
+
+        /// Traces the statement's time (at `SQLTrace` level 2).
+        func finished() {
+            if let started { trace.finished(rows: nil, seconds: started.secondsSince) }
+        }
+    }
+
+    extension PostgreSQLConnectionPool {
+        /// `sql` with `arguments` bound, recorded in the operation's `StoreStatementLog` and traced
+        /// (`SQLTrace`: the statement, its bound values; its time when `finished()`).
+        ///
+        /// - Throws: `.other` on an event-loop thread, or for a value PostgreSQL can't hold.
+        func statement(_ sql: String, _ arguments: [StoreValue]) throws(PostgreSQLServerError) -> PreparedStatement {
             guard !PostgreSQLEventLoops.onEventLoop else {
                 throw PostgreSQLServerError.calledOnEventLoop(server: server, sql: sql)
             }
             let bindings = try PostgresBindings(storeValues: arguments, sql: sql, server: server)
-            guard !connection.isClosed else {
-                throw PostgreSQLServerError(
-                    .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
-            }
             StoreStatementLog.current?.record(sql)
-            let trace = database.trace ?? SQLTrace.shared
+            let trace = self.trace ?? SQLTrace.shared
             var started: ContinuousClock.Instant?
             if trace.level > 0 {
                 trace.statement(sql)
@@ -135,24 +168,25 @@
                     started = .now
                 }
             }
-            defer {
-                if let started { trace.finished(rows: nil, seconds: started.secondsSince) }
-            }
-            do {
-                // postgres-nio drops a query written to a connection that has just closed without
-                // ever failing it: the connection's close fails the wait instead. (A query the server
-                // answered with an error before closing has failed with that error by then.)
-                let answer = connection.eventLoop.makePromise(of: T.self)
-                let lost = PostgreSQLServerError(
-                    .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
-                let watcher = database.closeWatcher(for: connection)
-                watcher.begin { answer.fail(lost) }
-                defer { watcher.end() }
-                start(connection, PostgresQuery(unsafeSQL: sql, binds: bindings), database.logger).cascade(to: answer)
-                return try answer.futureResult.wait()
-            } catch {
-                throw PostgreSQLServerError.from(error, server: server, sql: sql)
-            }
+            return PreparedStatement(query: PostgresQuery(unsafeSQL: sql, binds: bindings), trace: trace, started: started)
+        }
+
+        /// Runs `start` on `connection` and gives its answer, or `.connection` when the connection
+        /// closes first: postgres-nio drops a query written to a connection that has just closed
+        /// without ever failing it. (A query the server answered with an error before closing has
+        /// failed with that error by then.)
+        func answer<T: Sendable>(
+            _ query: PostgresQuery, on connection: PostgresConnection, sql: String,
+            start: (PostgresConnection, PostgresQuery, Logger) -> EventLoopFuture<T>
+        ) -> EventLoopFuture<T> {
+            let answer = connection.eventLoop.makePromise(of: T.self)
+            let lost = PostgreSQLServerError(
+                .connection, message: "PostgreSQL at \(server): the connection was lost (SQL: \(sql))")
+            let watcher = closeWatcher(for: connection)
+            watcher.begin { answer.fail(lost) }
+            start(connection, query, logger).cascade(to: answer)
+            answer.futureResult.whenComplete { _ in watcher.end() }
+            return answer.futureResult
         }
     }
 

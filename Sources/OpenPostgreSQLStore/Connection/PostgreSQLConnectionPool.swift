@@ -26,7 +26,8 @@
     /// (synchronous fetches called from async code) can't starve the work they wait for. A call made
     /// on an event-loop thread throws (`.other`) instead of deadlocking. Statements themselves run
     /// through postgres-nio's `EventLoopFuture` API and the calling thread waits on the future;
-    /// a transaction planned in full beforehand (`runTransaction`) waits once for all of it.
+    /// a statement alone (`execute`, `query`) or a transaction planned in full beforehand
+    /// (`runTransaction`) waits once for its lease, its statements and its return to the pool.
     ///
     /// **Connections.** `PostgresClient`'s pool opens up to `poolSize` connections on demand; a
     /// connection the server closed (a restart, `pg_terminate_backend`) is dropped from the pool and
@@ -139,8 +140,15 @@
             let client = PostgresClient(
                 configuration: configuration, eventLoopGroup: PostgreSQLEventLoops.group, backgroundLogger: poolLogger)
             self.client = client
-            // The pool's background work, on an event loop like everything else.
-            runTask = Task(executorPreference: PostgreSQLEventLoops.executor()) { await client.run() }
+            // The pool's background work, on an event loop like everything else. `init` returns
+            // once it has started: a lease asked for before `run()` works, but postgres-nio logs a
+            // warning for it.
+            let started = DispatchSemaphore(value: 0)
+            runTask = Task(executorPreference: PostgreSQLEventLoops.executor()) {
+                started.signal()
+                await client.run()
+            }
+            started.wait()
         }
 
         deinit {

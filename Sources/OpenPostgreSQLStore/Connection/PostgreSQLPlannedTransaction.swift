@@ -58,94 +58,19 @@
                         query: PostgresQuery(unsafeSQL: statement.sql, binds: bindings), expectation: statement.expectation))
             }
             log?.record("COMMIT")
-
-            let waiter = LeasedWaiter(waiting: waiting)
-            let task = Task(executorPreference: PostgreSQLEventLoops.executor()) { [self, steps] in
-                do {
-                    let committed = try await client.withConnection { connection in
-                        guard waiter.leased() else { return false }
-                        inUse.increment()
-                        defer { inUse.decrement() }
-                        let run = TransactionRun(connection: connection, pool: self, steps: steps)
-                        let watcher = closeWatcher(for: connection)
-                        watcher.begin { run.connectionLost() }
-                        defer { watcher.end() }
-                        run.start()
-                        return try await run.outcome.futureResult.get()
-                    }
-                    waiter.finish(.success(committed))
-                } catch {
-                    waiter.finish(.failure(error))
-                }
-            }
-            guard let result = waiter.wait(leaseTimeout: leaseTimeout) else {
-                task.cancel()
-                throw PostgreSQLServerError(
-                    .connection,
-                    message: "PostgreSQL at \(server): no connection became free within \(leaseTimeout) (a pool of \(poolSize))")
-            }
+            let planned = steps
             do {
-                return try result.get()
+                return try withLeasedConnection { connection in
+                    let run = TransactionRun(connection: connection, pool: self, steps: planned)
+                    let watcher = self.closeWatcher(for: connection)
+                    watcher.begin { run.connectionLost() }
+                    run.outcome.futureResult.whenComplete { _ in watcher.end() }
+                    run.start()
+                    return run.outcome.futureResult
+                }
             } catch {
                 throw PostgreSQLServerError.from(error, server: server, sql: nil)
             }
-        }
-    }
-
-    /// The calling thread of `runTransaction`, waiting for the task that runs the transaction;
-    /// counted in the pool's `waiting` meter until a connection is leased or none will be.
-    private final class LeasedWaiter: Sendable {
-        private struct State {
-            var leased = false
-            var abandoned = false
-            var result: Result<Bool, any Error>?
-        }
-
-        private let state = Mutex(State())
-        private let done = DispatchSemaphore(value: 0)
-        private let waiting: Meter
-
-        init(waiting: Meter) {
-            self.waiting = waiting
-            waiting.increment()
-        }
-
-        /// The task has a connection: whether to use it (false when the caller stopped waiting).
-        func leased() -> Bool {
-            state.withLock { state in
-                if !state.abandoned {
-                    state.leased = true
-                    waiting.decrement()
-                }
-                return state.leased
-            }
-        }
-
-        func finish(_ result: Result<Bool, any Error>) {
-            state.withLock { state in
-                if !state.leased && !state.abandoned { waiting.decrement() }
-                state.result = result
-            }
-            done.signal()
-        }
-
-        /// The task's result; nil when no connection was leased within `leaseTimeout` (the task
-        /// then gives back whatever connection it gets without using it).
-        func wait(leaseTimeout: Duration) -> Result<Bool, any Error>? {
-            let (seconds, attoseconds) = leaseTimeout.components
-            let nanoseconds = Int(min(seconds, 1_000_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            if done.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
-                let gaveUp = state.withLock { state in
-                    if !state.leased && state.result == nil {
-                        state.abandoned = true
-                        waiting.decrement()
-                    }
-                    return state.abandoned
-                }
-                if gaveUp { return nil }
-                done.wait()
-            }
-            return state.withLock { $0.result }
         }
     }
 

@@ -91,7 +91,8 @@
             let history = SQLHistory(session: session, layout: layout, tables: tables)
             try history.write(draft)
             let number = try history.lastTransactionNumber() ?? 0
-            try session.connection.notify(channel: historyChannel, payload: String(number))
+            // Delivered when the transaction commits (`PostgreSQLConnection.notify`).
+            try session.run("SELECT pg_notify(?, ?)", [.string(historyChannel), .string(String(number))])
         }
 
         private func requireHistoryTables() throws -> AppleSQLHistoryTables {

@@ -472,12 +472,10 @@
         private func reserveBlock(_ count: Int64, root: Int) throws -> ClosedRange<Int64> {
             var maximum: Int64?
             do {
-                try database.withConnection { connection in
-                    try PostgreSQLSession(connection: connection, statements: statements).query(
-                        "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX",
-                        [.integer(count), .integer(Int64(root))]
-                    ) { maximum = $0.int64(at: 0) }
-                }
+                try PostgreSQLSession(pool: database, statements: statements).query(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX",
+                    [.integer(count), .integer(Int64(root))]
+                ) { maximum = $0.int64(at: 0) }
             } catch let error as PostgreSQLServerError {
                 guard error.sqlState == "22003" else {
                     throw PostgreSQLStoreError.operation(
@@ -497,10 +495,11 @@
 
         // MARK: - Helpers
 
-        /// Runs `body` on a pooled connection as a `SQLSession`.
+        /// Runs `body`, which only reads, with a session whose statements each run on a
+        /// connection leased for it alone (see `PostgreSQLSession`).
         package func withSession<T>(_ body: (PostgreSQLSession) throws -> T) throws -> T {
             do {
-                return try database.withConnection { try body(PostgreSQLSession(connection: $0, statements: statements)) }
+                return try body(PostgreSQLSession(pool: database, statements: statements))
             } catch let error as PostgreSQLServerError {
                 throw PostgreSQLStoreError.operation(
                     "The PostgreSQL store \(storeName) failed: \(error)", store: storeName, underlying: error)

@@ -7,19 +7,45 @@
     /// writers (`SQLRowReader`, `SQLRowWriter`, `SQLRowDecoder`) run on it unchanged: their SQL,
     /// written with `?` and Apple's names, is turned into PostgreSQL's (`$1`, quoted names) once per
     /// text and kept (`PostgreSQLStatements`).
+    ///
+    /// Its statements go to one leased connection (a transaction's), or, for reads, to the pool:
+    /// each statement then runs on a connection leased for it alone, the calling thread waiting
+    /// once (`PostgreSQLConnectionPool.query`). Outside a transaction each statement sees what was
+    /// committed when it started either way.
     package struct PostgreSQLSession: SQLSession {
-        let connection: PostgreSQLConnection
+        enum Target {
+            case connection(PostgreSQLConnection)
+            case pool(PostgreSQLConnectionPool)
+        }
+
+        let target: Target
         let statements: PostgreSQLStatements
+
+        init(connection: PostgreSQLConnection, statements: PostgreSQLStatements) {
+            target = .connection(connection)
+            self.statements = statements
+        }
+
+        init(pool: PostgreSQLConnectionPool, statements: PostgreSQLStatements) {
+            target = .pool(pool)
+            self.statements = statements
+        }
 
         package var dialect: SQLDialect { .postgreSQL }
 
         @discardableResult
         package func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
-            try connection.execute(statements.finished(sql), arguments)
+            switch target {
+            case .connection(let connection): try connection.execute(statements.finished(sql), arguments)
+            case .pool(let pool): try pool.execute(statements.finished(sql), arguments)
+            }
         }
 
         package func query(_ sql: String, _ arguments: [StoreValue], row: (PostgreSQLResultRow) throws -> Void) throws {
-            try connection.query(statements.finished(sql), arguments, row: row)
+            switch target {
+            case .connection(let connection): try connection.query(statements.finished(sql), arguments, row: row)
+            case .pool(let pool): try pool.query(statements.finished(sql), arguments, row: row)
+            }
         }
 
         package func operationError(_ reason: String) -> Error {

@@ -9,10 +9,11 @@
 
     @testable import OpenPostgreSQLStore
 
-    /// `PostgreSQLConnectionPool.runTransaction`: a save's statements planned first, then run in one
-    /// go on the event loop, each sent once the one before has met its expectation.
+    /// The pool's calls that wait once: a statement on a connection leased for it alone
+    /// (`execute`, `query`), and `runTransaction`, a save's statements planned first, then run in
+    /// one go on the event loop, each sent once the one before has met its expectation.
     @Suite(.postgreSQLServer)
-    struct PostgreSQLPlannedTransactionTests {
+    struct PostgreSQLOneWaitTests {
         static func statement(
             _ sql: String, _ arguments: [StoreValue] = [], _ expectation: PlannedStatement.Expectation = .any
         ) -> PlannedStatement {
@@ -46,6 +47,48 @@
                     try session.execute("INSERT INTO t VALUES (1, 'one')")
                 }
                 return try body(database)
+            }
+        }
+
+        @Test func aStatementAloneGivesItsAnswer() throws {
+            try Self.withTable { database in
+                #expect(try database.execute("INSERT INTO t VALUES ($1, $2), ($3, $4)", [.integer(2), .string("two"), .integer(3), .null]) == 2)
+                var rows: [String] = []
+                try database.query("SELECT x, y FROM t WHERE x >= $1 ORDER BY x", [.integer(2)]) { row in
+                    rows.append("\(row.int64(0) ?? -1): \(row.string(1) ?? "NULL")")
+                }
+                #expect(rows == ["2: two", "3: NULL"])
+                #expect(try database.execute("DELETE FROM t WHERE x > $1", [.integer(1)]) == 2)
+                var failure: PostgreSQLServerError?
+                do { try database.execute("SELEC 1") } catch { failure = error as? PostgreSQLServerError }
+                #expect(failure?.kind == .syntax)
+                #expect(failure?.message.contains("SELEC 1") == true)
+                // What the row closure throws comes out as it is; the connection goes back usable.
+                struct Stop: Error {}
+                #expect(throws: Stop.self) { try database.query("SELECT x FROM t") { _ in throw Stop() } }
+                #expect(try Self.rows(database) == ["1: one"])
+            }
+        }
+
+        /// 16 threads, 20 statements each, on a pool of 2: every answer is its own.
+        @Test func manyThreadsShareASmallPool() throws {
+            try Self.withTable(poolSize: 2) { database in
+                let wrong = Mutex(0)
+                let done = DispatchGroup()
+                for thread in 0..<16 {
+                    done.enter()
+                    Thread {
+                        defer { done.leave() }
+                        for step in 0..<20 {
+                            let asked = Int64(thread * 100 + step)
+                            var answer: Int64?
+                            try? database.query("SELECT $1::int8 + 0", [.integer(asked)]) { answer = $0.int64(0) }
+                            if answer != asked { wrong.withLock { $0 += 1 } }
+                        }
+                    }.start()
+                }
+                done.wait()
+                #expect(wrong.withLock { $0 } == 0)
             }
         }
 
@@ -147,19 +190,27 @@
                 }
                 holder.start()
                 holding.wait()
-                var failure: PostgreSQLServerError?
+                var failures: [PostgreSQLServerError?] = []
                 do {
                     _ = try database.runTransaction([Self.statement("SELECT nextval('calls')")])
                 } catch {
-                    failure = error as? PostgreSQLServerError
+                    failures.append(error as? PostgreSQLServerError)
+                }
+                do {
+                    try database.query("SELECT nextval('calls')") { _ in }
+                } catch {
+                    failures.append(error as? PostgreSQLServerError)
                 }
                 release.signal()
-                #expect(failure?.kind == .connection)
-                #expect(failure?.message.contains("no connection became free") == true, "\(String(describing: failure))")
+                #expect(failures.count == 2)
+                for failure in failures {
+                    #expect(failure?.kind == .connection)
+                    #expect(failure?.message.contains("no connection became free") == true, "\(String(describing: failure))")
+                }
                 database.leaseTimeout = .seconds(60)
                 let committed = try database.runTransaction([Self.statement("SELECT nextval('calls')")])
                 #expect(committed)
-                #expect(try Self.calls(database) == 1, "the abandoned call never ran")
+                #expect(try Self.calls(database) == 1, "the abandoned calls never ran")
             }
         }
 
