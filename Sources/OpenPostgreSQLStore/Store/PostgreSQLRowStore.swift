@@ -51,6 +51,8 @@
         package private(set) var metadata: AppleSQLMetadata
         package let isReadOnly: Bool
         let statements: PostgreSQLStatements
+        /// The insert and update statements of the saves, made once per entity.
+        let writeStatements = SQLWriteStatements()
         /// The store's URL without its password.
         package var storeName: String { statements.storeName }
         /// Keys reserved and not handed out yet, by hierarchy root number.
@@ -360,6 +362,7 @@
             let plan = PostgreSQLSavePlan(statements: statements)
             var writer = SQLRowWriter(session: plan, layout: layout)
             writer.notesUsedKeys = false
+            writer.kept = writeStatements
             do {
                 let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
                     plan.expectNoRows(try writer.keysQuery(of: entityID, slots: slots), values)
@@ -386,6 +389,7 @@
         private func write(_ changes: SaveChanges, session: PostgreSQLSession) throws {
             var writer = SQLRowWriter(session: session, layout: layout)
             writer.notesUsedKeys = false
+            writer.kept = writeStatements
             let reader = SQLRowReader(session: session, layout: layout)
             let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
                 let keys = try writer.keys(of: entityID, slots: slots, values: values)

@@ -1,3 +1,4 @@
+import Foundation
 import OpenPredicate
 import OpenStoreCore
 
@@ -27,6 +28,9 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// A store that hands out every key through `Z_MAX` first (the PostgreSQL store) turns it
     /// off, so that saves do not all lock the same `Z_PRIMARYKEY` row until they commit.
     package var notesUsedKeys = true
+    /// Where the insert and update statements of each entity are kept between saves (a store's
+    /// own); nil: made once per call. **Default:** nil.
+    package var kept: SQLWriteStatements?
 
     package init(session: Session, layout: AppleSQLLayout, triggerKeptColumns: Set<String> = []) {
         self.session = session
@@ -39,20 +43,22 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     /// Inserts `rows` (each with a primary key already reserved or chosen). On PostgreSQL, where
     /// each statement is a round trip to the server, the rows of an entity go many to a statement
-    /// (`INSERT … VALUES (…), (…), …`, `ColumnStatement.batchSize` at most); on SQLite, one
+    /// (`INSERT … VALUES (…), (…), …`, `SQLColumnStatement.batchSize` at most); on SQLite, one
     /// prepared statement per row.
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
     package func insert(_ rows: [RowSnapshot]) throws {
         var maxKeys: [Int: Int64] = [:]
-        var statements: [Int: ColumnStatement] = [:]
+        var statements: [Int: SQLColumnStatement] = [:]
         let batches = session.dialect == .postgreSQL
         // By entity: the values of the rows not written yet, and how many rows they are.
         var waiting: [Int: (values: [StoreValue], rows: Int)] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
-            let statement = statements[row.key.entityID] ?? insertStatement(for: entity, table: table)
+            let statement =
+                statements[row.key.entityID]
+                ?? keptStatement(row.key.entityID * 4) { insertStatement(for: entity, table: table) }
             statements[row.key.entityID] = statement
             let root = layout.entityNumber(of: table.rootID)
             maxKeys[root] = max(maxKeys[root] ?? 0, row.key.primaryKey)
@@ -102,7 +108,7 @@ package struct SQLRowWriter<Session: SQLSession> {
     @discardableResult
     package func update(_ rows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
         var conflicts: [ObjectKey] = []
-        var statements: [Int: ColumnStatement] = [:]
+        var statements: [Int: SQLColumnStatement] = [:]
         for row in rows {
             let entity = try entityLayout(of: row)
             let table = layout.tables[entity.table]
@@ -110,7 +116,10 @@ package struct SQLRowWriter<Session: SQLSession> {
             // One statement per entity, and per whether the row's version is checked.
             let variant = row.key.entityID * 2 + (expected == nil ? 0 : 1)
             let statement =
-                statements[variant] ?? updateStatement(for: entity, table: table, checksVersion: expected != nil)
+                statements[variant]
+                ?? keptStatement(row.key.entityID * 4 + 2 + (expected == nil ? 0 : 1)) {
+                    updateStatement(for: entity, table: table, checksVersion: expected != nil)
+                }
             statements[variant] = statement
             var values: [StoreValue] = [.integer(row.version)]
             values.reserveCapacity(4 + statement.bindings.count)
@@ -209,39 +218,17 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     // MARK: - Statements by entity
 
-    /// What one column of a written row binds.
-    private enum Binding {
-        /// The slot's value.
-        case value(slot: Int)
-        /// A to-one's destination primary key.
-        case destinationKey(slot: Int)
-        /// A to-one's destination entity number (the `Z<n>_` column of a hierarchy).
-        case destinationEntity(slot: Int)
-    }
-
-    /// The statement that writes an entity's rows and what its placeholders bind, made once per
-    /// entity per call: the columns depend on the entity alone.
-    private struct ColumnStatement {
-        let sql: String
-        /// What each column placeholder binds, in order (after the leading fixed placeholders).
-        let bindings: [Binding]
-
-        /// The most rows one insert statement writes: 256, fewer for wide rows (PostgreSQL binds
-        /// at most 65,535 values to a statement).
-        var batchSize: Int { max(1, min(256, 32_000 / (3 + bindings.count))) }
-
-        /// An insert statement's text for `rows` rows: its `VALUES` group repeated.
-        func sql(rows: Int) -> String {
-            guard rows > 1, let open = sql.range(of: " VALUES ", options: .backwards) else { return sql }
-            let group = sql[open.upperBound...]
-            return sql[..<open.upperBound] + Array(repeating: group, count: rows).joined(separator: ", ")
-        }
+    /// The statement kept under `key` in `kept`, made by `make` the first time; `make`'s when
+    /// nothing is kept.
+    private func keptStatement(_ key: Int, _ make: () -> SQLColumnStatement) -> SQLColumnStatement {
+        guard let kept else { return make() }
+        return kept.statement(key, make)
     }
 
     /// The stored columns of an entity's rows and what each binds; in updates, without the
     /// columns the file's own triggers keep (see `SQLiteAppleFunctions`).
-    private func columns(of entity: AppleSQLEntityLayout, table: AppleSQLTable, update: Bool) -> [(String, Binding)] {
-        var columns: [(String, Binding)] = []
+    private func columns(of entity: AppleSQLEntityLayout, table: AppleSQLTable, update: Bool) -> [(String, SQLColumnBinding)] {
+        var columns: [(String, SQLColumnBinding)] = []
         for (slot, storage) in entity.slots.enumerated() {
             switch storage {
             case .attribute(let column, _):
@@ -258,28 +245,28 @@ package struct SQLRowWriter<Session: SQLSession> {
     }
 
     /// `INSERT INTO <table> (Z_PK, Z_ENT, Z_OPT, <columns>) VALUES (?, …)`.
-    private func insertStatement(for entity: AppleSQLEntityLayout, table: AppleSQLTable) -> ColumnStatement {
+    private func insertStatement(for entity: AppleSQLEntityLayout, table: AppleSQLTable) -> SQLColumnStatement {
         let columns = columns(of: entity, table: table, update: false)
         let names = (["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.0)).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: columns.count + 3).joined(separator: ", ")
         let sql = "INSERT INTO \(table.name) (\(names)) VALUES (\(placeholders))"
-        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
+        return SQLColumnStatement(sql: sql, bindings: columns.map(\.1))
     }
 
     /// `UPDATE <table> SET Z_OPT = ?, <column> = ?, … WHERE Z_PK = ? AND Z_ENT = ?`, and
     /// `AND Z_OPT = ?` when it `checksVersion`.
     private func updateStatement(for entity: AppleSQLEntityLayout, table: AppleSQLTable, checksVersion: Bool)
-        -> ColumnStatement
+        -> SQLColumnStatement
     {
         let columns = columns(of: entity, table: table, update: true)
         let assignments = (["Z_OPT"] + columns.map(\.0)).map { "\($0) = ?" }.joined(separator: ", ")
         let sql =
             "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_ENT = ?" + (checksVersion ? " AND Z_OPT = ?" : "")
-        return ColumnStatement(sql: sql, bindings: columns.map(\.1))
+        return SQLColumnStatement(sql: sql, bindings: columns.map(\.1))
     }
 
     /// Appends the values a row binds to `values`.
-    private func append(_ bindings: [Binding], of row: RowSnapshot, to values: inout [StoreValue]) {
+    private func append(_ bindings: [SQLColumnBinding], of row: RowSnapshot, to values: inout [StoreValue]) {
         for binding in bindings {
             switch binding {
             case .value(let slot):
@@ -369,5 +356,55 @@ package struct SQLRowWriter<Session: SQLSession> {
                 continue
             }
         }
+    }
+}
+
+/// What one column of a written row binds.
+enum SQLColumnBinding {
+    /// The slot's value.
+    case value(slot: Int)
+    /// A to-one's destination primary key.
+    case destinationKey(slot: Int)
+    /// A to-one's destination entity number (the `Z<n>_` column of a hierarchy).
+    case destinationEntity(slot: Int)
+}
+
+/// The statement that writes an entity's rows and what its placeholders bind: the columns depend
+/// on the entity alone.
+struct SQLColumnStatement {
+    let sql: String
+    /// What each column placeholder binds, in order (after the leading fixed placeholders).
+    let bindings: [SQLColumnBinding]
+
+    /// The most rows one insert statement writes: 256, fewer for wide rows (PostgreSQL binds
+    /// at most 65,535 values to a statement).
+    var batchSize: Int { max(1, min(256, 32_000 / (3 + bindings.count))) }
+
+    /// An insert statement's text for `rows` rows: its `VALUES` group repeated.
+    func sql(rows: Int) -> String {
+        guard rows > 1, let open = sql.range(of: " VALUES ", options: .backwards) else { return sql }
+        let group = sql[open.upperBound...]
+        return sql[..<open.upperBound] + Array(repeating: group, count: rows).joined(separator: ", ")
+    }
+}
+
+/// The insert and update statements of a layout's entities, made once and kept for the saves of
+/// one store (they depend on the entity, the layout and the columns the file's triggers keep,
+/// none of which change while a store is open).
+package final class SQLWriteStatements: @unchecked Sendable {
+    // @unchecked Sendable: `statements` is behind `lock`.
+
+    private let lock = NSLock()
+    private var statements: [Int: SQLColumnStatement] = [:]
+
+    package init() {}
+
+    func statement(_ key: Int, _ make: () -> SQLColumnStatement) -> SQLColumnStatement {
+        lock.lock()
+        defer { lock.unlock() }
+        if let kept = statements[key] { return kept }
+        let made = make()
+        statements[key] = made
+        return made
     }
 }

@@ -58,7 +58,8 @@ extension SQLiteRowStore {
     /// `StaleRows` for rows whose version was not the one expected.
     private func writeRows(_ changes: SaveChanges) throws {
         let connection = file.connection
-        let writer = SQLRowWriter(session: connection, layout: file.layout, triggerKeptColumns: file.triggerKeptColumns)
+        var writer = SQLRowWriter(session: connection, layout: file.layout, triggerKeptColumns: file.triggerKeptColumns)
+        writer.kept = file.writeStatements
         let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
             let keys = try writer.keys(of: entityID, slots: slots, values: values)
             return keys.isEmpty ? [] : try SQLRowReader(session: connection, layout: file.layout).rows(for: keys)

@@ -24,6 +24,8 @@ package final class SQLiteStoreFile {
     /// The columns the file's own triggers keep (`TABLE.COLUMN`): derived attributes in a store
     /// Apple's Core Data created, which saves must not write over (see `SQLiteAppleFunctions`).
     package let triggerKeptColumns: Set<String>
+    /// The insert and update statements of the saves, made once per entity.
+    package let writeStatements = SQLWriteStatements()
 
     private init(
         connection: SQLiteConnection, metadata: AppleSQLMetadata, layout: AppleSQLLayout, triggerKeptColumns: Set<String> = []
