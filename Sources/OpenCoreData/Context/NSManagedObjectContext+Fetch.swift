@@ -159,7 +159,7 @@ extension NSManagedObjectContext {
 
     /// Stores asked: the request's `affectedStores`, or every store of the coordinator whose
     /// configuration holds the entity.
-    private func affectedStores<ResultType>(
+    func affectedStores<ResultType>(
         of request: NSFetchRequest<ResultType>, plan: FetchPlan,
         in coordinator: NSPersistentStoreCoordinator
     ) throws -> [RowBackedPersistentStore] {

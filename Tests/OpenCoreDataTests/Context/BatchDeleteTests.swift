@@ -1,0 +1,276 @@
+import Foundation
+import OpenCoreData
+import TestSupport
+import Testing
+
+/// `NSBatchDeleteRequest` on the SQL stores: the rows deleted in the store, delete rules applied,
+/// results merged into a context, history; the in-memory store refuses it as Apple's does.
+struct BatchDeleteTests {
+    static let sqlStoreTypes = [NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
+
+    /// Departments (employees: cascade), employees (a mentor, nullify both ways; projects,
+    /// many-to-many; a badge, cascade; laptops, deny), rooms whose bookings must have a room.
+    static func model() -> NSManagedObjectModel {
+        let department = entity("Department")
+        let employee = entity("Employee")
+        let project = entity("Project")
+        let badge = entity("Badge")
+        let laptop = entity("Laptop")
+        let room = entity("Room")
+        let booking = entity("Booking")
+
+        let employees = relationship("employees", to: employee, maxCount: 0, deleteRule: .cascadeDeleteRule)
+        let worksIn = relationship("department", to: department, maxCount: 1)
+        inverses(employees, worksIn)
+        let mentor = relationship("mentor", to: employee, maxCount: 1)
+        let mentees = relationship("mentees", to: employee, maxCount: 0)
+        inverses(mentor, mentees)
+        let projects = relationship("projects", to: project, maxCount: 0)
+        let members = relationship("members", to: employee, maxCount: 0)
+        inverses(projects, members)
+        let ownBadge = relationship("badge", to: badge, maxCount: 1, deleteRule: .cascadeDeleteRule)
+        let owner = relationship("owner", to: employee, maxCount: 1)
+        inverses(ownBadge, owner)
+        let laptops = relationship("laptops", to: laptop, maxCount: 0, deleteRule: .denyDeleteRule)
+        let user = relationship("user", to: employee, maxCount: 1)
+        inverses(laptops, user)
+        let bookings = relationship("bookings", to: booking, maxCount: 0)
+        let bookedRoom = relationship("room", to: room, maxCount: 1, optional: false)
+        inverses(bookings, bookedRoom)
+
+        department.properties = [attribute("title", .stringAttributeType), employees]
+        employee.properties = [
+            attribute("name", .stringAttributeType), attribute("salary", .integer64AttributeType), worksIn, mentor, mentees,
+            projects, ownBadge, laptops,
+        ]
+        project.properties = [attribute("title", .stringAttributeType), members]
+        badge.properties = [attribute("code", .stringAttributeType), owner]
+        laptop.properties = [attribute("serial", .stringAttributeType), user]
+        room.properties = [attribute("name", .stringAttributeType), bookings]
+        booking.properties = [attribute("day", .integer64AttributeType), bookedRoom]
+        let model = NSManagedObjectModel()
+        model.entities = [department, employee, project, badge, laptop, room, booking]
+        return model
+    }
+
+    static func entity(_ name: String) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = name
+        return entity
+    }
+
+    /// A container on a fresh store of `storeType`, with Sales (Ann, Bob, Cy) and Labs (Dee, Eve);
+    /// Ann mentors Bob and Dee; Ann and Dee work on Apollo, Bob on Gemini; Ann, Bob and Dee have
+    /// badges; Eve has a laptop.
+    struct Office {
+        let container: NSPersistentContainer
+        let folder: TemporaryFolder
+
+        init(_ storeType: String, history: Bool = false) throws {
+            folder = try TemporaryFolder()
+            container = NSPersistentContainer(name: "Office", managedObjectModel: BatchDeleteTests.model())
+            let description = NSPersistentStoreDescription()
+            description.url = try folder.storeURL(for: storeType, name: "Office.sqlite")
+            description.type = storeType
+            if history { description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
+            container.persistentStoreDescriptions = [description]
+            var loadError: Error?
+            container.loadPersistentStores { _, error in loadError = error }
+            if let loadError { throw loadError }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+                    let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                    for (key, value) in values { object.setValue(value, forKey: key) }
+                    return object
+                }
+                let sales = insert("Department", ["title": "Sales"])
+                let labs = insert("Department", ["title": "Labs"])
+                let ann = insert("Employee", ["name": "Ann", "salary": 50, "department": sales])
+                let bob = insert("Employee", ["name": "Bob", "salary": 60, "department": sales, "mentor": ann])
+                insert("Employee", ["name": "Cy", "salary": 70, "department": sales])
+                let dee = insert("Employee", ["name": "Dee", "salary": 80, "department": labs, "mentor": ann])
+                let eve = insert("Employee", ["name": "Eve", "salary": 90, "department": labs])
+                insert("Project", ["title": "Apollo", "members": Set([ann, dee])])
+                insert("Project", ["title": "Gemini", "members": Set([bob])])
+                for (code, holder) in [("A1", ann), ("B2", bob), ("D4", dee)] { insert("Badge", ["code": code, "owner": holder]) }
+                insert("Laptop", ["serial": "L-1", "user": eve])
+                let hall = insert("Room", ["name": "Hall"])
+                insert("Room", ["name": "Attic"])
+                insert("Booking", ["day": 1, "room": hall])
+                try context.save()
+            }
+        }
+
+        /// The sorted values of `key` of every object of `entity`, read in a new context.
+        func values(_ entity: String, _ key: String) throws -> [String] {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait {
+                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).map { "\($0.value(forKey: key) ?? "nil")" }.sorted()
+            }
+        }
+
+        /// `name: mentor` of each employee, and `title: members` of each project, read in a new context.
+        func links() throws -> [String] {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait {
+                let employees = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).map { employee in
+                    let mentor = (employee.value(forKey: "mentor") as? NSManagedObject)?.value(forKey: "name") as? String
+                    return "\(employee.value(forKey: "name") ?? ""): \(mentor ?? "-")"
+                }
+                let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project")).map { project in
+                    let members = (project.value(forKey: "members") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+                    return "\(project.value(forKey: "title") ?? ""): \(members.sorted().joined(separator: ","))"
+                }
+                return employees.sorted() + projects.sorted()
+            }
+        }
+
+        func execute(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult? {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait { try context.execute(request) as? NSBatchDeleteResult }
+        }
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func theObjectsAFetchRequestMatchesAreDeleted(storeType: String) throws {
+        let office = try Office(storeType)
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        fetch.predicate = NSPredicate(format: "salary < %d AND name != %@", 75, "Cy")
+        let request = NSBatchDeleteRequest(fetchRequest: fetch)
+        request.resultType = .resultTypeCount
+        let result = try #require(try office.execute(request))
+        #expect(result.resultType == .resultTypeCount)
+        // Ann and Bob, and by cascade their badges.
+        #expect((result.result as? NSNumber)?.intValue == 4)
+        #expect(try office.values("Employee", "name") == ["Cy", "Dee", "Eve"])
+        #expect(try office.values("Badge", "code") == ["D4"])
+        // Dee's mentor (Ann) is nullified; the join rows of Ann and Bob are gone.
+        #expect(try office.links() == ["Cy: -", "Dee: -", "Eve: -", "Apollo: Dee", "Gemini: "])
+        #expect(try office.values("Department", "title") == ["Labs", "Sales"])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func theDeletedIDsMergeIntoAViewContext(storeType: String) throws {
+        let office = try Office(storeType)
+        let view = office.container.viewContext
+        let byName = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        byName.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let controller = NSFetchedResultsController(
+            fetchRequest: byName, managedObjectContext: view, sectionNameKeyPath: nil, cacheName: nil)
+        try view.performAndWait { try controller.performFetch() }
+        let before = view.performAndWait { controller.fetchedObjects?.count }
+        #expect(before == 5)
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        fetch.predicate = NSPredicate(format: "name IN %@", ["Bob", "Cy"])
+        let request = NSBatchDeleteRequest(fetchRequest: fetch)
+        request.resultType = .resultTypeObjectIDs
+        let ids = try #require(try office.execute(request)?.result as? [NSManagedObjectID])
+        // Bob and Cy, and Bob's badge.
+        #expect(ids.count == 3)
+        #expect(Set(ids.map { $0.entity.name ?? "" }) == ["Employee", "Badge"])
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids], into: [view])
+        let names = view.performAndWait { controller.fetchedObjects?.compactMap { $0.value(forKey: "name") as? String } }
+        #expect(names == ["Ann", "Dee", "Eve"])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func cascadesReachTheDestinationsOfDestinations(storeType: String) throws {
+        let office = try Office(storeType)
+        let context = office.container.newBackgroundContext()
+        let sales = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.predicate = NSPredicate(format: "title == %@", "Sales")
+            return try #require(try context.fetch(request).first).objectID
+        }
+        let request = NSBatchDeleteRequest(objectIDs: [sales])
+        request.resultType = .resultTypeObjectIDs
+        let ids = try #require(try office.execute(request)?.result as? [NSManagedObjectID])
+        // Sales, Ann, Bob, Cy, and the badges of Ann and Bob.
+        #expect(ids.count == 6)
+        #expect(try office.values("Department", "title") == ["Labs"])
+        #expect(try office.values("Employee", "name") == ["Dee", "Eve"])
+        #expect(try office.values("Badge", "code") == ["D4"])
+        #expect(try office.links() == ["Dee: -", "Eve: -", "Apollo: Dee", "Gemini: "])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func aDenyRuleRefusesTheWholeRequest(storeType: String) throws {
+        let office = try Office(storeType)
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        fetch.predicate = NSPredicate(format: "salary > %d", 75)  // Dee, and Eve, who has a laptop
+        var failure: NSError?
+        do { _ = try office.execute(NSBatchDeleteRequest(fetchRequest: fetch)) } catch { failure = error as NSError }
+        #expect(failure?.code == NSValidationRelationshipDeniedDeleteError)
+        #expect(failure?.localizedDescription.contains("laptops") == true, "\(String(describing: failure))")
+        #expect(try office.values("Employee", "name") == ["Ann", "Bob", "Cy", "Dee", "Eve"])
+        #expect(try office.values("Badge", "code") == ["A1", "B2", "D4"])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func aMandatoryInverseToOneRefusesTheRequest(storeType: String) throws {
+        let office = try Office(storeType)
+        var failure: NSError?
+        do {
+            _ = try office.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Room")))
+        } catch {
+            failure = error as NSError
+        }
+        #expect(failure?.code == NSPersistentStoreSaveError)
+        #expect(
+            failure?.localizedDescription.contains("Batch delete failed due to mandatory OTO nullify inverse on Booking/room") == true,
+            "\(String(describing: failure))")
+        #expect(try office.values("Room", "name") == ["Attic", "Hall"])
+        // A room without bookings goes.
+        let empty = NSFetchRequest<NSFetchRequestResult>(entityName: "Room")
+        empty.predicate = NSPredicate(format: "bookings.@count == 0")
+        let result = try office.execute(NSBatchDeleteRequest(fetchRequest: empty))
+        #expect((result?.result as? NSNumber)?.boolValue == true)
+        #expect(try office.values("Room", "name") == ["Hall"])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func objectIDsOfTwoEntitiesAreRefused(storeType: String) throws {
+        let office = try Office(storeType)
+        let context = office.container.newBackgroundContext()
+        let ids = try context.performAndWait {
+            try ["Employee", "Project"].map { try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: $0)).first).objectID }
+        }
+        #expect(throws: NSError.self) { try office.execute(NSBatchDeleteRequest(objectIDs: ids)) }
+        #expect(try office.values("Employee", "name").count == 5)
+        #expect(try office.values("Project", "title").count == 2)
+    }
+
+    @Test func theInMemoryStoreRefusesAsApplesDoes() throws {
+        let office = try Office(NSInMemoryStoreType)
+        var failure: NSError?
+        do {
+            _ = try office.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Project")))
+        } catch {
+            failure = error as NSError
+        }
+        #expect(failure?.code == NSPersistentStoreUnsupportedRequestTypeError)
+        #expect(try office.values("Project", "title") == ["Apollo", "Gemini"])
+    }
+
+    @Test(arguments: sqlStoreTypes)
+    func persistentHistoryRecordsTheDeletesAndTheNullifiedRows(storeType: String) throws {
+        let office = try Office(storeType, history: true)
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        fetch.predicate = NSPredicate(format: "name == %@", "Ann")
+        _ = try office.execute(NSBatchDeleteRequest(fetchRequest: fetch))
+        let context = office.container.newBackgroundContext()
+        let changes = try context.performAndWait {
+            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            #expect(transactions.count == 2)
+            return try #require(transactions.last?.changes).map { change in
+                "\(change.changeType == .delete ? "delete" : change.changeType == .update ? "update" : "insert") "
+                    + (change.changedObjectID.entity.name ?? "")
+                    + (change.updatedProperties.map { " " + $0.map(\.name).sorted().joined(separator: ",") } ?? "")
+            }.sorted()
+        }
+        // Ann and her badge; Bob and Dee lose their mentor.
+        #expect(changes == ["delete Badge", "delete Employee", "update Employee mentor", "update Employee mentor"])
+    }
+}
