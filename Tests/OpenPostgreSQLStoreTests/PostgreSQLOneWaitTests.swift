@@ -99,8 +99,8 @@
                     try database.runTransaction([
                         Self.statement("SELECT x FROM t WHERE y = $1", [.string("two")], .returnsNoRows),
                         Self.statement("INSERT INTO t VALUES ($1, $2), ($3, $4)", [.integer(2), .string("two"), .integer(3), .string("three")]),
-                        Self.statement("UPDATE t SET y = $1 WHERE x = $2", [.string("uno"), .integer(1)], .changesRows),
-                        Self.statement("DELETE FROM t WHERE x = $1", [.integer(3)], .changesRows),
+                        Self.statement("UPDATE t SET y = $1 WHERE x = $2", [.string("uno"), .integer(1)], .changes(1)),
+                        Self.statement("DELETE FROM t WHERE x = $1", [.integer(3)], .changes(1)),
                         Self.statement("UPDATE t SET y = y || '!' WHERE x > $1", [.integer(100)]),
                     ])
                 }
@@ -113,8 +113,8 @@
         }
 
         @Test(arguments: [
-            ("an UPDATE that finds no row", "UPDATE t SET y = 'x' WHERE x = 42", PlannedStatement.Expectation.changesRows),
-            ("a DELETE that finds no row", "DELETE FROM t WHERE x = 42", .changesRows),
+            ("an UPDATE that finds no row", "UPDATE t SET y = 'x' WHERE x = 42", PlannedStatement.Expectation.changes(1)),
+            ("a DELETE that finds no row", "DELETE FROM t WHERE x = 42", .changes(1)),
             ("a query that finds a row", "SELECT x FROM t WHERE x = 1", .returnsNoRows),
         ])
         func anAnswerNotAsExpectedRollsBackAndStops(_ case: String, sql: String, expectation: PlannedStatement.Expectation) throws {

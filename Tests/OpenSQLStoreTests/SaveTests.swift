@@ -95,6 +95,24 @@ import Testing
         #expect(answers.first == "1/p1 expected 1 now 2; 1/p9 expected 1 now gone")
     }
 
+    /// 1,201 rows deleted in one save (several statements of many keys on the SQL stores), and a
+    /// save naming a row that is not there refused as a whole, on every store.
+    @Test func manyRowsDeleteInOneSaveAndAMissingOneRefusesIt() throws {
+        let folder = try TemporaryFolder()
+        for (name, store) in try Self.stores(in: folder) {
+            let cars = (1...1_300).map { Self.car(Int64($0), "P\($0)", entity: $0 % 3 == 0 ? 2 : 1) }
+            try store.apply(SaveChanges(inserted: cars))
+            let gone = cars.prefix(1_201).map(\.key)
+            try store.apply(SaveChanges(deleted: gone))
+            let left = try store.rows(for: cars.map(\.key))
+            #expect(left.map(\.key.primaryKey) == Array(1_202...1_300), "\(name)")
+            // A key whose row is gone: nothing of the save is written.
+            let missing = SaveChanges(deleted: [cars[1_250].key, ObjectKey(entityID: 1, primaryKey: 5), cars[1_260].key])
+            #expect(throws: (any Error).self, "\(name)") { try store.apply(missing) }
+            #expect(try store.rows(for: cars.map(\.key)).count == 99, "\(name)")
+        }
+    }
+
     @Test func constraintsSpanSubEntitiesAndIgnoreNulls() throws {
         let folder = try TemporaryFolder()
         var answers: [String] = []

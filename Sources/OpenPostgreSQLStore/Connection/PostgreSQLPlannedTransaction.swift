@@ -12,8 +12,8 @@
         enum Expectation {
             /// Any answer.
             case any
-            /// An `UPDATE` or `DELETE` that changes at least one row.
-            case changesRows
+            /// An `UPDATE` or `DELETE` that changes this many rows.
+            case changes(Int)
             /// A query that finds no row.
             case returnsNoRows
         }
@@ -158,7 +158,7 @@
                 let met =
                     switch step.expectation {
                     case .any: true
-                    case .changesRows: rows > 0
+                    case .changes(let expected): rows == expected
                     case .returnsNoRows: rows == 0
                     }
                 guard met else { return rollBack(then: .success(false)) }

@@ -79,9 +79,9 @@
             return 0
         }
 
-        /// Plans the statement, expecting it to change a row; true.
-        func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) -> Bool {
-            planned.append(PlannedStatement(sql: statements.finished(sql), arguments: arguments, expectation: .changesRows))
+        /// Plans the statement, expecting it to change `rows` rows; true.
+        func runExpectingChanges(_ sql: String, _ arguments: [StoreValue], rows: Int) -> Bool {
+            planned.append(PlannedStatement(sql: statements.finished(sql), arguments: arguments, expectation: .changes(rows)))
             return true
         }
 

@@ -126,7 +126,7 @@ package struct SQLRowWriter<Session: SQLSession> {
             append(statement.bindings, of: row, to: &values)
             values += [.integer(row.key.primaryKey), .integer(Int64(entity.entityNumber))]
             if let expected { values.append(.integer(expected)) }
-            let changed = try session.runExpectingChanges(statement.sql, values)
+            let changed = try session.runExpectingChanges(statement.sql, values, rows: 1)
             if !changed, expected != nil {
                 conflicts.append(row.key)
                 continue
@@ -150,34 +150,51 @@ package struct SQLRowWriter<Session: SQLSession> {
     @discardableResult
     package func delete(_ keys: [ObjectKey], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
         var conflicts: [ObjectKey] = []
+        // Keys without an expected version, by entity: deleted many to a statement.
+        var unchecked: [Int: [ObjectKey]] = [:]
         for key in keys {
             guard layout.entities.indices.contains(key.entityID - 1) else {
                 throw session.operationError("No entity numbered \(key.entityID) in the store's schema")
             }
+            guard let expected = expectedVersions[key] else {
+                unchecked[key.entityID, default: []].append(key)
+                continue
+            }
             let entity = layout.entities[key.entityID - 1]
             let table = layout.tables[entity.table]
-            let changed: Bool
-            if let expected = expectedVersions[key] {
-                changed = try session.runExpectingChanges(
-                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
-                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)])
-                if !changed {
-                    conflicts.append(key)
-                    continue
-                }
-            } else {
-                changed = try session.runExpectingChanges(
-                    "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ?",
-                    [.integer(key.primaryKey), .integer(Int64(entity.entityNumber))])
-            }
+            let changed = try session.runExpectingChanges(
+                "DELETE FROM \(table.name) WHERE Z_PK = ? AND Z_ENT = ? AND Z_OPT = ?",
+                [.integer(key.primaryKey), .integer(Int64(entity.entityNumber)), .integer(expected)], rows: 1)
             guard changed else {
-                throw session.operationError(
-                    "Can't delete \(key) (\(layout.schema.entity(key.entityID).name)): no such row in \(table.name)")
+                conflicts.append(key)
+                continue
             }
-            try deleteJoinRows(of: key)
+            try deleteJoinRows(of: [key])
+        }
+        for (entityID, keys) in unchecked.sorted(by: { $0.key < $1.key }) {
+            let entity = layout.entities[entityID - 1]
+            let table = layout.tables[entity.table]
+            var start = 0
+            while start < keys.count {
+                let part = keys[start..<min(start + Self.keysPerStatement, keys.count)]
+                start = part.endIndex
+                let placeholders = Array(repeating: "?", count: part.count).joined(separator: ", ")
+                let changed = try session.runExpectingChanges(
+                    "DELETE FROM \(table.name) WHERE Z_ENT = ? AND Z_PK IN (\(placeholders))",
+                    [.integer(Int64(entity.entityNumber))] + part.map { .integer($0.primaryKey) }, rows: part.count)
+                guard changed else {
+                    throw session.operationError(
+                        "Can't delete \(part.count) row(s) of \(layout.schema.entity(entityID).name): some are not in \(table.name)"
+                    )
+                }
+                try deleteJoinRows(of: Array(part))
+            }
         }
         return conflicts
     }
+
+    /// The most keys one `DELETE` names.
+    static var keysPerStatement: Int { 500 }
 
     /// The keys of the rows of an entity and its sub-entities whose columns for `slots` hold
     /// `values` (uniqueness constraints; a unique index answers it).
@@ -207,12 +224,15 @@ package struct SQLRowWriter<Session: SQLSession> {
         return "SELECT Z_PK, Z_ENT FROM \(layout.tables[entity.table].name) WHERE \(conditions.joined(separator: " AND "))"
     }
 
-    /// Removes the join-table rows of an object's many-to-many relationships.
-    private func deleteJoinRows(of key: ObjectKey) throws {
-        for storage in layout.entities[key.entityID - 1].slots {
+    /// Removes the join-table rows of the many-to-many relationships of objects of one entity.
+    private func deleteJoinRows(of keys: [ObjectKey]) throws {
+        guard let first = keys.first else { return }
+        for storage in layout.entities[first.entityID - 1].slots {
             guard case .toManyByJoin(let joinIndex, let ownColumn, _, _, _) = storage else { continue }
+            let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
             try session.run(
-                "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ?", [.integer(key.primaryKey)])
+                "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) IN (\(placeholders))",
+                keys.map { .integer($0.primaryKey) })
         }
     }
 

@@ -12,10 +12,10 @@ package protocol SQLSession {
     /// Runs one statement with `arguments` bound; the number of rows it inserted, changed or
     /// deleted.
     @discardableResult func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int
-    /// Runs an `UPDATE` or `DELETE` of a row that should be there; whether it changed any row.
-    /// **Default:** `run(_:_:)` > 0. A session that answers before the database has (PostgreSQL's
-    /// planned save) answers true and checks the count when the database's answer comes.
-    func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) throws -> Bool
+    /// Runs an `UPDATE` or `DELETE` of `rows` rows that should be there; whether it changed that
+    /// many. **Default:** `run(_:_:) == rows`. A session that answers before the database has
+    /// (PostgreSQL's planned save) answers true and checks the count when the answer comes.
+    func runExpectingChanges(_ sql: String, _ arguments: [StoreValue], rows: Int) throws -> Bool
     /// Runs a query with `arguments` bound, calling `row` for each result row, in order; a row
     /// is valid only during its call.
     func query(_ sql: String, _ arguments: [StoreValue], row: (Row) throws -> Void) throws
@@ -27,8 +27,8 @@ package protocol SQLSession {
 }
 
 extension SQLSession {
-    package func runExpectingChanges(_ sql: String, _ arguments: [StoreValue]) throws -> Bool {
-        try run(sql, arguments) > 0
+    package func runExpectingChanges(_ sql: String, _ arguments: [StoreValue], rows: Int) throws -> Bool {
+        try run(sql, arguments) == rows
     }
 }
 
