@@ -180,8 +180,8 @@ package struct SQLRowWriter<Session: SQLSession> {
                 start = part.endIndex
                 let placeholders = Array(repeating: "?", count: part.count).joined(separator: ", ")
                 let changed = try session.runExpectingChanges(
-                    "DELETE FROM \(table.name) WHERE Z_ENT = ? AND Z_PK IN (\(placeholders))",
-                    [.integer(Int64(entity.entityNumber))] + part.map { .integer($0.primaryKey) }, rows: part.count)
+                    "DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders)) AND Z_ENT = ?",
+                    part.map { .integer($0.primaryKey) } + [.integer(Int64(entity.entityNumber))], rows: part.count)
                 guard changed else {
                     throw session.operationError(
                         "Can't delete \(part.count) row(s) of \(layout.schema.entity(entityID).name): some are not in \(table.name)"
