@@ -51,6 +51,12 @@
             return executors[index % executors.count]
         }
 
+        /// The task executor of `loop` (one of the group's), so that a task awaiting the
+        /// connection's futures runs on the thread that completes them.
+        static func executor(for loop: any EventLoop) -> EventLoopTaskExecutor {
+            executors.first { $0.eventLoop === loop } ?? executor()
+        }
+
         /// Whether the calling thread is one of NIO's event-loop threads.
         static var onEventLoop: Bool { MultiThreadedEventLoopGroup.currentEventLoop != nil }
     }

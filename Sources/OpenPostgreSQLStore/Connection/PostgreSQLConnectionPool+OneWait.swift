@@ -75,7 +75,12 @@
                         guard waiter.leased() else { return nil }
                         inUse.increment()
                         defer { inUse.decrement() }
-                        return try await use(connection).get()
+                        // On the connection's own event loop: its answers complete there, so the
+                        // task waits where they arrive (no hop back, and never resumed from
+                        // another thread before it has suspended).
+                        return try await withTaskExecutorPreference(PostgreSQLEventLoops.executor(for: connection.eventLoop)) {
+                            try await use(connection).get()
+                        }
                     }
                     if let value { waiter.finish(.success(value)) }
                 } catch {
