@@ -61,6 +61,12 @@ let package = Package(
             name: "SaveBenchmarks",
             dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
         ),
+        // `swift build -c release --product BatchBenchmarks && .build/release/BatchBenchmarks`:
+        // NSBatchDeleteRequest against the raw DELETE with the same predicate.
+        .executableTarget(
+            name: "BatchBenchmarks",
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+        ),
         // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
         // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.
         .executableTarget(
