@@ -69,7 +69,10 @@ extension NSManagedObjectContext {
                 }
                 byStore[storeID]?.1.append(key)
             }
-            return order.compactMap { byStore[$0] }
+            return order.compactMap { byStore[$0] }.map { store, keys in
+                var seen = Set<ObjectKey>()
+                return (store, keys.filter { seen.insert($0).inserted })
+            }
         }
         var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema)
             .plan(for: request.fetchRequest)
@@ -107,6 +110,13 @@ struct BatchDeletePlan {
         self.store = store
         schema = coordinator.schema
         let model = coordinator.managedObjectModel
+        // Most purges are of entities whose rules reach nothing: then the keys matched are all.
+        var entityIDs: [Int] = []
+        for key in matched where !entityIDs.contains(key.entityID) { entityIDs.append(key.entityID) }
+        guard entityIDs.contains(where: { Self.rulesReachOthers(schema.entity($0), in: model) }) else {
+            deleted = matched
+            return
+        }
         var deleting = Set<ObjectKey>()
         var next = matched.filter { deleting.insert($0).inserted }
         // Inverse to-ones to clear: the destination row, and the slot of its inverse.
@@ -185,6 +195,20 @@ struct BatchDeletePlan {
             row.version = NSManagedObjectContext.version(after: row.version)
             clearedSlots[row.key] = slots
             nullified.append(row)
+        }
+    }
+
+    /// Whether deleting a row of `entity` can reach other rows: a relationship whose rule
+    /// cascades, denies, or nullifies an inverse to-one.
+    private static func rulesReachOthers(_ entity: EntitySchema, in model: NSManagedObjectModel) -> Bool {
+        guard let description = model.entitiesByName[entity.name] else { return false }
+        return description.relationshipsByName.values.contains { relationship in
+            guard !relationship.isTransient, entity.slotsByName[relationship.name] != nil else { return false }
+            switch relationship.deleteRule {
+            case .cascadeDeleteRule, .denyDeleteRule: return true
+            case .nullifyDeleteRule: return relationship.inverseRelationship.map { !$0.isToMany } ?? false
+            default: return false
+            }
         }
     }
 

@@ -183,7 +183,7 @@ struct BatchDeleteTests {
             request.predicate = NSPredicate(format: "title == %@", "Sales")
             return try #require(try context.fetch(request).first).objectID
         }
-        let request = NSBatchDeleteRequest(objectIDs: [sales])
+        let request = NSBatchDeleteRequest(objectIDs: [sales, sales])
         request.resultType = .resultTypeObjectIDs
         let ids = try #require(try office.execute(request)?.result as? [NSManagedObjectID])
         // Sales, Ann, Bob, Cy, and the badges of Ann and Bob.
@@ -192,6 +192,25 @@ struct BatchDeleteTests {
         #expect(try office.values("Employee", "name") == ["Dee", "Eve"])
         #expect(try office.values("Badge", "code") == ["D4"])
         #expect(try office.links() == ["Dee: -", "Eve: -", "Apollo: Dee", "Gemini: "])
+    }
+
+    /// Projects: their one relationship is a many-to-many (nullify), so deleting them reaches no
+    /// other row; their join rows go with them.
+    @Test(arguments: sqlStoreTypes)
+    func aPurgeWhoseRulesReachNothingDeletesTheMatchedRowsAndTheirJoinRows(storeType: String) throws {
+        let office = try Office(storeType)
+        let request = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Project"))
+        request.resultType = .resultTypeCount
+        #expect((try office.execute(request)?.result as? NSNumber)?.intValue == 2)
+        #expect(try office.values("Project", "title") == [])
+        #expect(try office.links() == ["Ann: -", "Bob: Ann", "Cy: -", "Dee: Ann", "Eve: -"])
+        let context = office.container.newBackgroundContext()
+        let projectsOfAnn = try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "name == %@", "Ann")
+            return (try #require(try context.fetch(request).first).value(forKey: "projects") as? Set<NSManagedObject>)?.count
+        }
+        #expect(projectsOfAnn == 0)
     }
 
     @Test(arguments: sqlStoreTypes)
