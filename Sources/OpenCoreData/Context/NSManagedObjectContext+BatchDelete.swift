@@ -122,6 +122,8 @@ struct BatchDeletePlan {
         // Inverse to-ones to clear: the destination row, and the slot of its inverse.
         var clearing: [ObjectKey: Set<Int>] = [:]
         var denied: [(key: ObjectKey, relationship: String, destination: ObjectKey)] = []
+        // Destinations whose mandatory inverse to-one a nullify rule would clear.
+        var mandatory: [(inverse: String, destination: ObjectKey)] = []
         while !next.isEmpty {
             deleted += next
             var reached: [ObjectKey] = []
@@ -164,12 +166,8 @@ struct BatchDeletePlan {
                         denied += destinations.map { ($0.owner, relationship.name, $0.destination) }
                     case .nullifyDeleteRule:
                         guard let inverse, let inverseSlot else { continue }
-                        if !inverse.isOptional, let first = destinations.first {
-                            throw CoreDataError.make(
-                                code: NSPersistentStoreSaveError,
-                                reason: "Batch delete failed due to mandatory OTO nullify inverse on "
-                                    + "\(inverse.entity.name ?? "")/\(inverse.name): \(first.destination) would be left without it"
-                            )
+                        if !inverse.isOptional {
+                            mandatory += destinations.map { ("\(inverse.entity.name ?? "")/\(inverse.name)", $0.destination) }
                         }
                         for (_, destination) in destinations { clearing[destination, default: []].insert(inverseSlot) }
                     default:
@@ -184,6 +182,13 @@ struct BatchDeletePlan {
                 code: NSValidationRelationshipDeniedDeleteError,
                 reason: "The batch delete was refused: \(refused.key) has an object in \(refused.relationship), whose delete "
                     + "rule is deny; nothing was deleted")
+        }
+        // Rows the request deletes anyway need neither.
+        if let refused = mandatory.first(where: { !deleting.contains($0.destination) }) {
+            throw CoreDataError.make(
+                code: NSPersistentStoreSaveError,
+                reason: "Batch delete failed due to mandatory OTO nullify inverse on \(refused.inverse): "
+                    + "\(refused.destination) would be left without it; nothing was deleted")
         }
         let staying = clearing.keys.filter { !deleting.contains($0) }.sorted {
             ($0.entityID, $0.primaryKey) < ($1.entityID, $1.primaryKey)
