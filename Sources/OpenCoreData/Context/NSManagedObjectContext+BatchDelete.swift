@@ -132,14 +132,13 @@ struct BatchDeletePlan {
                 guard let entity = model.entitiesByName[entitySchema.name] else { continue }
                 var rows: [ObjectKey: RowSnapshot]?
                 for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) {
-                    guard relationship.deleteRule != .noActionDeleteRule, !relationship.isTransient,
+                    guard Self.reachesOthers(relationship, of: entitySchema),
                         let slot = entitySchema.slotsByName[relationship.name]
                     else { continue }
                     let inverse = relationship.inverseRelationship
                     let inverseSlot = inverse.flatMap { inverse in
                         inverse.entity.name.flatMap { schema.entity(named: $0)?.slotsByName[inverse.name] }
                     }
-                    if relationship.deleteRule == .nullifyDeleteRule && (inverse == nil || inverse?.isToMany == true) { continue }
                     // The destinations, by owner.
                     var destinations: [(owner: ObjectKey, destination: ObjectKey)] = []
                     if relationship.isToMany {
@@ -203,17 +202,19 @@ struct BatchDeletePlan {
         }
     }
 
-    /// Whether deleting a row of `entity` can reach other rows: a relationship whose rule
-    /// cascades, denies, or nullifies an inverse to-one.
+    /// Whether deleting a row of `entity` can reach other rows (see `reachesOthers(_:of:)`).
     private static func rulesReachOthers(_ entity: EntitySchema, in model: NSManagedObjectModel) -> Bool {
-        guard let description = model.entitiesByName[entity.name] else { return false }
-        return description.relationshipsByName.values.contains { relationship in
-            guard !relationship.isTransient, entity.slotsByName[relationship.name] != nil else { return false }
-            switch relationship.deleteRule {
-            case .cascadeDeleteRule, .denyDeleteRule: return true
-            case .nullifyDeleteRule: return relationship.inverseRelationship.map { !$0.isToMany } ?? false
-            default: return false
-            }
+        model.entitiesByName[entity.name]?.relationshipsByName.values.contains { reachesOthers($0, of: entity) } ?? false
+    }
+
+    /// Whether the rule of a stored relationship of `entity` acts on other rows: it cascades,
+    /// denies, or nullifies an inverse to-one.
+    private static func reachesOthers(_ relationship: NSRelationshipDescription, of entity: EntitySchema) -> Bool {
+        guard !relationship.isTransient, entity.slotsByName[relationship.name] != nil else { return false }
+        switch relationship.deleteRule {
+        case .cascadeDeleteRule, .denyDeleteRule: return true
+        case .nullifyDeleteRule: return relationship.inverseRelationship.map { !$0.isToMany } ?? false
+        default: return false
         }
     }
 

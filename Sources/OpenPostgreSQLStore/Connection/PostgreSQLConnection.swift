@@ -160,15 +160,8 @@
             let bindings = try PostgresBindings(storeValues: arguments, sql: sql, server: server)
             StoreStatementLog.current?.record(sql)
             let trace = self.trace ?? SQLTrace.shared
-            var started: ContinuousClock.Instant?
-            if trace.level > 0 {
-                trace.statement(sql)
-                if trace.level >= 2 {
-                    trace.bindings(arguments)
-                    started = .now
-                }
-            }
-            return PreparedStatement(query: PostgresQuery(unsafeSQL: sql, binds: bindings), trace: trace, started: started)
+            return PreparedStatement(
+                query: PostgresQuery(unsafeSQL: sql, binds: bindings), trace: trace, started: trace.starting(sql, arguments))
         }
 
         /// Runs `start` on `connection` and gives its answer, or `.connection` when the connection
@@ -187,6 +180,18 @@
             start(connection, query, logger).cascade(to: answer)
             answer.futureResult.whenComplete { _ in watcher.end() }
             return answer.futureResult
+        }
+    }
+
+    extension SQLTrace {
+        /// Traces a statement about to be sent (and at level 2 its values); the instant its time
+        /// counts from at level 2, else nil.
+        func starting(_ sql: String, _ arguments: [StoreValue]) -> ContinuousClock.Instant? {
+            guard level > 0 else { return nil }
+            statement(sql)
+            guard level >= 2 else { return nil }
+            bindings(arguments)
+            return .now
         }
     }
 

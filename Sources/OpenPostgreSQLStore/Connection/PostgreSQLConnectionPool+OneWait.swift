@@ -44,9 +44,6 @@
             _ sql: String, _ arguments: [StoreValue],
             _ start: @escaping @Sendable (PostgresConnection, PostgresQuery, Logger) -> EventLoopFuture<T>
         ) throws -> T {
-            guard !isClosed else {
-                throw PostgreSQLServerError(.connection, message: "PostgreSQL at \(server): the database was closed")
-            }
             let statement = try self.statement(sql, arguments)
             defer { statement.finished() }
             let query = statement.query
@@ -61,12 +58,15 @@
         /// back once the future `use` returns has completed; the calling thread waits once, for
         /// all of it. Counted in the pool's meters as `withConnection` is.
         ///
-        /// - Throws: what the future fails with; `.connection` when no connection was leased
-        ///   within `leaseTimeout` (the task then gives the one it gets back unused); `.other` on
+        /// - Throws: what the future fails with; `.connection` when the pool is closed or no
+        ///   connection was leased within `leaseTimeout` (the task then gives the one it gets back unused); `.other` on
         ///   an event-loop thread.
         func withLeasedConnection<T: Sendable>(
             _ use: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>
         ) throws -> T {
+            guard !isClosed else {
+                throw PostgreSQLServerError(.connection, message: "PostgreSQL at \(server): the database was closed")
+            }
             guard !PostgreSQLEventLoops.onEventLoop else { throw PostgreSQLServerError.calledOnEventLoop(server: server) }
             let waiter = LeasedWaiter<T>(waiting: waiting)
             let task = Task(executorPreference: PostgreSQLEventLoops.executor()) { [self] in

@@ -38,10 +38,6 @@
         ///   sent, `.connection` when it was lost before, or no connection was free within
         ///   `leaseTimeout`; `.other` on an event-loop thread.
         func runTransaction(_ statements: [PlannedStatement], isolation: PostgreSQLIsolation = .readCommitted) throws -> Bool {
-            guard !isClosed else {
-                throw PostgreSQLServerError(.connection, message: "PostgreSQL at \(server): the database was closed")
-            }
-            guard !PostgreSQLEventLoops.onEventLoop else { throw PostgreSQLServerError.calledOnEventLoop(server: server) }
             let begin = isolation.beginStatement
             var steps = [
                 TransactionRun.Step(sql: begin, arguments: [], query: PostgresQuery(unsafeSQL: begin), expectation: .any)
@@ -134,15 +130,8 @@
                 committing = true
                 step = Step(sql: "COMMIT", arguments: [], query: "COMMIT", expectation: .any)
             }
-            var started: ContinuousClock.Instant?
-            if trace.level > 0 {
-                trace.statement(step.sql)
-                if trace.level >= 2 {
-                    trace.bindings(step.arguments)
-                    started = .now
-                }
-            }
-            connection.query(step.query, logger: database.logger).whenComplete { [started] result in
+            let started = trace.starting(step.sql, step.arguments)
+            connection.query(step.query, logger: database.logger).whenComplete { result in
                 if let started { self.trace.finished(rows: nil, seconds: started.secondsSince) }
                 self.answered(step, result)
             }

@@ -48,13 +48,9 @@
             }
         }
 
-        package func operationError(_ reason: String) -> Error {
-            PostgreSQLStoreError.operation(reason, store: statements.storeName)
-        }
+        package func operationError(_ reason: String) -> Error { statements.operationError(reason) }
 
-        package func keysExhaustedError(_ reason: String) -> Error {
-            PostgreSQLStoreError.save("Can't save to \(statements.storeName): " + reason, store: statements.storeName)
-        }
+        package func keysExhaustedError(_ reason: String) -> Error { statements.keysExhaustedError(reason) }
     }
 
     /// A save's statements, written by `SQLRowWriter` as to a `PostgreSQLSession` but kept to be run
@@ -94,13 +90,9 @@
             throw Unplannable()
         }
 
-        func operationError(_ reason: String) -> Error {
-            PostgreSQLStoreError.operation(reason, store: statements.storeName)
-        }
+        func operationError(_ reason: String) -> Error { statements.operationError(reason) }
 
-        func keysExhaustedError(_ reason: String) -> Error {
-            PostgreSQLStoreError.save("Can't save to \(statements.storeName): " + reason, store: statements.storeName)
-        }
+        func keysExhaustedError(_ reason: String) -> Error { statements.keysExhaustedError(reason) }
     }
 
     /// The PostgreSQL text of the statements a store runs, made once per SQL text: placeholders
@@ -123,6 +115,16 @@
         init(layouts: [AppleSQLLayout], storeName: String) {
             identifiers = layouts.reduce(PostgreSQLRowStore.historyIdentifiers) { $0.union($1.postgreSQLIdentifiers) }
             self.storeName = storeName
+        }
+
+        /// The store's `NSPersistentStoreOperationError` with `reason`.
+        func operationError(_ reason: String) -> Error {
+            PostgreSQLStoreError.operation(reason, store: storeName)
+        }
+
+        /// The store's save error: the primary keys a save needs would pass `Int64.max`.
+        func keysExhaustedError(_ reason: String) -> Error {
+            PostgreSQLStoreError.save("Can't save to \(storeName): " + reason, store: storeName)
         }
 
         func finished(_ sql: String) -> String {
