@@ -354,15 +354,22 @@
             }
         }
 
+        /// The store's writer on `session`: keys come from `Z_MAX` first (see `notesUsedKeys`), and
+        /// the statements of each entity are kept (`writeStatements`).
+        private func writer<Session: SQLSession>(_ session: Session) -> SQLRowWriter<Session> {
+            var writer = SQLRowWriter(session: session, layout: layout)
+            writer.notesUsedKeys = false
+            writer.kept = writeStatements
+            return writer
+        }
+
         /// The statements of `write(_:session:)` for `changes`, planned as if every row an update
         /// or delete names is there and no stored row has a constraint's values; nil when the save
         /// can't be planned so (it breaks a constraint within itself, or a statement needs a
         /// query's answer).
         private func plannedStatements(_ changes: SaveChanges) -> [PlannedStatement]? {
             let plan = PostgreSQLSavePlan(statements: statements)
-            var writer = SQLRowWriter(session: plan, layout: layout)
-            writer.notesUsedKeys = false
-            writer.kept = writeStatements
+            let writer = self.writer(plan)
             do {
                 let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
                     plan.expectNoRows(try writer.keysQuery(of: entityID, slots: slots), values)
@@ -387,9 +394,7 @@
         /// Checks uniqueness constraints, then deletes, inserts and updates, in the open
         /// transaction; throws `SaveConflictError` or `StaleRows` (the transaction then rolls back).
         private func write(_ changes: SaveChanges, session: PostgreSQLSession) throws {
-            var writer = SQLRowWriter(session: session, layout: layout)
-            writer.notesUsedKeys = false
-            writer.kept = writeStatements
+            let writer = self.writer(session)
             let reader = SQLRowReader(session: session, layout: layout)
             let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
                 let keys = try writer.keys(of: entityID, slots: slots, values: values)

@@ -114,12 +114,10 @@ package struct SQLRowWriter<Session: SQLSession> {
             let table = layout.tables[entity.table]
             let expected = expectedVersions[row.key]
             // One statement per entity, and per whether the row's version is checked.
-            let variant = row.key.entityID * 2 + (expected == nil ? 0 : 1)
+            let variant = row.key.entityID * 4 + 2 + (expected == nil ? 0 : 1)
             let statement =
                 statements[variant]
-                ?? keptStatement(row.key.entityID * 4 + 2 + (expected == nil ? 0 : 1)) {
-                    updateStatement(for: entity, table: table, checksVersion: expected != nil)
-                }
+                ?? keptStatement(variant) { updateStatement(for: entity, table: table, checksVersion: expected != nil) }
             statements[variant] = statement
             var values: [StoreValue] = [.integer(row.version)]
             values.reserveCapacity(4 + statement.bindings.count)
@@ -238,8 +236,9 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     // MARK: - Statements by entity
 
-    /// The statement kept under `key` in `kept`, made by `make` the first time; `make`'s when
-    /// nothing is kept.
+    /// The statement kept under `key` in `kept` (an entity's insert at `entityID * 4`, its
+    /// updates at `+ 2` and, checking the version, `+ 3`), made by `make` the first time;
+    /// `make`'s when nothing is kept.
     private func keptStatement(_ key: Int, _ make: () -> SQLColumnStatement) -> SQLColumnStatement {
         guard let kept else { return make() }
         return kept.statement(key, make)
