@@ -117,6 +117,10 @@ package protocol RowStore: AnyObject {
     /// `apply(_:)` does, refusing them the same way, but leaves them invisible until the result
     /// is committed (or rolled back). A prepared store accepts no other save until then.
     func prepare(_ changes: SaveChanges) throws -> PreparedSave
+    /// Runs a batch request's write in one transaction, with the saves' conflicts ignored (no
+    /// expected versions). The default throws `BatchWriteUnsupportedError`.
+    /// - Throws: `BatchWriteRefusedError` for a predicate or expression the store cannot compute.
+    func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome
     /// Reserves `count` new primary keys for rows of an entity's hierarchy.
     func newPrimaryKeys(forEntity entityID: Int, count: Int) throws -> [Int64]
     /// The members of the to-many relationship at `slot` of each owner's entity, by owner, in
@@ -157,6 +161,11 @@ package protocol PreparedSave: AnyObject {
 extension RowStore {
     /// The store cannot tell (see the requirement).
     package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? { nil }
+
+    /// A store without batch writes (see the requirement).
+    package func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome {
+        throw BatchWriteUnsupportedError()
+    }
 
     /// Nothing to close (see the requirement).
     package func close() async {}

@@ -2,20 +2,50 @@ import OpenPredicate
 import OpenStoreCore
 
 extension NSManagedObjectContext {
-    /// Runs an `NSBatchDeleteRequest` in each store that holds its entity: the matched rows, the
-    /// rows their cascade rules reach, and the inverse to-ones their nullify rules clear, written
-    /// as one save of rows (`RowStore.apply`), never as objects of this context.
+    /// Runs an `NSBatchDeleteRequest` in each store that holds its entity, never through objects
+    /// of this context. Where the entities' delete rules reach no other row (and no deleted row
+    /// keeps values in history), the store deletes set-based (`RowStore.execute(_:)`: one
+    /// `DELETE … WHERE` the predicate); otherwise the matched keys are read, the rules applied
+    /// (`BatchDeletePlan`), and the rows written as one save of rows (`RowStore.apply`).
     func executeBatchDelete(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
+        let model = coordinator.managedObjectModel
         var deleted: [NSManagedObjectID] = []
-        for (store, matched) in try batchDeleteTargets(of: request, coordinator: coordinator) {
+        var count = 0
+        for (store, target) in try batchDeleteTargets(of: request, coordinator: coordinator) {
             guard store.type != NSInMemoryStoreType else {
                 throw CoreDataError.make(
                     code: NSPersistentStoreUnsupportedRequestTypeError,
                     reason: "NSBatchDeleteRequest is not supported by the in-memory store (as with Apple's Core Data: batch "
                         + "requests run in SQL stores); fetch the objects and delete them with delete(_:) and save()")
+            }
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            let entityIDs: Set<Int>
+            switch target {
+            case .plan(let plan): entityIDs = plan.entityIDs
+            case .keys(_, let keys): entityIDs = Set(keys.map(\.entityID))
+            }
+            let entities = entityIDs.map(coordinator.schema.entity)
+            if !entities.contains(where: { BatchDeletePlan.rulesReachOthers($0, in: model) })
+                && (!store.tracksHistory || entities.allSatisfy(\.tombstoneSlots.isEmpty))
+            {
+                var write = BatchWrite(action: .delete, target: target)
+                write.returnsKeys = request.resultType == .resultTypeObjectIDs
+                if store.tracksHistory { write.history = historyDraft() }
+                let outcome = try runBatch(write, in: store, named: "NSBatchDeleteRequest")
+                count += outcome.count
+                deleted += (outcome.keys ?? []).map(maker.id(for:))
+                continue
+            }
+            let matched: [ObjectKey]
+            switch target {
+            case .plan(let plan):
+                guard case .keys(let keys) = try store.rows.execute(plan) else { continue }
+                matched = keys
+            case .keys(_, let keys):
+                matched = try store.rows.rows(for: keys).map(\.key)
             }
             let plan = try BatchDeletePlan(matched: matched, store: store, coordinator: coordinator)
             var changes = SaveChanges(updated: plan.nullified, deleted: plan.deleted, expectedVersions: plan.expectedVersions)
@@ -29,19 +59,20 @@ extension NSManagedObjectContext {
                         reason: "A batch delete conflicted with a save that changed the same rows meanwhile; nothing was deleted")
                 }
             }
-            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            count += plan.deleted.count
             deleted += plan.deleted.map(maker.id(for:))
         }
         switch request.resultType {
         case .resultTypeStatusOnly: return NSBatchDeleteResult(result: NSNumber(value: true), resultType: .resultTypeStatusOnly)
-        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: deleted.count), resultType: .resultTypeCount)
+        case .resultTypeCount: return NSBatchDeleteResult(result: NSNumber(value: count), resultType: .resultTypeCount)
         case .resultTypeObjectIDs: return NSBatchDeleteResult(result: deleted, resultType: .resultTypeObjectIDs)
         }
     }
 
-    /// The stores the request deletes in, each with the keys it matches there.
+    /// The stores the request deletes in, each with the rows it deletes there: the keys of the
+    /// request's IDs in that store, or the plan of its fetch request.
     private func batchDeleteTargets(of request: NSBatchDeleteRequest, coordinator: NSPersistentStoreCoordinator) throws
-        -> [(RowBackedPersistentStore, [ObjectKey])]
+        -> [(RowBackedPersistentStore, BatchWrite.Target)]
     {
         if let ids = request.objectIDs {
             var byStore: [ObjectIdentifier: (RowBackedPersistentStore, [ObjectKey])] = [:]
@@ -71,7 +102,8 @@ extension NSManagedObjectContext {
             }
             return order.compactMap { byStore[$0] }.map { store, keys in
                 var seen = Set<ObjectKey>()
-                return (store, keys.filter { seen.insert($0).inserted })
+                let unique = keys.filter { seen.insert($0).inserted }
+                return (store, .keys(entityID: unique[0].entityID, unique))
             }
         }
         var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema)
@@ -79,10 +111,7 @@ extension NSManagedObjectContext {
         plan.output = .keys
         let fetch = request.fetchRequest
         if fetch.affectedStores == nil { fetch.affectedStores = request.affectedStores }
-        return try affectedStores(of: fetch, plan: plan, in: coordinator).map { store in
-            guard case .keys(let keys) = try store.rows.execute(plan) else { return (store, []) }
-            return (store, keys)
-        }
+        return try affectedStores(of: fetch, plan: plan, in: coordinator).map { ($0, .plan(plan)) }
     }
 }
 
@@ -203,7 +232,7 @@ struct BatchDeletePlan {
     }
 
     /// Whether deleting a row of `entity` can reach other rows (see `reachesOthers(_:of:)`).
-    private static func rulesReachOthers(_ entity: EntitySchema, in model: NSManagedObjectModel) -> Bool {
+    static func rulesReachOthers(_ entity: EntitySchema, in model: NSManagedObjectModel) -> Bool {
         model.entitiesByName[entity.name]?.relationshipsByName.values.contains { reachesOthers($0, of: entity) } ?? false
     }
 
@@ -239,9 +268,6 @@ struct BatchDeletePlan {
             }
             changes.append(HistoryChange(key: key, kind: .delete, tombstone: tombstone))
         }
-        let process = ProcessInfo.processInfo.processName
-        return HistoryTransactionDraft(
-            author: context.transactionAuthor, contextName: context.name, bundleID: Bundle.main.bundleIdentifier ?? process,
-            processID: process, timestamp: Date(), changes: changes)
+        return context.historyDraft(changes: changes)
     }
 }

@@ -37,6 +37,11 @@ extension NSManagedObjectContext {
             }
             changes.append(HistoryChange(key: key, kind: .delete, tombstone: tombstone))
         }
+        return historyDraft(changes: changes)
+    }
+
+    /// A persistent-history transaction by this context, as its saves write one, with `changes`.
+    func historyDraft(changes: [HistoryChange] = []) -> HistoryTransactionDraft {
         let process = ProcessInfo.processInfo.processName
         return HistoryTransactionDraft(
             author: transactionAuthor, contextName: name, bundleID: Bundle.main.bundleIdentifier ?? process,

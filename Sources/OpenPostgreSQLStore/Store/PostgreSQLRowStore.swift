@@ -322,34 +322,59 @@
         /// constraint's values). When one has not, the transaction rolls back and the save runs
         /// again statement by statement, which finds out why.
         private func save(_ changes: SaveChanges, attempts: Int) throws {
-            var attempt = 1
-            var planned = changes.history == nil ? plannedStatements(changes) : nil
-            while true {
-                do {
-                    if let statements = planned {
-                        if try database.runTransaction(statements) { return }
-                        planned = nil
-                        continue
-                    }
+            if changes.history == nil, let planned = plannedStatements(changes),
+                try retrying(attempts, { try database.runTransaction(planned) })
+            {
+                return
+            }
+            do {
+                try retrying(attempts) {
                     try database.withTransaction { connection in
                         try write(changes, session: PostgreSQLSession(connection: connection, statements: statements))
                     }
-                    return
-                } catch let stale as StaleRows {
-                    throw try conflicts(stale.keys, changes: changes)
+                }
+            } catch let stale as StaleRows {
+                throw try conflicts(stale.keys, changes: changes)
+            }
+        }
+
+        /// Runs `body` (one transaction), again after a serialization failure, a deadlock or a
+        /// unique index refusing a row another save committed meanwhile (`attempts` in all);
+        /// the server's other errors come out as the store's.
+        private func retrying<T>(_ attempts: Int, _ body: () throws -> T) throws -> T {
+            var attempt = 1
+            while true {
+                do {
+                    return try body()
                 } catch let error as PostgreSQLServerError {
                     switch error.kind {
                     case .serializationFailure where attempt < attempts, .deadlock where attempt < attempts,
                         .uniqueViolation where attempt < attempts:
                         attempt += 1
                         Thread.sleep(forTimeInterval: Double.random(in: 0.001...0.01) * Double(attempt))
-                        continue
                     case .commitOutcomeUnknown:
                         throw PostgreSQLStoreError.outcomeUnknown(store: storeName, underlying: error)
                     default:
                         throw PostgreSQLStoreError.save(
                             "Can't save to \(storeName): \(error)", store: storeName, underlying: error)
                     }
+                }
+            }
+        }
+
+        /// Runs a batch request's write (`RowStore.execute(_:)`) in one transaction: set-based SQL
+        /// (`SQLBatchWriter`), then its persistent history.
+        package func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome {
+            try refuseIfReadOnly("run a batch request")
+            let (statement, write) = try compileBatch(batch)
+            return try retrying(5) {
+                try database.withTransaction { connection in
+                    let session = PostgreSQLSession(connection: connection, statements: statements)
+                    let outcome = try SQLBatchWriter(session: session, layout: layout).run(write, statement: statement)
+                    if let history = write.history(of: outcome.keys ?? [], schema: schema) {
+                        try writeHistory(history, session: session)
+                    }
+                    return outcome
                 }
             }
         }

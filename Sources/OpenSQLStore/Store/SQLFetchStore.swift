@@ -72,6 +72,31 @@ extension SQLFetchStore {
         }
     }
 
+    /// A batch write's statement (`SQLCompiler.compileBatch`), and the write to run: `batch`, or
+    /// when the dialect can't compute its predicate, `batch` retargeted to the keys the plan
+    /// matches (found as a fetch finds them, before the write's transaction begins).
+    /// - Throws: `BatchWriteRefusedError` when the write can't run in SQL.
+    package func compileBatch(_ batch: BatchWrite) throws -> (SQLBatchStatement, BatchWrite) {
+        let plan: FetchPlan
+        switch batch.target {
+        case .plan(let target): plan = target
+        case .keys(let entityID, _): plan = FetchPlan(entityID: entityID, entityIDs: [entityID], output: .keys)
+        }
+        switch compiler.compileBatch(batch.action, plan: plan) {
+        case .compiled(let statement):
+            return (statement, batch)
+        case .refused(let reason):
+            throw BatchWriteRefusedError(reason)
+        case .conditionNotCompilable(let statement, _):
+            var keysPlan = plan
+            keysPlan.output = .keys
+            guard case .keys(let keys) = try runInMemory(keysPlan) else { return (statement, batch) }
+            var retargeted = batch
+            retargeted.target = .keys(entityID: plan.entityID, keys)
+            return (statement, retargeted)
+        }
+    }
+
     /// Runs a dictionary fetch straight into `NSDictionary` results when it compiles to SQL (no
     /// `DictionaryRows` in between); otherwise as `execute(_:)` does, the plan compiled once.
     package func dictionaryResults(_ plan: FetchPlan, objectID: @escaping (ObjectKey) -> AnyObject) throws -> [NSDictionary] {

@@ -72,6 +72,22 @@ extension SQLiteRowStore {
         if let history = changes.history { try writeHistory(history) }
     }
 
+    /// Runs a batch request's write (`RowStore.execute(_:)`) in a savepoint of the group's
+    /// transaction, as a save: set-based SQL (`SQLBatchWriter`), then its persistent history.
+    package func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome {
+        try refuseIfReadOnly("run a batch request")
+        let (statement, write) = try compileBatch(batch)
+        return try withGroupLock {
+            let outcome = try inGroupSavepoint {
+                let outcome = try SQLBatchWriter(session: file.connection, layout: file.layout).run(write, statement: statement)
+                if let history = write.history(of: outcome.keys ?? [], schema: schema) { try writeHistory(history) }
+                return outcome
+            }
+            groupHasSaves = true
+            return outcome
+        }
+    }
+
     /// Rows a save expected at another version, or gone.
     private struct StaleRows: Error {
         var keys: [ObjectKey]

@@ -127,9 +127,10 @@ struct BatchDeleteTests {
         }
 
         /// The error `request` fails with; nil if it succeeds.
-        func failure(of request: NSBatchDeleteRequest) -> NSError? {
+        func failure(of request: NSPersistentStoreRequest) -> NSError? {
             do {
-                _ = try execute(request)
+                let context = container.newBackgroundContext()
+                _ = try context.performAndWait { try context.execute(request) }
                 return nil
             } catch {
                 return error as NSError
@@ -139,6 +140,11 @@ struct BatchDeleteTests {
         func execute(_ request: NSBatchDeleteRequest) throws -> NSBatchDeleteResult? {
             let context = container.newBackgroundContext()
             return try context.performAndWait { try context.execute(request) as? NSBatchDeleteResult }
+        }
+
+        func execute(_ request: NSBatchUpdateRequest) throws -> NSBatchUpdateResult? {
+            let context = container.newBackgroundContext()
+            return try context.performAndWait { try context.execute(request) as? NSBatchUpdateResult }
         }
     }
 

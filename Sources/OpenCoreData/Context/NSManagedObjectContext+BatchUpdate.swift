@@ -1,0 +1,95 @@
+import OpenPredicate
+import OpenStoreCore
+
+extension NSManagedObjectContext {
+    /// Runs an `NSBatchUpdateRequest` in each store that holds its entity, as one set-based write
+    /// of the store (`RowStore.execute(_:)`), never through objects of this context.
+    func executeBatchUpdate(_ request: NSBatchUpdateRequest) throws -> NSBatchUpdateResult {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
+        }
+        guard let entity = coordinator.managedObjectModel.entitiesByName[request.entityName] else {
+            throw CoreDataError.make(
+                code: NSCoreDataError,
+                reason: "An NSBatchUpdateRequest names the entity \(request.entityName), which is not in the model")
+        }
+        request.resolve(entity)
+        let assignments = try batchAssignments(request.propertiesToUpdate, of: entity, schema: coordinator.schema)
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: request.entityName)
+        fetch.predicate = request.predicate
+        fetch.includesSubentities = request.includesSubentities
+        fetch.affectedStores = request.affectedStores
+        var plan = try FetchPlanBuilder(model: coordinator.managedObjectModel, schema: coordinator.schema).plan(for: fetch)
+        plan.output = .keys
+        var updated: [NSManagedObjectID] = []
+        var count = 0
+        for store in try affectedStores(of: fetch, plan: plan, in: coordinator) {
+            var write = BatchWrite(action: .update(assignments), target: .plan(plan))
+            write.returnsKeys = request.resultType == .updatedObjectIDsResultType
+            if store.tracksHistory { write.history = historyDraft() }
+            let outcome = try runBatch(write, in: store, named: "NSBatchUpdateRequest")
+            count += outcome.count
+            let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+            updated += (outcome.keys ?? []).map(maker.id(for:))
+        }
+        switch request.resultType {
+        case .statusOnlyResultType: return NSBatchUpdateResult(result: NSNumber(value: true), resultType: .statusOnlyResultType)
+        case .updatedObjectsCountResultType:
+            return NSBatchUpdateResult(result: NSNumber(value: count), resultType: .updatedObjectsCountResultType)
+        case .updatedObjectIDsResultType: return NSBatchUpdateResult(result: updated, resultType: .updatedObjectIDsResultType)
+        }
+    }
+
+    /// The assignments of `propertiesToUpdate`: constants converted to the attribute's stored
+    /// kind (through its value transformer for a transformable one), expressions left to the store.
+    private func batchAssignments(_ properties: [AnyHashable: Any]?, of entity: NSEntityDescription, schema: StoreSchema)
+        throws -> [BatchAssignment]
+    {
+        let stored = schema.entity(named: entity.name ?? "")
+        guard let properties, !properties.isEmpty else {
+            throw CoreDataError.make(
+                code: NSCoreDataError, reason: "An NSBatchUpdateRequest for \(entity.name ?? "") has no propertiesToUpdate")
+        }
+        var assignments: [BatchAssignment] = []
+        for (key, value) in properties {
+            let name = (key.base as? NSPropertyDescription)?.name ?? (key.base as? String) ?? "\(key.base)"
+            guard let attribute = entity.attributesByName[name], !attribute.isTransient,
+                let slot = stored?.slotsByName[name], case .attribute(let kind)? = stored?.properties[slot].kind
+            else {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreUnsupportedRequestTypeError,
+                    reason: "An NSBatchUpdateRequest can't update \(name): it is not a stored attribute of \(entity.name ?? "")")
+            }
+            var constant: Any? = value
+            if let expression = value as? NSExpression {
+                guard expression.expressionType == .constantValue else {
+                    assignments.append(BatchAssignment(property: name, value: .expression(expression)))
+                    continue
+                }
+                constant = expression.constantValue
+            }
+            if kind == .transformable { constant = try AttributeValueTransform.storedValue(constant, of: attribute) }
+            assignments.append(
+                BatchAssignment(property: name, value: .constant(try StoreValue(constant, kind: kind, property: name))))
+        }
+        return assignments.sorted { $0.property < $1.property }
+    }
+
+    /// Runs a batch write in one store, its refusals as Apple's errors: a store that runs none
+    /// (the in-memory store) or a write it can't run in SQL gives
+    /// `NSPersistentStoreUnsupportedRequestTypeError`.
+    func runBatch(_ write: BatchWrite, in store: RowBackedPersistentStore, named request: String) throws -> BatchWriteOutcome {
+        do {
+            return try store.rows.execute(write)
+        } catch is BatchWriteUnsupportedError {
+            throw CoreDataError.make(
+                code: NSPersistentStoreUnsupportedRequestTypeError,
+                reason: "\(request) is not supported by the \(store.type) store (as with Apple's Core Data: batch requests "
+                    + "run in SQL stores); fetch the objects and change them instead")
+        } catch let refused as BatchWriteRefusedError {
+            throw CoreDataError.make(
+                code: NSPersistentStoreUnsupportedRequestTypeError, reason: "\(request) can't run in the store: \(refused.reason)"
+            )
+        }
+    }
+}

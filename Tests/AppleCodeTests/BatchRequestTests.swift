@@ -1,0 +1,128 @@
+import CoreData
+import Foundation
+import XCTest
+
+/// Batch requests as apps use them: a typed request deleted or updated in the store, the IDs
+/// merged into the view context, and a fetched-results controller there seeing the change.
+final class BatchRequestTests: XCTestCase {
+    /// A store with six books, "Book 1"…"Book 6", of 100…600 pages, rated 1…6.
+    func makeShelf(_ kind: StoreKind) throws -> NSPersistentContainer {
+        let container = try makeBookshelfContainer(kind)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            for number in 1...6 {
+                let book = Book(context: context)
+                book.title = "Book \(number)"
+                book.pages = Int32(number * 100)
+                book.rating = Double(number)
+            }
+            try context.save()
+        }
+        return container
+    }
+
+    func makeController(_ context: NSManagedObjectContext) throws -> NSFetchedResultsController<Book> {
+        let request: NSFetchRequest<Book> = Book.fetchRequest()
+        request.sortDescriptors = [NSSortDescriptor(keyPath: \Book.title, ascending: true)]
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        try controller.performFetch()
+        return controller
+    }
+
+    func testABatchDeleteOfATypedRequestReachesTheViewContextsController() throws {
+        let container = try makeShelf(.sqlite)
+        let view = container.viewContext
+        let controller = try makeController(view)
+        let recorder = ChangeRecorder()
+        controller.delegate = recorder
+        XCTAssertEqual(controller.fetchedObjects?.count, 6)
+
+        let fetch: NSFetchRequest<NSFetchRequestResult> = Book.fetchRequest()
+        fetch.predicate = NSPredicate(format: "pages < %d", 300)
+        let delete = NSBatchDeleteRequest(fetchRequest: fetch)
+        delete.resultType = .resultTypeObjectIDs
+        let background = container.newBackgroundContext()
+        let result = try background.performAndWait { try background.execute(delete) as? NSBatchDeleteResult }
+        let ids = try XCTUnwrap(result?.result as? [NSManagedObjectID])
+        XCTAssertEqual(ids.count, 2)
+
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids], into: [view])
+        XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Book 3", "Book 4", "Book 5", "Book 6"])
+        XCTAssertTrue(recorder.events.contains("did"), "\(recorder.events)")
+        XCTAssertEqual(try view.count(for: Book.fetchRequest() as NSFetchRequest<Book>), 4)
+    }
+
+    func testABatchUpdateChangesTheStoreAndMergedObjectsReadTheNewValues() throws {
+        let container = try makeShelf(.sqlite)
+        let view = container.viewContext
+        let controller = try makeController(view)
+        // The view context holds the books, values loaded.
+        XCTAssertEqual(controller.fetchedObjects?.map(\.rating), [1, 2, 3, 4, 5, 6])
+
+        let reader = container.newBackgroundContext()
+        let stale = try reader.performAndWait {
+            let request: NSFetchRequest<Book> = Book.fetchRequest()
+            request.predicate = NSPredicate(format: "title == %@", "Book 6")
+            return try XCTUnwrap(reader.fetch(request).first)
+        }
+        XCTAssertEqual(reader.performAndWait { stale.rating }, 6)
+
+        let update = NSBatchUpdateRequest(entity: Book.entity())
+        update.predicate = NSPredicate(format: "pages >= %d", 400)
+        update.propertiesToUpdate = [
+            "rating": NSExpression(format: "rating + 0.5"), "isbn": "reviewed",
+        ]
+        update.resultType = .updatedObjectIDsResultType
+        let background = container.newBackgroundContext()
+        let result = try background.performAndWait { try background.execute(update) as? NSBatchUpdateResult }
+        let ids = try XCTUnwrap(result?.result as? [NSManagedObjectID])
+        XCTAssertEqual(ids.count, 3)
+        XCTAssertEqual(result?.resultType, .updatedObjectIDsResultType)
+
+        // Not merged yet: the view context still has what it read.
+        XCTAssertEqual(controller.fetchedObjects?.map(\.rating), [1, 2, 3, 4, 5, 6])
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSUpdatedObjectsKey: ids], into: [view])
+        XCTAssertEqual(controller.fetchedObjects?.map(\.rating), [1, 2, 3, 4.5, 5.5, 6.5])
+        XCTAssertEqual(controller.fetchedObjects?.map { $0.isbn ?? "-" }, ["-", "-", "-", "reviewed", "reviewed", "reviewed"])
+
+        // The update raised the rows' versions: a context that changes a book it read before
+        // the update, and saves, conflicts with it.
+        XCTAssertThrowsError(
+            try reader.performAndWait {
+                stale.pages = 7
+                try reader.save()
+            }
+        ) { error in
+            XCTAssertEqual((error as NSError).code, NSManagedObjectMergeError)
+        }
+    }
+
+    func testTheCountOfABatchUpdateAndTheStatus() throws {
+        let container = try makeShelf(.sqlite)
+        let context = container.newBackgroundContext()
+        let update = NSBatchUpdateRequest(entityName: "Book")
+        update.propertiesToUpdate = ["pages": 1]
+        update.resultType = .updatedObjectsCountResultType
+        let count = try context.performAndWait { try context.execute(update) as? NSBatchUpdateResult }
+        XCTAssertEqual((count?.result as? NSNumber)?.intValue, 6)
+        update.resultType = .statusOnlyResultType
+        update.predicate = NSPredicate(format: "title == %@", "nothing")
+        let status = try context.performAndWait { try context.execute(update) as? NSBatchUpdateResult }
+        XCTAssertEqual(status?.result as? NSNumber, NSNumber(value: true))
+        let pages = try context.performAndWait { try context.fetch(Book.fetchRequest() as NSFetchRequest<Book>).map(\.pages) }
+        XCTAssertEqual(pages, [1, 1, 1, 1, 1, 1])
+    }
+
+    func testTheInMemoryStoreRefusesBatchRequestsAsApplesDoes() throws {
+        let container = try makeShelf(.inMemory)
+        let context = container.newBackgroundContext()
+        let update = NSBatchUpdateRequest(entityName: "Book")
+        update.propertiesToUpdate = ["pages": 1]
+        XCTAssertThrowsError(try context.performAndWait { try context.execute(update) }) { error in
+            XCTAssertEqual((error as NSError).code, NSPersistentStoreUnsupportedRequestTypeError)
+        }
+        let pages = try context.performAndWait { try context.fetch(Book.fetchRequest() as NSFetchRequest<Book>).map(\.pages) }
+        XCTAssertEqual(pages.sorted(), [100, 200, 300, 400, 500, 600])
+    }
+}
