@@ -62,10 +62,13 @@ let package = Package(
             dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
         ),
         // `swift build -c release --product BatchBenchmarks && .build/release/BatchBenchmarks`:
-        // NSBatchDeleteRequest against the raw DELETE with the same predicate.
+        // The batch requests against the raw statements, on SQLite (C API) and PostgreSQL (postgres-nio).
         .executableTarget(
             name: "BatchBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+            dependencies: [
+                .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         // `OPENCOREDATA_POSTGRES_URL=postgres://… swift run -c release PostgresBenchmarks [results.json]`:
         // the PostgreSQL store's fetches against postgres-nio, and read throughput with 1-8 processes.

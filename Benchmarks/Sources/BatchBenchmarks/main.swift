@@ -1,17 +1,23 @@
-// Prints figures for `NSBatchDeleteRequest` on an NSSQLiteStoreType store against its floor: the
-// same rows deleted by the raw SQLite C API with one `DELETE … WHERE` of the same predicate. Nothing
-// here is a test.
+// Prints figures for the batch requests against their floors, in the same run: on an
+// NSSQLiteStoreType store, the raw SQLite C API running the same statement; on an
+// NSPostgreSQLStoreType store (when OPENCOREDATA_POSTGRES_URL is set), postgres-nio running the same
+// SQL on its own connection. Nothing here is a test.
 //
 //     cd Benchmarks && swift build -c release --product BatchBenchmarks && .build/release/BatchBenchmarks
 //
 // One entity, `Event`: day (Integer 64), name (String). The store is made by Core Data, then filled
-// with ROWS rows (default 1,000,000) by the C API in one transaction; each round copies that file
-// and deletes the events with `day < ROWS / 2` (half of them), once with the raw `DELETE` and once
-// with the batch request (result type count), lines taking turns. ROUNDS (default 3) rounds;
-// medians are printed, and the peak RSS. The run checks the rows left and exits non-zero if they
-// are not the ones expected.
+// with ROWS rows (default 1,000,000) outside it, `day` spread by a fixed stride. Lines, each
+// against its raw statement, sides taking turns, ROUNDS (default 3) rounds, medians printed:
+// - delete: `NSBatchDeleteRequest` of `day < ROWS / 2` (half the rows; result type count) against
+//   `DELETE FROM ZEVENT WHERE ZDAY < ?`, each side on a fresh copy of the rows;
+// - update: `NSBatchUpdateRequest` setting `day = day + 1` on every row (result type count) against
+//   `UPDATE ZEVENT SET ZDAY = ZDAY + 1, Z_OPT = Z_OPT + 1`: the row's version rises as the request
+//   raises it, so that contexts holding the objects see the change when they save.
+// Then the peak RSS. The run checks the rows each side leaves and exits non-zero if they are not the
+// ones expected.
 
 import CoreData
+import PostgresNIO
 import RawSQLite
 
 #if canImport(Glibc)
@@ -22,6 +28,7 @@ let environment = ProcessInfo.processInfo.environment
 let rowCount = Int(environment["ROWS"] ?? "") ?? 1_000_000
 let rounds = max(1, Int(environment["ROUNDS"] ?? "") ?? 3)
 let cutoff = rowCount / 2
+var failures: [String] = []
 
 func model() -> NSManagedObjectModel {
     let day = NSAttributeDescription()
@@ -38,15 +45,56 @@ func model() -> NSManagedObjectModel {
     return model
 }
 
+let clock = ContinuousClock()
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// The two requests, as an app writes them; each returns the count of rows written.
+func batchDelete(_ context: NSManagedObjectContext) throws -> Int {
+    let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Event")
+    fetch.predicate = NSPredicate(format: "day < %d", cutoff)
+    let request = NSBatchDeleteRequest(fetchRequest: fetch)
+    request.resultType = .resultTypeCount
+    return try context.performAndWait {
+        ((try context.execute(request) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue ?? -1
+    }
+}
+
+func batchUpdate(_ context: NSManagedObjectContext) throws -> Int {
+    let request = NSBatchUpdateRequest(entityName: "Event")
+    request.propertiesToUpdate = ["day": NSExpression(format: "day + 1")]
+    request.resultType = .updatedObjectsCountResultType
+    return try context.performAndWait {
+        ((try context.execute(request) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue ?? -1
+    }
+}
+
+func newContext(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
+    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
+}
+
+func report(_ title: String, raw: [Double], batch: [Double], rawLabel: String, batchLabel: String) {
+    print(title)
+    func padded(_ label: String) -> String { label + String(repeating: " ", count: max(1, 50 - label.count)) }
+    print("  " + padded(rawLabel) + String(format: "%9.1f ms", median(raw)))
+    print("  " + padded(batchLabel) + String(format: "%9.1f ms   %.2f× raw", median(batch), median(batch) / median(raw)))
+}
+
+// MARK: - SQLite
+
 func execute(_ db: OpaquePointer, _ sql: String) {
     if sqlite3_exec(db, sql, nil, nil, nil) != SQLITE_OK {
         fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
     }
 }
 
-/// The store Core Data made, filled with the C API: events 1…ROWS, `day` = its key - 1 (shuffled
-/// by a fixed stride so that deleted rows are spread over the table).
-func makeStore(in folder: URL) throws -> URL {
+/// The store Core Data made, filled with the C API: events 1…ROWS, `day` = key × 7919 mod ROWS
+/// (so that deleted rows are spread over the table).
+func makeSQLiteStore(in folder: URL) throws -> URL {
     let url = folder.appendingPathComponent("Events.sqlite")
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
     let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
@@ -71,20 +119,16 @@ func makeStore(in folder: URL) throws -> URL {
     return url
 }
 
-func left(_ url: URL) -> (Int, Int) {
+/// The row count, the least `day` and the sum of `day` of a store file.
+func sqliteFacts(_ url: URL) -> [Int] {
     var db: OpaquePointer?
-    guard sqlite3_open(url.path, &db) == SQLITE_OK, let db else { return (-1, -1) }
+    guard sqlite3_open(url.path, &db) == SQLITE_OK, let db else { return [] }
     defer { sqlite3_close(db) }
     var statement: OpaquePointer?
-    sqlite3_prepare_v2(db, "SELECT count(*), min(ZDAY) FROM ZEVENT", -1, &statement, nil)
+    sqlite3_prepare_v2(db, "SELECT count(*), min(ZDAY), sum(ZDAY) FROM ZEVENT", -1, &statement, nil)
     defer { sqlite3_finalize(statement) }
-    guard sqlite3_step(statement) == SQLITE_ROW else { return (-1, -1) }
-    return (Int(sqlite3_column_int64(statement, 0)), Int(sqlite3_column_int64(statement, 1)))
-}
-
-let clock = ContinuousClock()
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+    guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
+    return (0..<3).map { Int(sqlite3_column_int64(statement, $0)) }
 }
 
 func copy(_ url: URL, in folder: URL, _ name: String) throws -> URL {
@@ -95,57 +139,190 @@ func copy(_ url: URL, in folder: URL, _ name: String) throws -> URL {
     return destination
 }
 
+/// Runs `sql` once in a transaction on a fresh connection to `url` (WAL, as the store's); its time.
+func rawSQLite(_ url: URL, _ sql: String, _ argument: Int64?) -> Double {
+    var db: OpaquePointer?
+    sqlite3_open(url.path, &db)
+    guard let db else { fatalError("open") }
+    defer { sqlite3_close(db) }
+    execute(db, "PRAGMA journal_mode = WAL")
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+    defer { sqlite3_finalize(statement) }
+    if let argument { sqlite3_bind_int64(statement, 1, argument) }
+    return milliseconds(
+        clock.measure {
+            execute(db, "BEGIN")
+            guard sqlite3_step(statement) == SQLITE_DONE else { fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
+            execute(db, "COMMIT")
+        })
+}
+
+/// Runs `body` on a fresh coordinator of the store at `url`; its time.
+func onSQLiteStore(_ url: URL, expecting count: Int, _ body: (NSManagedObjectContext) throws -> Int) throws -> Double {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+    _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    defer { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
+    let context = newContext(coordinator)
+    var written = 0
+    let time = try clock.measure { written = try body(context) }
+    if written != count { failures.append("a request wrote \(written) rows, not \(count)") }
+    return milliseconds(time)
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("BatchBenchmarks-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let original = try makeStore(in: folder)
-var raw: [Double] = []
-var batch: [Double] = []
-var failed = false
-for _ in 0..<rounds {
+let original = try makeSQLiteStore(in: folder)
+let sumOfDays = (0..<rowCount).reduce(0, +)
+print("SQLite: \(rowCount) rows, \(rounds) rounds (medians)")
+do {
+    var raw: [Double] = []
+    var batch: [Double] = []
+    for _ in 0..<rounds {
+        let rawURL = try copy(original, in: folder, "raw.sqlite")
+        raw.append(rawSQLite(rawURL, "DELETE FROM ZEVENT WHERE ZDAY < ?", Int64(cutoff)))
+        let storeURL = try copy(original, in: folder, "batch.sqlite")
+        batch.append(try onSQLiteStore(storeURL, expecting: rowCount - cutoff, batchDelete))
+        let expected = [rowCount - cutoff, cutoff, sumOfDays - (0..<cutoff).reduce(0, +)]
+        if sqliteFacts(rawURL) != expected || sqliteFacts(storeURL) != expected { failures.append("SQLite delete") }
+    }
+    report(
+        "delete \(rowCount - cutoff) rows by predicate", raw: raw, batch: batch, rawLabel: "raw DELETE … WHERE ZDAY < ?",
+        batchLabel: "NSBatchDeleteRequest")
+}
+do {
+    var raw: [Double] = []
+    var batch: [Double] = []
     let rawURL = try copy(original, in: folder, "raw.sqlite")
-    var db: OpaquePointer?
-    sqlite3_open(rawURL.path, &db)
-    execute(db!, "PRAGMA journal_mode = WAL")
-    var statement: OpaquePointer?
-    sqlite3_prepare_v2(db, "DELETE FROM ZEVENT WHERE ZDAY < ?", -1, &statement, nil)
-    sqlite3_bind_int64(statement, 1, Int64(cutoff))
-    let rawTime = clock.measure {
-        execute(db!, "BEGIN")
-        _ = sqlite3_step(statement)
-        execute(db!, "COMMIT")
-    }
-    sqlite3_finalize(statement)
-    sqlite3_close(db)
-    raw.append(milliseconds(rawTime))
-    if left(rawURL) != (rowCount - cutoff, cutoff) { failed = true }
-
     let storeURL = try copy(original, in: folder, "batch.sqlite")
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
-    _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: storeURL)
-    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Event")
-    fetch.predicate = NSPredicate(format: "day < %d", cutoff)
-    let request = NSBatchDeleteRequest(fetchRequest: fetch)
-    request.resultType = .resultTypeCount
-    var deleted = 0
-    let batchTime = try clock.measure {
-        deleted = try context.performAndWait { ((try context.execute(request) as? NSBatchDeleteResult)?.result as? NSNumber)?.intValue ?? -1 }
+    for _ in 0..<rounds {
+        raw.append(rawSQLite(rawURL, "UPDATE ZEVENT SET ZDAY = ZDAY + 1, Z_OPT = Z_OPT + 1", nil))
+        batch.append(try onSQLiteStore(storeURL, expecting: rowCount, batchUpdate))
     }
-    batch.append(milliseconds(batchTime))
-    for store in coordinator.persistentStores { try coordinator.remove(store) }
-    if deleted != cutoff || left(storeURL) != (rowCount - cutoff, cutoff) { failed = true }
+    let expected = [rowCount, rounds, sumOfDays + rounds * rowCount]
+    if sqliteFacts(rawURL) != expected || sqliteFacts(storeURL) != expected { failures.append("SQLite update") }
+    report(
+        "update \(rowCount) rows", raw: raw, batch: batch, rawLabel: "raw UPDATE … SET ZDAY = ZDAY + 1, Z_OPT = Z_OPT + 1",
+        batchLabel: "NSBatchUpdateRequest")
 }
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+// MARK: - PostgreSQL
+
+final class ResultBox<T>: @unchecked Sendable { var result: Result<T, Error>? }
+
+/// Runs `body` on the concurrency pool and blocks this thread until it ends.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result = box.result else { fatalError("no result") }
+    return try result.get()
+}
+
+let logger = {
+    var logger = Logger(label: "BatchBenchmarks")
+    logger.logLevel = .critical
+    return logger
+}()
+
+/// Runs `sql` on `connection` (with `argument` bound to $1 when given); the integers of its
+/// first row, and its time.
+@discardableResult
+func rawPostgreSQL(_ connection: PostgresConnection, _ sql: String, _ argument: Int64? = nil) throws -> (facts: [Int], ms: Double)
+{
+    var facts: [Int] = []
+    let time = try clock.measure {
+        facts = try blocking {
+            var binds = PostgresBindings()
+            if let argument { binds.append(argument) }
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            var first: [Int] = []
+            for try await row in rows where first.isEmpty {
+                let cells = Array(row)
+                first = try cells.map { Int(try $0.decode(Int64?.self) ?? -1) }
+            }
+            return first
+        }
+    }
+    return (facts, milliseconds(time))
+}
+
+if let serverText = environment["OPENCOREDATA_POSTGRES_URL"], !serverText.isEmpty,
+    var components = URLComponents(string: serverText), let host = components.host
+{
+    let schema = "batchbench_\(getpid())"
+    components.queryItems =
+        (components.queryItems ?? []).filter { $0.name != "schema" } + [URLQueryItem(name: "schema", value: schema)]
+    guard let storeURL = components.url else { fatalError("store URL") }
+    var configuration = PostgresConnection.Configuration(
+        host: host, port: components.port ?? 5432, username: components.user ?? "postgres", password: components.password,
+        database: components.path.split(separator: "/").first.map(String.init), tls: .disable)
+    configuration.options.additionalStartupParameters = [("search_path", "\"\(schema)\"")]
+    let config = configuration
+    let connection = try blocking { try await PostgresConnection.connect(configuration: config, id: 1, logger: logger) }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
+    _ = try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: storeURL)
+    let context = newContext(coordinator)
+    /// The table as it was made: ROWS events, `day` spread as on SQLite.
+    func refill() throws {
+        try rawPostgreSQL(connection, "TRUNCATE \"ZEVENT\"")
+        try rawPostgreSQL(
+            connection,
+            "INSERT INTO \"ZEVENT\" (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZDAY\", \"ZNAME\") SELECT g, 1, 1, (g::bigint * 7919) % \(rowCount), "
+                + "'event ' || g FROM generate_series(1, \(rowCount)) AS g")
+        try rawPostgreSQL(connection, "VACUUM ANALYZE \"ZEVENT\"")
+    }
+    let factsSQL = "SELECT count(*), min(\"ZDAY\"), sum(\"ZDAY\")::bigint FROM \"ZEVENT\""
+    func timedBatch(expecting count: Int, _ body: (NSManagedObjectContext) throws -> Int) throws -> Double {
+        var written = 0
+        let time = try clock.measure { written = try body(context) }
+        if written != count { failures.append("a PostgreSQL request wrote \(written) rows, not \(count)") }
+        return milliseconds(time)
+    }
+    print("PostgreSQL: \(rowCount) rows, \(rounds) rounds (medians)")
+    var raw: [Double] = []
+    var batch: [Double] = []
+    let deleted = [rowCount - cutoff, cutoff, sumOfDays - (0..<cutoff).reduce(0, +)]
+    for _ in 0..<rounds {
+        try refill()
+        raw.append(try rawPostgreSQL(connection, "DELETE FROM \"ZEVENT\" WHERE \"ZDAY\" < $1", Int64(cutoff)).ms)
+        if try rawPostgreSQL(connection, factsSQL).facts != deleted { failures.append("PostgreSQL raw delete") }
+        try refill()
+        batch.append(try timedBatch(expecting: rowCount - cutoff, batchDelete))
+        if try rawPostgreSQL(connection, factsSQL).facts != deleted { failures.append("PostgreSQL batch delete") }
+    }
+    report(
+        "delete \(rowCount - cutoff) rows by predicate", raw: raw, batch: batch,
+        rawLabel: "postgres-nio DELETE … WHERE \"ZDAY\" < $1", batchLabel: "NSBatchDeleteRequest")
+    raw = []
+    batch = []
+    try refill()
+    for round in 1...rounds {
+        raw.append(try rawPostgreSQL(connection, "UPDATE \"ZEVENT\" SET \"ZDAY\" = \"ZDAY\" + 1, \"Z_OPT\" = \"Z_OPT\" + 1").ms)
+        batch.append(try timedBatch(expecting: rowCount, batchUpdate))
+        if try rawPostgreSQL(connection, factsSQL).facts != [rowCount, 2 * round, sumOfDays + 2 * round * rowCount] {
+            failures.append("PostgreSQL update")
+        }
+    }
+    report(
+        "update \(rowCount) rows", raw: raw, batch: batch, rawLabel: "postgres-nio UPDATE … \"ZDAY\" + 1, \"Z_OPT\" + 1",
+        batchLabel: "NSBatchUpdateRequest")
+    for store in coordinator.persistentStores { try coordinator.remove(store) }
+    try rawPostgreSQL(connection, "DROP SCHEMA \"\(schema)\" CASCADE")
+    try blocking { try await connection.close() }
+} else {
+    print("PostgreSQL: set OPENCOREDATA_POSTGRES_URL to measure the PostgreSQL store; not measured")
+}
+
 var usage = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usage)
-print("rows \(rowCount), deleting \(cutoff), \(rounds) rounds (medians)")
-print(String(format: "raw DELETE … WHERE ZDAY < ?   %9.1f ms", median(raw)))
-print(String(format: "NSBatchDeleteRequest           %9.1f ms   %.2f× raw", median(batch), median(batch) / median(raw)))
 print("peak RSS \(usage.ru_maxrss / 1024) MB")
-if failed {
-    print("FAILED: the rows left are not the ones expected")
+if !failures.isEmpty {
+    print("FAILED: \(failures.joined(separator: "; "))")
     exit(1)
 }
