@@ -130,17 +130,18 @@ extension NSManagedObjectContext {
     /// Executes a request against the stores: an `NSAsynchronousFetchRequest` runs on the
     /// context's queue after this returns, and its result (returned at once) fills in when it
     /// finishes. An `NSPersistentHistoryChangeRequest` fetches or deletes persistent history
-    /// (see `NSManagedObjectContext+History`). An `NSBatchDeleteRequest` or
-    /// `NSBatchUpdateRequest` writes in the stores and returns an `NSBatchDeleteResult` or
-    /// `NSBatchUpdateResult`.
+    /// (see `NSManagedObjectContext+History`). An `NSBatchDeleteRequest`,
+    /// `NSBatchUpdateRequest` or `NSBatchInsertRequest` writes in the stores and returns an
+    /// `NSBatchDeleteResult`, `NSBatchUpdateResult` or `NSBatchInsertResult`.
     ///
-    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` for other requests (batch
-    ///   insert requests are not supported yet), and for a batch request in an in-memory store.
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` for other requests, and for a
+    ///   batch request in an in-memory store.
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? AsynchronousFetchRunning { return asynchronous.start(in: self) }
         if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistory(history) }
         if let delete = request as? NSBatchDeleteRequest { return try executeBatchDelete(delete) }
         if let update = request as? NSBatchUpdateRequest { return try executeBatchUpdate(update) }
+        if let insert = request as? NSBatchInsertRequest { return try executeBatchInsert(insert) }
         throw CoreDataError.make(
             code: NSPersistentStoreUnsupportedRequestTypeError,
             reason: "\(type(of: request)) cannot be executed by execute(_:) yet; fetch requests run with fetch(_:)")

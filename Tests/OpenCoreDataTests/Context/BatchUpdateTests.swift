@@ -38,7 +38,8 @@ struct BatchUpdateTests {
     @Test(arguments: BatchDeleteTests.sqlStoreTypes)
     func nilAndNSNullClearAValueAndAnExpressionConstantIsAValue(storeType: String) throws {
         let office = try Office(storeType)
-        _ = try office.execute(Self.request("name == 'Ann'", ["salary": NSNull(), "name": NSExpression(forConstantValue: "Ada")]))
+        _ = try office.execute(
+            Self.request("name == 'Ann'", ["salary": NSNull(), "name": NSExpression(forConstantValue: "Ada")]))
         _ = try office.execute(Self.request("name == 'Bob'", ["salary": NSExpression(forConstantValue: nil)]))
         #expect(try office.values("Employee", "name") == ["Ada", "Bob", "Cy", "Dee", "Eve"])
         #expect(try office.values("Employee", "salary") == ["70", "80", "90", "nil", "nil"])
@@ -57,7 +58,12 @@ struct BatchUpdateTests {
         let request = Self.request("salary > 75", ["salary": 1])
         request.resultType = .updatedObjectIDsResultType
         let ids = try #require(try office.execute(request)?.result as? [NSManagedObjectID])
-        #expect(Set(ids) == Set(context.performAndWait { employees.filter { (($0.value(forKey: "salary") as? NSNumber)?.intValue ?? 0) > 75 }.map(\.objectID) }))
+        #expect(
+            Set(ids)
+                == Set(
+                    context.performAndWait {
+                        employees.filter { (($0.value(forKey: "salary") as? NSNumber)?.intValue ?? 0) > 75 }.map(\.objectID)
+                    }))
         #expect(ids.count == 2)
         // Saving changes to all five conflicts with exactly the two rows the update wrote, each
         // one version further on.
@@ -93,7 +99,8 @@ struct BatchUpdateTests {
             (Self.request(nil, ["salary": 1, "age": 3]), NSPersistentStoreUnsupportedRequestTypeError, "age"),
             (Self.request(nil, ["department": NSNull()]), NSPersistentStoreUnsupportedRequestTypeError, "department"),
             (
-                Self.request(nil, ["salary": NSExpression(format: "department.title")]), NSPersistentStoreUnsupportedRequestTypeError,
+                Self.request(nil, ["salary": NSExpression(format: "department.title")]),
+                NSPersistentStoreUnsupportedRequestTypeError,
                 "salary"
             ),
             (Self.request(nil, ["salary": NSExpression(format: "name")]), NSPersistentStoreUnsupportedRequestTypeError, "salary"),
@@ -116,7 +123,8 @@ struct BatchUpdateTests {
         _ = try office.execute(Self.request("salary < 65", ["salary": NSExpression(format: "salary + 5"), "name": "Z"]))
         let context = office.container.newBackgroundContext()
         let changes = try context.performAndWait {
-            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            let result = try context.execute(
+                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
             let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
             #expect(transactions.count == 2)
             return try #require(transactions.last?.changes).map { change in
