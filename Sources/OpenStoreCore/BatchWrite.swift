@@ -46,9 +46,9 @@ package struct BatchWrite: Sendable {
 
 extension BatchWrite {
     /// The history transaction to record for the rows written (`keys`), or nil when none is
-    /// asked for: an update names the assigned slots of each row's entity.
+    /// asked for or no row was written: an update names the assigned slots of each row's entity.
     package func history(of keys: [ObjectKey], schema: StoreSchema) -> HistoryTransactionDraft? {
-        guard var draft = history else { return nil }
+        guard var draft = history, !keys.isEmpty else { return nil }
         var slotsByEntity: [Int: [Int]] = [:]
         draft.changes.reserveCapacity(draft.changes.count + keys.count)
         for key in keys {

@@ -13,6 +13,10 @@
 // - update: `NSBatchUpdateRequest` setting `day = day + 1` on every row (result type count) against
 //   `UPDATE ZEVENT SET ZDAY = ZDAY + 1, Z_OPT = Z_OPT + 1`: the row's version rises as the request
 //   raises it, so that contexts holding the objects see the change when they save.
+// - insert: `NSBatchInsertRequest` of INSERT_ROWS (default 100,000) dictionaries into an empty store
+//   (result type count; the dictionaries made before the clock starts, as an app's feed) against a
+//   prepared `INSERT` run once per row in one transaction, then `Z_PRIMARYKEY.Z_MAX` raised (on
+//   PostgreSQL: the store's own statements, `INSERT … VALUES` 256 rows at a time).
 // Then the peak RSS. The run checks the rows each side leaves and exits non-zero if they are not the
 // ones expected.
 
@@ -28,6 +32,10 @@ let environment = ProcessInfo.processInfo.environment
 let rowCount = Int(environment["ROWS"] ?? "") ?? 1_000_000
 let rounds = max(1, Int(environment["ROUNDS"] ?? "") ?? 3)
 let cutoff = rowCount / 2
+let insertCount = Int(environment["INSERT_ROWS"] ?? "") ?? 100_000
+/// What the insert lines write: day, name.
+let feed: [(Int64, String)] = (1...insertCount).map { (Int64($0 % 1000), "imported \($0)") }
+let dictionaries: [[String: Any]] = feed.map { ["day": $0.0, "name": $0.1] }
 var failures: [String] = []
 
 func model() -> NSManagedObjectModel {
@@ -68,6 +76,14 @@ func batchUpdate(_ context: NSManagedObjectContext) throws -> Int {
     request.resultType = .updatedObjectsCountResultType
     return try context.performAndWait {
         ((try context.execute(request) as? NSBatchUpdateResult)?.result as? NSNumber)?.intValue ?? -1
+    }
+}
+
+func batchInsert(_ context: NSManagedObjectContext) throws -> Int {
+    let request = NSBatchInsertRequest(entityName: "Event", objects: dictionaries)
+    request.resultType = .count
+    return try context.performAndWait {
+        ((try context.execute(request) as? NSBatchInsertResult)?.result as? NSNumber)?.intValue ?? -1
     }
 }
 
@@ -207,6 +223,66 @@ do {
         batchLabel: "NSBatchUpdateRequest")
 }
 
+do {
+    let emptyURL = folder.appendingPathComponent("Empty.sqlite")
+    let maker = NSPersistentStoreCoordinator(managedObjectModel: model())
+    try maker.remove(try maker.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: emptyURL))
+    var raw: [Double] = []
+    var batch: [Double] = []
+    let expected = [insertCount, 0, feed.reduce(0) { $0 + Int($1.0) }]
+    for _ in 0..<rounds {
+        let rawURL = try copy(emptyURL, in: folder, "raw.sqlite")
+        var db: OpaquePointer?
+        sqlite3_open(rawURL.path, &db)
+        guard let db else { fatalError("open") }
+        execute(db, "PRAGMA journal_mode = WAL")
+        var insert: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO ZEVENT (Z_PK, Z_ENT, Z_OPT, ZDAY, ZNAME) VALUES (?, 1, 1, ?, ?)", -1, &insert, nil)
+        let time = clock.measure {
+            execute(db, "BEGIN IMMEDIATE")
+            for (index, (day, name)) in feed.enumerated() {
+                sqlite3_bind_int64(insert, 1, Int64(index + 1))
+                sqlite3_bind_int64(insert, 2, day)
+                sqlite3_bind_text(insert, 3, name, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                guard sqlite3_step(insert) == SQLITE_DONE else { fatalError("insert") }
+                sqlite3_reset(insert)
+            }
+            execute(db, "UPDATE Z_PRIMARYKEY SET Z_MAX = \(insertCount) WHERE Z_ENT = 1")
+            execute(db, "COMMIT")
+        }
+        sqlite3_finalize(insert)
+        sqlite3_close(db)
+        raw.append(milliseconds(time))
+        let storeURL = try copy(emptyURL, in: folder, "batch.sqlite")
+        batch.append(try onSQLiteStore(storeURL, expecting: insertCount, batchInsert))
+        if sqliteFacts(rawURL) != expected || sqliteFacts(storeURL) != expected { failures.append("SQLite insert") }
+    }
+    report(
+        "insert \(insertCount) rows", raw: raw, batch: batch, rawLabel: "raw prepared INSERT per row, one transaction",
+        batchLabel: "NSBatchInsertRequest")
+    // What the request's input costs to read, whoever reads it: each dictionary's values cast to
+    // their types (no store); the batch line against the raw line plus this.
+    var reading: [Double] = []
+    var total = 0
+    for _ in 0..<rounds {
+        reading.append(
+            milliseconds(
+                clock.measure {
+                    for dictionary in dictionaries {
+                        for (key, value) in dictionary {
+                            if key == "day", let day = value as? Int64 { total &+= Int(day) }
+                            if key == "name", let name = value as? String { total &+= name.utf8.count }
+                        }
+                    }
+                }))
+    }
+    if total == 0 { failures.append("reading the dictionaries") }
+    print(
+        "  " + "reading the dictionaries alone".padding(toLength: 50, withPad: " ", startingAt: 0)
+            + String(
+                format: "%9.1f ms   batch %.2f× raw + this", median(reading), median(batch) / (median(raw) + median(reading))))
+}
+
 // MARK: - PostgreSQL
 
 final class ResultBox<T>: @unchecked Sendable { var result: Result<T, Error>? }
@@ -312,6 +388,49 @@ if let serverText = environment["OPENCOREDATA_POSTGRES_URL"], !serverText.isEmpt
     report(
         "update \(rowCount) rows", raw: raw, batch: batch, rawLabel: "postgres-nio UPDATE … \"ZDAY\" + 1, \"Z_OPT\" + 1",
         batchLabel: "NSBatchUpdateRequest")
+    raw = []
+    batch = []
+    let inserted = [insertCount, 0, feed.reduce(0) { $0 + Int($1.0) }]
+    let rowsPerStatement = 256
+    for _ in 0..<rounds {
+        try rawPostgreSQL(connection, "TRUNCATE \"ZEVENT\"")
+        try rawPostgreSQL(connection, "VACUUM ANALYZE \"ZEVENT\"")
+        let time = try clock.measure {
+            try blocking {
+                _ = try await connection.query("BEGIN", logger: logger)
+                var start = 0
+                while start < insertCount {
+                    let end = min(start + rowsPerStatement, insertCount)
+                    var binds = PostgresBindings()
+                    var tuples: [String] = []
+                    for index in start..<end {
+                        let base = (index - start) * 5
+                        tuples.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))")
+                        binds.append(Int64(index + 1))
+                        binds.append(Int64(1))
+                        binds.append(Int64(1))
+                        binds.append(feed[index].0)
+                        binds.append(feed[index].1)
+                    }
+                    let sql =
+                        "INSERT INTO \"ZEVENT\" (\"Z_PK\", \"Z_ENT\", \"Z_OPT\", \"ZDAY\", \"ZNAME\") VALUES "
+                        + tuples.joined(separator: ", ")
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+                    start = end
+                }
+                _ = try await connection.query("COMMIT", logger: logger)
+            }
+        }
+        raw.append(milliseconds(time))
+        if try rawPostgreSQL(connection, factsSQL).facts != inserted { failures.append("PostgreSQL raw insert") }
+        try rawPostgreSQL(connection, "TRUNCATE \"ZEVENT\"")
+        try rawPostgreSQL(connection, "VACUUM ANALYZE \"ZEVENT\"")
+        batch.append(try timedBatch(expecting: insertCount, batchInsert))
+        if try rawPostgreSQL(connection, factsSQL).facts != inserted { failures.append("PostgreSQL batch insert") }
+    }
+    report(
+        "insert \(insertCount) rows", raw: raw, batch: batch, rawLabel: "postgres-nio INSERT … VALUES, 256 rows each",
+        batchLabel: "NSBatchInsertRequest")
     for store in coordinator.persistentStores { try coordinator.remove(store) }
     try rawPostgreSQL(connection, "DROP SCHEMA \"\(schema)\" CASCADE")
     try blocking { try await connection.close() }

@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
                 reason: "NSBatchInsertRequest is not supported by the in-memory store (as with Apple's Core Data: batch "
                     + "requests run in SQL stores); insert the objects and save() instead")
         }
-        var maker = BatchRowMaker(entity: entity, schema: schemaEntity, entityID: plan.entityID)
+        var maker = BatchRowMaker(entity: entity, entityID: plan.entityID, schema: coordinator.schema)
         try maker.readValues(of: request, context: self)
         var changes = try maker.changes(in: store)
         if store.tracksHistory {
@@ -65,54 +65,65 @@ struct BatchRowMaker {
     let entity: NSEntityDescription
     let schema: EntitySchema
     let entityID: Int
-    /// The values given for each object, by slot (nil: not given), in the request's order.
-    private var given: [[StoreValue?]] = []
+    /// Each object's values by slot, in the request's order: those given, the model's defaults
+    /// for the other attributes, no members for to-manys, nil for to-ones.
+    private var objects: [[StoreValue]] = []
+    /// Which slots each object gave, `maskWords` words an object, a bit a slot: kept only for an
+    /// entity with uniqueness constraints (whose objects may update stored ones).
+    private var givenMasks: [UInt64] = []
+    private let maskWords: Int
+    private let constraints: [(entityID: Int, slots: [Int])]
+    /// An object's values before any is given.
+    private let template: [StoreValue]
     /// The rows' keys in the request's order, once written (an update's is its stored row's).
     private(set) var order: [ObjectKey] = []
     /// The slots each updated row was given, for its history.
     private(set) var givenSlots: [ObjectKey: [Int]] = [:]
-    /// Each stored attribute's slot, kind and description.
-    private let attributes: [(slot: Int, kind: AttributeKind, attribute: NSAttributeDescription)]
-    private let slotsByName: [String: Int]
-    /// Each attribute's default value in the model, by slot.
-    private let defaults: [StoreValue?]
+    /// Each stored attribute's slot, kind and description, by name.
+    private let attributes: [String: (slot: Int, kind: AttributeKind, attribute: NSAttributeDescription)]
 
-    init(entity: NSEntityDescription, schema: EntitySchema, entityID: Int) {
+    init(entity: NSEntityDescription, entityID: Int, schema storeSchema: StoreSchema) {
         self.entity = entity
-        self.schema = schema
+        schema = storeSchema.entity(entityID)
         self.entityID = entityID
-        var attributes: [(Int, AttributeKind, NSAttributeDescription)] = []
-        var slots: [String: Int] = [:]
+        constraints = storeSchema.uniquenessConstraints(applyingTo: entityID)
+        var attributes: [String: (slot: Int, kind: AttributeKind, attribute: NSAttributeDescription)] = [:]
+        var template = [StoreValue](repeating: .null, count: schema.properties.count)
+        let descriptions = entity.attributesByName
         for (slot, property) in schema.properties.enumerated() {
-            guard case .attribute(let kind) = property.kind, !property.isTransient, !property.isDerived,
-                let attribute = entity.attributesByName[property.name]
-            else { continue }
-            attributes.append((slot, kind, attribute))
-            slots[property.name] = slot
-        }
-        self.attributes = attributes
-        slotsByName = slots
-        var defaults = [StoreValue?](repeating: nil, count: schema.properties.count)
-        for (slot, kind, attribute) in attributes {
-            defaults[slot] = attribute.defaultValue.flatMap {
-                try? StoreValue(attributeValue: $0, attribute: attribute, kind: kind)
+            switch property.kind {
+            case .toMany:
+                template[slot] = .objects([])
+            case .attribute(let kind) where !property.isTransient && !property.isDerived:
+                guard let attribute = descriptions[property.name] else { continue }
+                attributes[property.name] = (slot, kind, attribute)
+                if let value = attribute.defaultValue,
+                    let stored = try? StoreValue(attributeValue: value, attribute: attribute, kind: kind)
+                {
+                    template[slot] = stored
+                }
+            default:
+                continue
             }
         }
-        self.defaults = defaults
+        self.attributes = attributes
+        self.template = template
+        maskWords = constraints.isEmpty ? 0 : (schema.properties.count + 63) / 64
     }
 
     /// Reads the request's objects: its dictionaries, or its handler's, until it returns `true`.
     mutating func readValues(of request: NSBatchInsertRequest, context: NSManagedObjectContext) throws {
-        if let objects = request.objectsToInsert {
-            given.reserveCapacity(objects.count)
-            for object in objects { given.append(try values(object)) }
+        if let given = request.objectsToInsert {
+            objects.reserveCapacity(given.count)
+            givenMasks.reserveCapacity(given.count * maskWords)
+            for object in given { try append(object) }
         } else if let handler = request.dictionaryHandler {
             while true {
                 let dictionary = NSMutableDictionary()
                 if handler(dictionary) { break }
                 var object: [String: Any] = [:]
                 for (key, value) in dictionary { object["\(key)"] = value }
-                given.append(try values(object))
+                try append(object)
             }
         } else if let handler = request.managedObjectHandler {
             let objectClass = context.managedObjectClass(for: entity)
@@ -120,10 +131,10 @@ struct BatchRowMaker {
                 let object = objectClass.init(entity: entity, insertInto: nil)
                 if handler(object) { break }
                 var values: [String: Any] = [:]
-                for (_, _, attribute) in attributes {
-                    if let value = object.value(forKey: attribute.name) { values[attribute.name] = value }
+                for name in attributes.keys {
+                    if let value = object.value(forKey: name) { values[name] = value }
                 }
-                given.append(try self.values(values))
+                try append(values)
             }
         } else {
             throw CoreDataError.make(
@@ -133,104 +144,100 @@ struct BatchRowMaker {
         }
     }
 
-    /// The values of one object, by slot.
-    private func values(_ object: [String: Any]) throws -> [StoreValue?] {
-        var values = [StoreValue?](repeating: nil, count: schema.properties.count)
+    /// Adds one object's values.
+    private mutating func append(_ object: [String: Any]) throws {
+        var values = template
+        let mask = givenMasks.count
+        if maskWords > 0 { givenMasks.append(contentsOf: repeatElement(0, count: maskWords)) }
         for (name, value) in object {
-            guard let slot = slotsByName[name], case .attribute(let kind) = schema.properties[slot].kind,
-                let attribute = entity.attributesByName[name]
-            else {
+            guard let (slot, kind, attribute) = attributes[name] else {
                 throw CoreDataError.make(
                     code: NSManagedObjectValidationError,
                     reason: "An NSBatchInsertRequest gives \(name), which is not a stored attribute of \(entity.name ?? "")",
                     userInfo: ["NSValidationErrorKey": name])
             }
             values[slot] = try StoreValue(attributeValue: value, attribute: attribute, kind: kind)
+            if maskWords > 0 { givenMasks[mask + slot / 64] |= 1 << UInt64(slot % 64) }
         }
-        return values
+        objects.append(values)
+    }
+
+    /// The slots object `index` gave, ascending.
+    private func given(_ index: Int) -> [Int] {
+        (0..<schema.properties.count).filter { givenMasks[index * maskWords + $0 / 64] & (1 << UInt64($0 % 64)) != 0 }
     }
 
     /// The save of rows: new rows with keys reserved in `store`, and for each object whose
     /// uniqueness-constraint values a stored row has, an update of that row with the values
     /// given. Of two objects with the same constraint values, the later one is written.
     mutating func changes(in store: RowBackedPersistentStore) throws -> SaveChanges {
-        let constraints = store.rows.schema.uniquenessConstraints(applyingTo: entityID)
-        var objects = given
-        if !constraints.isEmpty { objects = Self.laterWins(objects, constraints: constraints) }
+        var indices = Array(objects.indices)
         var existing: [Int: RowSnapshot] = [:]
-        if !constraints.isEmpty { existing = try storedRows(matching: objects, constraints: constraints, in: store) }
+        if !constraints.isEmpty {
+            indices = laterWins()
+            existing = try storedRows(of: indices, in: store)
+        }
         var changes = SaveChanges()
-        let insertCount = objects.indices.count - existing.count
+        let insertCount = indices.count - existing.count
         let keys = insertCount > 0 ? try store.rows.newPrimaryKeys(forEntity: entityID, count: insertCount) : []
         changes.inserted.reserveCapacity(insertCount)
-        order.reserveCapacity(objects.count)
+        order.reserveCapacity(indices.count)
         var nextKey = 0
-        for (index, object) in objects.enumerated() {
-            if var row = existing[index] {
-                var slots: [Int] = []
-                for (slot, value) in object.enumerated() {
-                    guard let value else { continue }
-                    row.values[slot] = value
-                    slots.append(slot)
-                }
-                changes.expectedVersions[row.key] = row.version
-                row.version = NSManagedObjectContext.version(after: row.version)
-                givenSlots[row.key] = slots
-                changes.updated.append(row)
-                order.append(row.key)
+        for index in indices {
+            guard var row = existing[index] else {
+                let key = ObjectKey(entityID: entityID, primaryKey: keys[nextKey])
+                nextKey += 1
+                changes.inserted.append(RowSnapshot(key: key, version: 1, values: objects[index]))
+                order.append(key)
                 continue
             }
-            let key = ObjectKey(entityID: entityID, primaryKey: keys[nextKey])
-            nextKey += 1
-            var values = [StoreValue](repeating: .null, count: schema.properties.count)
-            for (slot, property) in schema.properties.enumerated() {
-                if case .toMany = property.kind { values[slot] = .objects([]) }
-            }
-            for (slot, _, _) in attributes { values[slot] = object[slot] ?? defaults[slot] ?? .null }
-            changes.inserted.append(RowSnapshot(key: key, version: 1, values: values))
-            order.append(key)
+            let slots = given(index)
+            for slot in slots { row.values[slot] = objects[index][slot] }
+            changes.expectedVersions[row.key] = row.version
+            row.version = NSManagedObjectContext.version(after: row.version)
+            givenSlots[row.key] = slots
+            changes.updated.append(row)
+            order.append(row.key)
         }
         return changes
     }
 
-    /// `objects` without those a later one replaces: the same values for a constraint.
-    private static func laterWins(_ objects: [[StoreValue?]], constraints: [(entityID: Int, slots: [Int])]) -> [[StoreValue?]] {
+    /// The objects' indices without those a later object replaces: the same values for a constraint.
+    private func laterWins() -> [Int] {
         var replaced = Set<Int>()
         for constraint in constraints {
             var last: [UniqueValueKey: Int] = [:]
             for (index, object) in objects.enumerated() {
-                guard let key = UniqueValueKey(constraint.slots.map { object[$0] ?? .null }) else { continue }
+                guard let key = UniqueValueKey(constraint.slots.map { object[$0] }) else { continue }
                 if let earlier = last[key] { replaced.insert(earlier) }
                 last[key] = index
             }
         }
-        return replaced.isEmpty ? objects : objects.indices.filter { !replaced.contains($0) }.map { objects[$0] }
+        return objects.indices.filter { !replaced.contains($0) }
     }
 
     /// The stored rows that have an object's values for a constraint, by the object's index:
     /// fetched by `IN` lists of each constraint's values, matched in memory.
-    private func storedRows(
-        matching objects: [[StoreValue?]], constraints: [(entityID: Int, slots: [Int])], in store: RowBackedPersistentStore
-    ) throws -> [Int: RowSnapshot] {
+    private func storedRows(of indices: [Int], in store: RowBackedPersistentStore) throws -> [Int: RowSnapshot] {
         var found: [Int: RowSnapshot] = [:]
         let storeSchema = store.rows.schema
         for constraint in constraints {
-            let names = constraint.slots.map { storeSchema.entity(constraint.entityID).properties[$0].name }
+            let properties = constraint.slots.map { storeSchema.entity(constraint.entityID).properties[$0] }
             var wanted: [UniqueValueKey: Int] = [:]
-            for (index, object) in objects.enumerated() where found[index] == nil {
-                if let key = UniqueValueKey(constraint.slots.map { object[$0] ?? .null }) { wanted[key] = index }
+            for index in indices where found[index] == nil {
+                if let key = UniqueValueKey(constraint.slots.map { objects[index][$0] }) { wanted[key] = index }
             }
             guard !wanted.isEmpty else { continue }
-            let lists = constraint.slots.map { slot in
-                guard case .attribute(let kind) = storeSchema.entity(constraint.entityID).properties[slot].kind else {
-                    return [Any]()
-                }
-                return Array(Set(objects.compactMap { $0[slot] }.filter { $0 != .null })).compactMap { $0.swiftValue(kind: kind) }
+            let predicates = zip(constraint.slots, properties).map { slot, property in
+                guard case .attribute(let kind) = property.kind else { return NSPredicate(value: false) }
+                let values = Set(indices.map { objects[$0][slot] }).compactMap { $0.swiftValue(kind: kind) }
+                return NSPredicate(format: "%K IN %@", property.name, values)
             }
-            let predicate = NSCompoundPredicate(
-                andPredicateWithSubpredicates: zip(names, lists).map { NSPredicate(format: "%K IN %@", $0, $1) })
             let family = storeSchema.entity(constraint.entityID).familyIDs
-            let plan = FetchPlan(entityID: constraint.entityID, entityIDs: family, predicate: predicate, output: .rows)
+            let plan = FetchPlan(
+                entityID: constraint.entityID, entityIDs: family,
+                predicate: NSCompoundPredicate(andPredicateWithSubpredicates: predicates),
+                output: .rows)
             guard case .rows(let rows) = try store.rows.execute(plan) else { continue }
             for row in rows {
                 guard let key = UniqueValueKey(constraint.slots.map { row.values[$0] }), let index = wanted[key] else { continue }
