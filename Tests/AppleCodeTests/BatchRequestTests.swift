@@ -114,6 +114,65 @@ final class BatchRequestTests: XCTestCase {
         XCTAssertEqual(pages, [1, 1, 1, 1, 1, 1])
     }
 
+    func testIncludesSubentitiesChoosesWhetherEbooksAreUpdated() throws {
+        let container = try makeShelf(.sqlite)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let ebook = Ebook(context: context)
+            ebook.title = "Ebook 1"
+            ebook.pages = 50
+            try context.save()
+        }
+        let update = NSBatchUpdateRequest(entity: Book.entity())
+        update.propertiesToUpdate = ["rating": 0.0]
+        update.includesSubentities = false
+        update.resultType = .updatedObjectsCountResultType
+        XCTAssertTrue(update.includesSubentities == false && update.entityName == "Book")
+        let books = try context.performAndWait { try context.execute(update) as? NSBatchUpdateResult }
+        XCTAssertEqual((books?.result as? NSNumber)?.intValue, 6)
+        update.includesSubentities = true
+        update.propertiesToUpdate = ["title": NSExpression(format: "uppercase:(title)")]
+        let all = try context.performAndWait { try context.execute(update) as? NSBatchUpdateResult }
+        XCTAssertEqual((all?.result as? NSNumber)?.intValue, 7)
+        let titles = try context.performAndWait {
+            context.reset()
+            return try context.fetch(Book.fetchRequest() as NSFetchRequest<Book>).map { "\($0.title) \($0.rating)" }.sorted()
+        }
+        XCTAssertEqual(
+            titles, ["BOOK 1 0.0", "BOOK 2 0.0", "BOOK 3 0.0", "BOOK 4 0.0", "BOOK 5 0.0", "BOOK 6 0.0", "EBOOK 1 0.0"])
+    }
+
+    func testABatchInsertFromTypedObjectsThenAnOrdinarySave() throws {
+        let container = try makeBookshelfContainer(.sqlite)
+        var next = 0
+        let insert = NSBatchInsertRequest(
+            entity: Book.entity(),
+            managedObjectHandler: { object in
+                guard let book = object as? Book, next < 3 else { return true }
+                next += 1
+                book.title = "Imported \(next)"
+                book.pages = Int32(next * 10)
+                return false
+            })
+        insert.resultType = .objectIDs
+        let context = container.newBackgroundContext()
+        let ids = try XCTUnwrap(
+            try context.performAndWait { try context.execute(insert) as? NSBatchInsertResult }?.result as? [NSManagedObjectID])
+        XCTAssertEqual(ids.count, 3)
+        let view = container.viewContext
+        let controller = try makeController(view)
+        XCTAssertEqual(controller.fetchedObjects?.map(\.title), ["Imported 1", "Imported 2", "Imported 3"])
+        // A save afterwards gets a key of its own.
+        try context.performAndWait {
+            let book = Book(context: context)
+            book.title = "Saved"
+            try context.save()
+            XCTAssertFalse(ids.contains(book.objectID))
+        }
+        let pages = try context.performAndWait { try context.fetch(Book.fetchRequest() as NSFetchRequest<Book>).map(\.pages) }
+        XCTAssertEqual(pages.sorted(), [0, 10, 20, 30])
+    }
+
     func testTheInMemoryStoreRefusesBatchRequestsAsApplesDoes() throws {
         let container = try makeShelf(.inMemory)
         let context = container.newBackgroundContext()

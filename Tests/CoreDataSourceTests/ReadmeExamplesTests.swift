@@ -220,6 +220,22 @@ private final class Examples {
         }
     }
 
+    // ServerApps.md: Bulk work
+    func bulkWork(container: NSPersistentContainer, cutoff: Date, rows: [[String: Any]]) async throws {
+        try await container.performBackgroundTask { context in
+            let old = NSFetchRequest<NSFetchRequestResult>(entityName: "Event")
+            old.predicate = NSPredicate(format: "date < %@", cutoff as NSDate)
+            try context.execute(NSBatchDeleteRequest(fetchRequest: old))
+
+            let unread = NSBatchUpdateRequest(entityName: "Message")
+            unread.predicate = NSPredicate(format: "read == NO AND sent < %@", cutoff as NSDate)
+            unread.propertiesToUpdate = ["read": true, "views": NSExpression(format: "views + 1")]
+            try context.execute(unread)
+
+            try context.execute(NSBatchInsertRequest(entityName: "Quake", objects: rows))
+        }
+    }
+
     // Observability.md: Shutting down
     func serve(container: NSPersistentContainer, server: some Service, logger: Logger) async throws {
         let group = ServiceGroup(

@@ -136,6 +136,9 @@ extension NSManagedObjectContext {
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` for other requests, and for a
     ///   batch request in an in-memory store.
+    ///
+    /// The result is discardable, as that of Apple's `execute(_:)` (imported from Objective-C).
+    @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? AsynchronousFetchRunning { return asynchronous.start(in: self) }
         if let history = request as? NSPersistentHistoryChangeRequest { return try executeHistory(history) }

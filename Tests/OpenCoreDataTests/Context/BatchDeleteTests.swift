@@ -79,7 +79,7 @@ struct BatchDeleteTests {
             if let loadError { throw loadError }
             let context = container.newBackgroundContext()
             try context.performAndWait {
-                func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+                @discardableResult func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
                     let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
                     for (key, value) in values { object.setValue(value, forKey: key) }
                     return object

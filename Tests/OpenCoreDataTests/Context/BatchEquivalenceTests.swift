@@ -57,7 +57,7 @@ struct BatchEquivalenceTests {
                 case 2:
                     let predicate = Self.badgePredicates.randomElement(using: &random) ?? "TRUEPREDICATE"
                     steps.append("delete Badge \(predicate)")
-                    try delete(batch, objects, "Badge", predicate)
+                    _ = try delete(batch, objects, "Badge", predicate)
                 default:
                     let predicate = Self.employeePredicates.randomElement(using: &random) ?? "TRUEPREDICATE"
                     steps.append("delete Employee \(predicate)")
