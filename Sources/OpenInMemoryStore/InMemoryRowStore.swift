@@ -71,7 +71,18 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     // MARK: - RowStore
 
     package func execute(_ plan: FetchPlan) throws -> FetchOutput {
-        try withFetchSnapshot { graph, native in try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run() }
+        let output = try withFetchSnapshot { graph, native in try RowFetch(graph: graph, plan: plan, usesNativeSort: native).run()
+        }
+        // The rows are in memory: they arrive all at once.
+        if let progress = FetchProgress.current {
+            switch output {
+            case .rows(let rows): try progress.arrived(rows.count)
+            case .keys(let keys): try progress.arrived(keys.count)
+            case .dictionaries(let rows): try progress.arrived(rows.count)
+            case .count: try progress.arrived(1)
+            }
+        }
+        return output
     }
 
     /// Runs `body` on the tables as they are now (a copy-on-write copy, read without the lock)

@@ -99,10 +99,11 @@ package final class CombiningLock: @unchecked Sendable {
         }
         var result: Result<T, E>?
         let log = StoreStatementLog.current
+        let progress = FetchProgress.current
         withoutActuallyEscaping(body) { body in
             enqueueAndWait(
                 Waiter(work: {
-                    result = Self.carrying(log) { Result(catching: body) }
+                    result = Self.carrying(log, progress) { Result(catching: body) }
                     return true
                 }))
         }
@@ -130,11 +131,12 @@ package final class CombiningLock: @unchecked Sendable {
         }
         var result: Result<T, any Error>?
         let log = StoreStatementLog.current
+        let progress = FetchProgress.current
         withoutActuallyEscaping(body) { body in
             enqueueAndWait(
                 Waiter(
                     work: {
-                        let outcome = Self.carrying(log) { Result(catching: body) }
+                        let outcome = Self.carrying(log, progress) { Result(catching: body) }
                         result = outcome
                         if case .success = outcome { return true }
                         return false
@@ -157,9 +159,17 @@ package final class CombiningLock: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// Runs `run` with `StoreStatementLog.current` bound to the caller's `log` (a body run on the
-    /// holder's thread records its statements where its caller traces).
-    private static func carrying<R>(_ log: StoreStatementLog?, _ run: () -> R) -> R {
+    /// Runs `run` with `StoreStatementLog.current` and `FetchProgress.current` bound to the
+    /// caller's `log` and `progress` (a body run on the holder's thread records its statements
+    /// where its caller traces, and reports its rows to its caller's progress).
+    private static func carrying<R>(_ log: StoreStatementLog?, _ progress: FetchProgress?, _ run: () -> R) -> R {
+        if progress != nil || FetchProgress.current != nil {
+            return FetchProgress.$current.withValue(progress) { logging(log, run) }
+        }
+        return logging(log, run)
+    }
+
+    private static func logging<R>(_ log: StoreStatementLog?, _ run: () -> R) -> R {
         if log == nil && StoreStatementLog.current == nil { return run() }
         return StoreStatementLog.$current.withValue(log, operation: run)
     }

@@ -1,4 +1,5 @@
 import OpenPredicate
+import OpenStoreCore
 
 /// The result of a request a context executed with `execute(_:)`.
 ///
@@ -14,9 +15,11 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult {
     let lock = NSLock()
     var cancelled = false
     var error: Error?
+    private let reporting: Progress
 
-    init(context: NSManagedObjectContext) {
+    init(context: NSManagedObjectContext, progress: Progress) {
         self.context = context
+        reporting = progress
         super.init()
     }
 
@@ -32,14 +35,22 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult {
         return error
     }
 
-    /// Progress reporting. **Default:** `nil` (not reported on Linux yet).
-    open var progress: Progress? { nil }
+    /// The request's progress: made when the request is executed, as a child of the thread's
+    /// current progress if there is one (`Progress.current()`, as Apple's), its total the
+    /// request's `estimatedResultCount` (indeterminate, -1, when that is 0). Its completed count
+    /// is the rows the store has read so far (counted a run of rows at a time, up to the total),
+    /// and the total when the fetch ends; without an estimate, the total becomes the number of
+    /// rows read when the fetch ends. Cancelling it cancels the request.
+    open var progress: Progress? { reporting }
 
-    /// Cancels the request if it has not run yet; its completion block is then not called.
+    /// Cancels the request: before it runs, it does not run; while the store reads its rows,
+    /// the statement stops there, no object is made, and the context is left as it was. Either
+    /// way the completion block is not called and `operationError` is `NSUserCancelledError`.
     open func cancel() {
         lock.lock()
         cancelled = true
         lock.unlock()
+        reporting.cancel()
     }
 }
 
@@ -51,9 +62,9 @@ open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousR
     public let fetchRequest: NSAsynchronousFetchRequest<ResultType>
     private var results: [ResultType]?
 
-    init(fetchRequest: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext) {
+    init(fetchRequest: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext, progress: Progress) {
         self.fetchRequest = fetchRequest
-        super.init(context: context)
+        super.init(context: context, progress: progress)
     }
 
     /// The fetched objects; nil until the fetch finished, or if it failed or was cancelled.
@@ -89,7 +100,8 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, Asy
     public let fetchRequest: NSFetchRequest<ResultType>
     /// Called on the context's queue when the fetch finished (not when cancelled).
     public let completionBlock: ((NSAsynchronousFetchResult<ResultType>) -> Void)?
-    /// An estimate of the number of results, for progress reporting. **Default:** `0`.
+    /// An estimate of the number of results: the total of the result's `progress`. **Default:**
+    /// `0` (the progress is indeterminate until the fetch ends).
     open var estimatedResultCount: Int = 0
 
     /// Creates an asynchronous request for a fetch request.
@@ -103,10 +115,27 @@ open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, Asy
     }
 
     func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult {
-        let result = NSAsynchronousFetchResult(fetchRequest: self, context: context)
+        // Made here, on the caller's thread, so that it becomes a child of its current progress.
+        let progress = Progress(totalUnitCount: estimatedResultCount > 0 ? Int64(estimatedResultCount) : -1)
+        let result = NSAsynchronousFetchResult(fetchRequest: self, context: context, progress: progress)
         context.performUnchecked { [weak context] in
-            guard let context, !result.isCancelled else { return }
-            result.finish(Result { try context.fetch(self.fetchRequest) })
+            guard let context, !result.isCancelled, !progress.isCancelled else { return result.endCancelled() }
+            // The total is never changed while rows arrive: Foundation's `Progress` on Linux traps on
+            // an arithmetic overflow when the total of a child changes after its count did.
+            var read: Int64 = 0
+            let watch = FetchProgress { rows in
+                read += Int64(rows)
+                let total = progress.totalUnitCount
+                progress.completedUnitCount = total >= 0 ? min(read, total) : read
+                return !progress.isCancelled
+            }
+            let outcome = Result { try FetchProgress.$current.withValue(watch) { try context.fetch(self.fetchRequest) } }
+            if case .failure(let error) = outcome, error is FetchCancelledError || progress.isCancelled {
+                return result.endCancelled()
+            }
+            if progress.totalUnitCount < 0 { progress.totalUnitCount = read }
+            progress.completedUnitCount = max(progress.totalUnitCount, 0)
+            result.finish(outcome)
             self.completionBlock?(result)
         }
         return result
@@ -123,6 +152,14 @@ extension NSPersistentStoreAsynchronousResult {
         lock.lock()
         defer { lock.unlock() }
         return cancelled
+    }
+
+    /// Ends a request that was cancelled: `operationError` is `NSUserCancelledError`.
+    func endCancelled() {
+        lock.lock()
+        cancelled = true
+        error = CocoaError(.userCancelled)
+        lock.unlock()
     }
 }
 

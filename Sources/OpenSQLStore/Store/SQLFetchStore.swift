@@ -232,16 +232,21 @@ extension SQLFetchStore {
             case .rows:
                 var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
                 var rows: [RowSnapshot] = []
+                var counter = FetchRowCounter()
                 try session.query(query.sql, query.arguments) { row in
+                    try counter.count()
                     if let snapshot = decoder.decode(row) { rows.append(snapshot) }
                 }
+                try counter.finish()
                 return .rows(rows)
             default:
                 var keys: [ObjectKey] = []
                 // Rows come mostly in runs of one entity: look its number up when it changes.
                 var number = -1
                 var entityID: Int?
+                var counter = FetchRowCounter()
                 try session.query(query.sql, query.arguments) { row in
+                    try counter.count()
                     let rowNumber = Int(row.int64(at: 1))
                     if rowNumber != number {
                         number = rowNumber
@@ -250,6 +255,7 @@ extension SQLFetchStore {
                     guard let entityID else { return }
                     keys.append(ObjectKey(entityID: entityID, primaryKey: row.int64(at: 0)))
                 }
+                try counter.finish()
                 return .keys(keys)
             }
         }
@@ -260,9 +266,12 @@ extension SQLFetchStore {
         let conversions = compiled.conversions
         let layout = layout
         try withSession { session in
+            var counter = FetchRowCounter()
             try session.query(compiled.query.sql, compiled.query.arguments) { row in
+                try counter.count()
                 compiled.read(row, layout: layout, conversions: conversions, into: &sink)
             }
+            try counter.finish()
         }
     }
 

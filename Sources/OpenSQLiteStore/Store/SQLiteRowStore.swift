@@ -264,9 +264,12 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             case .rows:
                 var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
                 var rows: [RowSnapshot] = []
+                var counter = FetchRowCounter()
                 while try statement.step() {
+                    try counter.count()
                     if let row = decoder.decode(statement) { rows.append(row) }
                 }
+                try counter.finish()
                 return .rows(rows)
             default:
                 var keys: [ObjectKey] = []
@@ -274,7 +277,9 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 // Rows come mostly in runs of one entity: look its number up when it changes.
                 var number = -1
                 var entityID: Int?
+                var counter = FetchRowCounter()
                 while try statement.step() {
+                    try counter.count()
                     let rowNumber = Int(statement.int64(at: 1))
                     if rowNumber != number {
                         number = rowNumber
@@ -283,6 +288,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                     guard let entityID else { continue }
                     keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
                 }
+                try counter.finish()
                 return .keys(keys)
             }
         }
@@ -297,7 +303,12 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             try statement.bind(compiled.query.arguments)
             let layout = layout
             let conversions = compiled.conversions
-            while try statement.step() { compiled.read(statement, layout: layout, conversions: conversions, into: &sink) }
+            var counter = FetchRowCounter()
+            while try statement.step() {
+                try counter.count()
+                compiled.read(statement, layout: layout, conversions: conversions, into: &sink)
+            }
+            try counter.finish()
         }
     }
 
