@@ -46,7 +46,8 @@ package struct FetchCancelledError: Error {
 ///
 /// ```swift
 /// var counter = FetchRowCounter()
-/// while try statement.step() { try counter.count(); … }
+/// let watched = counter.isWatching   // a local test a row: nothing to count most of the time
+/// while try statement.step() { if watched { try counter.count() }; … }
 /// try counter.finish()
 /// ```
 package struct FetchRowCounter {
@@ -55,6 +56,10 @@ package struct FetchRowCounter {
     @usableFromInline var pending = 0
 
     package init() {}
+
+    /// Whether a `FetchProgress` watches the rows (else `count()` does nothing).
+    @inlinable
+    package var isWatching: Bool { progress != nil }
 
     /// One more row read.
     @inlinable

@@ -79,15 +79,21 @@ struct BatchRowMaker {
     private(set) var order: [ObjectKey] = []
     /// The slots each updated row was given, for its history.
     private(set) var givenSlots: [ObjectKey: [Int]] = [:]
-    /// Each stored attribute's slot, kind and description, by name.
-    private let attributes: [String: (slot: Int, kind: AttributeKind, attribute: NSAttributeDescription)]
+    /// Each stored attribute's slot and kind, by name (no reference to count on each value).
+    private let attributes: [String: (slot: Int, kind: AttributeKind)]
+    /// The attributes the objects named so far (up to 8), looked through before `attributes`:
+    /// comparing a few short names costs less than hashing one, and objects name the same ones.
+    private var recent: [(name: String, slot: Int, kind: AttributeKind)] = []
+    /// The transformable attributes, by slot: their values go through their transformers.
+    private let transformable: [Int: NSAttributeDescription]
 
     init(entity: NSEntityDescription, entityID: Int, schema storeSchema: StoreSchema) {
         self.entity = entity
         schema = storeSchema.entity(entityID)
         self.entityID = entityID
         constraints = storeSchema.uniquenessConstraints(applyingTo: entityID)
-        var attributes: [String: (slot: Int, kind: AttributeKind, attribute: NSAttributeDescription)] = [:]
+        var attributes: [String: (slot: Int, kind: AttributeKind)] = [:]
+        var transformable: [Int: NSAttributeDescription] = [:]
         var template = [StoreValue](repeating: .null, count: schema.properties.count)
         let descriptions = entity.attributesByName
         for (slot, property) in schema.properties.enumerated() {
@@ -96,7 +102,8 @@ struct BatchRowMaker {
                 template[slot] = .objects([])
             case .attribute(let kind) where !property.isTransient && !property.isDerived:
                 guard let attribute = descriptions[property.name] else { continue }
-                attributes[property.name] = (slot, kind, attribute)
+                attributes[property.name] = (slot, kind)
+                if kind == .transformable { transformable[slot] = attribute }
                 if let value = attribute.defaultValue,
                     let stored = try? StoreValue(attributeValue: value, attribute: attribute, kind: kind)
                 {
@@ -107,6 +114,7 @@ struct BatchRowMaker {
             }
         }
         self.attributes = attributes
+        self.transformable = transformable
         self.template = template
         maskWords = constraints.isEmpty ? 0 : (schema.properties.count + 63) / 64
     }
@@ -150,16 +158,28 @@ struct BatchRowMaker {
         let mask = givenMasks.count
         if maskWords > 0 { givenMasks.append(contentsOf: repeatElement(0, count: maskWords)) }
         for (name, value) in object {
-            guard let (slot, kind, attribute) = attributes[name] else {
+            guard let (slot, kind) = attribute(named: name) else {
                 throw CoreDataError.make(
                     code: NSManagedObjectValidationError,
                     reason: "An NSBatchInsertRequest gives \(name), which is not a stored attribute of \(entity.name ?? "")",
                     userInfo: ["NSValidationErrorKey": name])
             }
-            values[slot] = try StoreValue(attributeValue: value, attribute: attribute, kind: kind)
+            if kind == .transformable, let attribute = transformable[slot] {
+                values[slot] = try StoreValue(attributeValue: value, attribute: attribute, kind: kind)
+            } else {
+                values[slot] = try StoreValue(value, kind: kind, property: name)
+            }
             if maskWords > 0 { givenMasks[mask + slot / 64] |= 1 << UInt64(slot % 64) }
         }
         objects.append(values)
+    }
+
+    /// The slot and kind of the stored attribute `name`, nil for another name.
+    private mutating func attribute(named name: String) -> (slot: Int, kind: AttributeKind)? {
+        for entry in recent where entry.name == name { return (entry.slot, entry.kind) }
+        guard let found = attributes[name] else { return nil }
+        if recent.count < 8 { recent.append((name, found.slot, found.kind)) }
+        return found
     }
 
     /// The slots object `index` gave, ascending.

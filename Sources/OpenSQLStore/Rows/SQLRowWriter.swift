@@ -57,8 +57,7 @@ package struct SQLRowWriter<Session: SQLSession> {
                 if let current { waiting[current.entityID] = current }
                 current = try waiting.removeValue(forKey: row.key.entityID) ?? batch(for: row, of: rows.count)
             }
-            guard var batch = current else { continue }
-            current = nil  // So that `batch.values` grows in place.
+            guard let batch = current else { continue }
             try batch.check(row, in: self)
             batch.values.append(.integer(row.key.primaryKey))
             batch.values.append(.integer(Int64(batch.entity.entityNumber)))
@@ -73,7 +72,6 @@ package struct SQLRowWriter<Session: SQLSession> {
                 batch.values.removeAll(keepingCapacity: true)
                 batch.rows = 0
             }
-            current = batch
         }
         if let current { waiting[current.entityID] = current }
         for (_, rest) in waiting.sorted(by: { $0.key < $1.key }) {
@@ -98,8 +96,9 @@ package struct SQLRowWriter<Session: SQLSession> {
         }
     }
 
-    /// The rows of one entity an insert writes, `statement.batchSize` to a statement.
-    private struct InsertBatch {
+    /// The rows of one entity an insert writes, `statement.batchSize` to a statement (a class:
+    /// its values grow in place, and a row's turn copies nothing).
+    private final class InsertBatch {
         let entityID: Int
         let entity: AppleSQLEntityLayout
         let statement: SQLColumnStatement
@@ -109,9 +108,22 @@ package struct SQLRowWriter<Session: SQLSession> {
         let root: Int
         /// Whether a slot of the entity has no column (`AppleSQLSlot.unsupported`).
         let hasUnsupportedSlots: Bool
-        var values: [StoreValue] = []
-        var rows = 0
-        var highestKey: Int64 = 0
+        // Used by one insert call on one thread: no dynamic exclusivity checks, on every row.
+        @exclusivity(unchecked) var values: [StoreValue] = []
+        @exclusivity(unchecked) var rows = 0
+        @exclusivity(unchecked) var highestKey: Int64 = 0
+
+        init(
+            entityID: Int, entity: AppleSQLEntityLayout, statement: SQLColumnStatement, root: Int, hasUnsupportedSlots: Bool,
+            capacity: Int
+        ) {
+            self.entityID = entityID
+            self.entity = entity
+            self.statement = statement
+            self.root = root
+            self.hasUnsupportedSlots = hasUnsupportedSlots
+            values.reserveCapacity(capacity)
+        }
 
         /// Refuses a row with the wrong number of values, or with a value this store has no
         /// place for (rather than dropping it: nothing is lost).
@@ -137,11 +149,10 @@ package struct SQLRowWriter<Session: SQLSession> {
         let entity = try entityLayout(of: row)
         let table = layout.tables[entity.table]
         let statement = keptStatement(row.key.entityID * 4) { insertStatement(for: entity, table: table) }
-        var batch = InsertBatch(
+        return InsertBatch(
             entityID: row.key.entityID, entity: entity, statement: statement, root: layout.entityNumber(of: table.rootID),
-            hasUnsupportedSlots: entity.slots.contains { if case .unsupported = $0 { true } else { false } })
-        batch.values.reserveCapacity((3 + statement.bindings.count) * min(count, statement.batchSize))
-        return batch
+            hasUnsupportedSlots: entity.slots.contains { if case .unsupported = $0 { true } else { false } },
+            capacity: (3 + statement.bindings.count) * min(count, statement.batchSize))
     }
 
     /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions

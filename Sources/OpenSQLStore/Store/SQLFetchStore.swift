@@ -233,8 +233,9 @@ extension SQLFetchStore {
                 var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
                 var rows: [RowSnapshot] = []
                 var counter = FetchRowCounter()
+                let watched = counter.isWatching
                 try session.query(query.sql, query.arguments) { row in
-                    try counter.count()
+                    if watched { try counter.count() }
                     if let snapshot = decoder.decode(row) { rows.append(snapshot) }
                 }
                 try counter.finish()
@@ -245,8 +246,9 @@ extension SQLFetchStore {
                 var number = -1
                 var entityID: Int?
                 var counter = FetchRowCounter()
+                let watched = counter.isWatching
                 try session.query(query.sql, query.arguments) { row in
-                    try counter.count()
+                    if watched { try counter.count() }
                     let rowNumber = Int(row.int64(at: 1))
                     if rowNumber != number {
                         number = rowNumber
@@ -267,8 +269,9 @@ extension SQLFetchStore {
         let layout = layout
         try withSession { session in
             var counter = FetchRowCounter()
+            let watched = counter.isWatching
             try session.query(compiled.query.sql, compiled.query.arguments) { row in
-                try counter.count()
+                if watched { try counter.count() }
                 compiled.read(row, layout: layout, conversions: conversions, into: &sink)
             }
             try counter.finish()

@@ -265,8 +265,9 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
                 var rows: [RowSnapshot] = []
                 var counter = FetchRowCounter()
+                let watched = counter.isWatching
                 while try statement.step() {
-                    try counter.count()
+                    if watched { try counter.count() }
                     if let row = decoder.decode(statement) { rows.append(row) }
                 }
                 try counter.finish()
@@ -278,8 +279,9 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 var number = -1
                 var entityID: Int?
                 var counter = FetchRowCounter()
+                let watched = counter.isWatching
                 while try statement.step() {
-                    try counter.count()
+                    if watched { try counter.count() }
                     let rowNumber = Int(statement.int64(at: 1))
                     if rowNumber != number {
                         number = rowNumber
@@ -304,8 +306,9 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             let layout = layout
             let conversions = compiled.conversions
             var counter = FetchRowCounter()
+            let watched = counter.isWatching
             while try statement.step() {
-                try counter.count()
+                if watched { try counter.count() }
                 compiled.read(statement, layout: layout, conversions: conversions, into: &sink)
             }
             try counter.finish()
