@@ -22,6 +22,9 @@ package struct BatchWrite: Sendable {
     }
 
     /// The rows written.
+    ///
+    /// `@unchecked Sendable`: a plan's predicate and sorts are Foundation classes that are not
+    /// `Sendable`; a batch write is made and run on one context's queue and never changed.
     package enum Target: @unchecked Sendable {
         /// The rows a plan matches: its entities, predicate, sorts, limit and offset.
         case plan(FetchPlan)
@@ -68,6 +71,9 @@ extension BatchWrite {
 }
 
 /// The new value of one attribute in a batch update.
+///
+/// `@unchecked Sendable`: an `NSExpression` is not `Sendable`; assignments are never changed
+/// once made.
 package struct BatchAssignment: @unchecked Sendable {
     package enum Value {
         /// The same value for every row, already of the attribute's kind.

@@ -50,15 +50,7 @@ extension NSManagedObjectContext {
             let plan = try BatchDeletePlan(matched: matched, store: store, coordinator: coordinator)
             var changes = SaveChanges(updated: plan.nullified, deleted: plan.deleted, expectedVersions: plan.expectedVersions)
             if store.tracksHistory { changes.history = try plan.history(context: self) }
-            if !changes.isEmpty {
-                do {
-                    try store.rows.apply(changes)
-                } catch is SaveConflictError {
-                    throw CoreDataError.make(
-                        code: NSPersistentStoreSaveConflictsError,
-                        reason: "A batch delete conflicted with a save that changed the same rows meanwhile; nothing was deleted")
-                }
-            }
+            try applyBatchChanges(changes, in: store, named: "NSBatchDeleteRequest")
             count += plan.deleted.count
             deleted += plan.deleted.map(maker.id(for:))
         }

@@ -40,15 +40,7 @@ extension NSManagedObjectContext {
                 changes: changes.inserted.map { HistoryChange(key: $0.key, kind: .insert) }
                     + changes.updated.map { HistoryChange(key: $0.key, kind: .update, updatedSlots: maker.givenSlots[$0.key]) })
         }
-        if !changes.isEmpty {
-            do {
-                try store.rows.apply(changes)
-            } catch is SaveConflictError {
-                throw CoreDataError.make(
-                    code: NSPersistentStoreSaveConflictsError,
-                    reason: "A batch insert conflicted with a save that changed the same rows meanwhile; nothing was inserted")
-            }
-        }
+        try applyBatchChanges(changes, in: store, named: "NSBatchInsertRequest")
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(result: NSNumber(value: true), resultType: .statusOnly)
         case .count: return NSBatchInsertResult(result: NSNumber(value: maker.order.count), resultType: .count)

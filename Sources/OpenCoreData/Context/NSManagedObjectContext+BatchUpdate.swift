@@ -75,6 +75,20 @@ extension NSManagedObjectContext {
         return assignments.sorted { $0.property < $1.property }
     }
 
+    /// Writes the rows of a batch request that reads before it writes (a delete whose rules reach
+    /// other rows, an insert) as one save of rows; a save that changed the same rows meanwhile
+    /// refuses it with `NSPersistentStoreSaveConflictsError`, nothing written.
+    func applyBatchChanges(_ changes: SaveChanges, in store: RowBackedPersistentStore, named request: String) throws {
+        guard !changes.isEmpty else { return }
+        do {
+            try store.rows.apply(changes)
+        } catch is SaveConflictError {
+            throw CoreDataError.make(
+                code: NSPersistentStoreSaveConflictsError,
+                reason: "\(request) conflicted with a save that changed the same rows meanwhile; nothing was written")
+        }
+    }
+
     /// Runs a batch write in one store, its refusals as Apple's errors: a store that runs none
     /// (the in-memory store) or a write it can't run in SQL gives
     /// `NSPersistentStoreUnsupportedRequestTypeError`.
