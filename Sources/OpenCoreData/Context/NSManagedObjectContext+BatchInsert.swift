@@ -11,9 +11,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
         let model = coordinator.managedObjectModel
-        guard let entity = model.entitiesByName[request.entityName],
-            let schemaEntity = coordinator.schema.entity(named: request.entityName)
-        else {
+        guard let entity = model.entitiesByName[request.entityName] else {
             throw CoreDataError.make(
                 code: NSCoreDataError,
                 reason: "An NSBatchInsertRequest names the entity \(request.entityName), which is not in the model")
