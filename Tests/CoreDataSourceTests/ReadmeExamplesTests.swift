@@ -220,7 +220,7 @@ private final class Examples {
         }
     }
 
-    // ServerApps.md: Bulk work
+    // Stores.md: Batch requests
     func bulkWork(container: NSPersistentContainer, cutoff: Date, rows: [[String: Any]]) async throws {
         try await container.performBackgroundTask { context in
             let old = NSFetchRequest<NSFetchRequestResult>(entityName: "Event")
