@@ -93,7 +93,9 @@ struct BatchDeleteTests {
                 let eve = insert("Employee", ["name": "Eve", "salary": 90, "department": labs])
                 insert("Project", ["title": "Apollo", "members": Set([ann, dee])])
                 insert("Project", ["title": "Gemini", "members": Set([bob])])
-                for (code, holder) in [("A1", ann), ("B2", bob), ("D4", dee)] { insert("Badge", ["code": code, "owner": holder]) }
+                for (code, holder) in [("A1", ann), ("B2", bob), ("D4", dee)] {
+                    insert("Badge", ["code": code, "owner": holder])
+                }
                 insert("Laptop", ["serial": "L-1", "user": eve])
                 let hall = insert("Room", ["name": "Hall"])
                 insert("Room", ["name": "Attic"])
@@ -106,7 +108,8 @@ struct BatchDeleteTests {
         func values(_ entity: String, _ key: String) throws -> [String] {
             let context = container.newBackgroundContext()
             return try context.performAndWait {
-                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).map { "\($0.value(forKey: key) ?? "nil")" }.sorted()
+                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity)).map { "\($0.value(forKey: key) ?? "nil")" }
+                    .sorted()
             }
         }
 
@@ -119,7 +122,9 @@ struct BatchDeleteTests {
                     return "\(employee.value(forKey: "name") ?? ""): \(mentor ?? "-")"
                 }
                 let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project")).map { project in
-                    let members = (project.value(forKey: "members") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+                    let members = (project.value(forKey: "members") as? Set<NSManagedObject> ?? []).compactMap {
+                        $0.value(forKey: "name") as? String
+                    }
                     return "\(project.value(forKey: "title") ?? ""): \(members.sorted().joined(separator: ","))"
                 }
                 return employees.sorted() + projects.sorted()
@@ -244,10 +249,12 @@ struct BatchDeleteTests {
     @Test(arguments: sqlStoreTypes)
     func aMandatoryInverseToOneRefusesTheRequest(storeType: String) throws {
         let office = try Office(storeType)
-        let failure = office.failure(of: NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Room")))
+        let failure = office.failure(
+            of: NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Room")))
         #expect(failure?.code == NSPersistentStoreSaveError)
         #expect(
-            failure?.localizedDescription.contains("Batch delete failed due to mandatory OTO nullify inverse on Booking/room") == true,
+            failure?.localizedDescription.contains("Batch delete failed due to mandatory OTO nullify inverse on Booking/room")
+                == true,
             "\(String(describing: failure))")
         #expect(try office.values("Room", "name") == ["Attic", "Hall"])
         // A room without bookings goes.
@@ -263,16 +270,34 @@ struct BatchDeleteTests {
         let office = try Office(storeType)
         let context = office.container.newBackgroundContext()
         let ids = try context.performAndWait {
-            try ["Employee", "Project"].map { try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: $0)).first).objectID }
+            try ["Employee", "Project"].map {
+                try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: $0)).first).objectID
+            }
         }
         #expect(office.failure(of: NSBatchDeleteRequest(objectIDs: ids)) != nil)
         #expect(try office.values("Employee", "name").count == 5)
         #expect(try office.values("Project", "title").count == 2)
     }
 
+    /// A predicate no SQL store runs (a block) is refused, as Apple's SQLite store refuses it,
+    /// whether the delete is one statement (projects) or walks the rules first (employees).
+    @Test(arguments: sqlStoreTypes)
+    func aPredicateNoSQLStoreRunsIsRefused(storeType: String) throws {
+        let office = try Office(storeType)
+        for entity in ["Project", "Employee"] {
+            let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: entity)
+            fetch.predicate = NSPredicate { _, _ in true }
+            let failure = office.failure(of: NSBatchDeleteRequest(fetchRequest: fetch))
+            #expect(failure?.code == NSPersistentStoreUnsupportedRequestTypeError, "\(entity): \(String(describing: failure))")
+        }
+        #expect(try office.values("Project", "title") == ["Apollo", "Gemini"])
+        #expect(try office.values("Employee", "name").count == 5)
+    }
+
     @Test func theInMemoryStoreRefusesAsApplesDoes() throws {
         let office = try Office(NSInMemoryStoreType)
-        let failure = office.failure(of: NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Project")))
+        let failure = office.failure(
+            of: NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Project")))
         #expect(failure?.code == NSPersistentStoreUnsupportedRequestTypeError)
         #expect(try office.values("Project", "title") == ["Apollo", "Gemini"])
     }
@@ -285,7 +310,8 @@ struct BatchDeleteTests {
         _ = try office.execute(NSBatchDeleteRequest(fetchRequest: fetch))
         let context = office.container.newBackgroundContext()
         let changes = try context.performAndWait {
-            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            let result = try context.execute(
+                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
             let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
             #expect(transactions.count == 2)
             return try #require(transactions.last?.changes).map { change in

@@ -94,6 +94,9 @@ struct BatchUpdateTests {
     @Test(arguments: BatchDeleteTests.sqlStoreTypes)
     func badInputIsRefusedBeforeAnythingIsWritten(storeType: String) throws {
         let office = try Office(storeType)
+        // A predicate no SQL store runs, as Apple's refuses it.
+        let blockPredicate = Self.request(nil, ["salary": 1])
+        blockPredicate.predicate = NSPredicate { _, _ in true }
         let cases: [(NSBatchUpdateRequest, Int, String)] = [
             (Self.request(nil, ["salary": "lots"]), NSManagedObjectValidationError, "salary"),
             (Self.request(nil, ["salary": 1, "age": 3]), NSPersistentStoreUnsupportedRequestTypeError, "age"),
@@ -107,6 +110,7 @@ struct BatchUpdateTests {
             (Self.request(nil, [:]), NSCoreDataError, "propertiesToUpdate"),
             (NSBatchUpdateRequest(entityName: "Nobody"), NSCoreDataError, "Nobody"),
             (Self.request("nosuchkey == 1", ["salary": 1]), NSCoreDataError, "nosuchkey"),
+            (blockPredicate, NSPersistentStoreUnsupportedRequestTypeError, "block"),
         ]
         for (request, code, named) in cases {
             if request.propertiesToUpdate == nil && request.entityName == "Nobody" { request.propertiesToUpdate = ["x": 1] }
