@@ -138,4 +138,41 @@ struct BatchUpdateTests {
         }
         #expect(changes == ["update Employee name,salary", "update Employee name,salary"])
     }
+
+    /// Another coordinator of the same store (another process, another server) hears of a batch
+    /// request as of a save: it writes history, and the store's remote-change check posts
+    /// `NSPersistentStoreRemoteChange` with a token that covers it.
+    @Test(arguments: BatchDeleteTests.sqlStoreTypes)
+    func anotherCoordinatorHearsOfABatchRequest(storeType: String) throws {
+        let office = try Office(storeType, history: true)
+        let url = try #require(office.container.persistentStoreDescriptions.first?.url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: office.container.managedObjectModel)
+        let store = try coordinator.addPersistentStore(
+            ofType: storeType, configurationName: nil, at: url,
+            options: [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        defer { try? coordinator.remove(store) }
+        let before = coordinator.currentPersistentHistoryToken(fromStores: nil)
+        let received = PersistentHistoryFileTests.Received()
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { received.add($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        _ = try office.execute(Self.request("salary > 75", ["salary": 1]))
+        // The hook checks now (on PostgreSQL the store's NOTIFY may have woken the check first).
+        _ = store.testingCheckForRemoteChanges()
+        let deadline = Date().addingTimeInterval(30)
+        while received.count < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let notification = try #require(received.first)
+        let token = try #require(notification.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        #expect(token == coordinator.currentPersistentHistoryToken(fromStores: nil))
+        #expect(token != before)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let changes = try context.performAndWait {
+            let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: before))
+            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            return transactions.flatMap { $0.changes ?? [] }.map { $0.updatedProperties?.map(\.name) ?? [] }
+        }
+        #expect(changes == [["salary"], ["salary"]])
+    }
 }
