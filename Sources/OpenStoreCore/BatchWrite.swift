@@ -110,6 +110,14 @@ package struct BatchWriteUnsupportedError: Error {
     package init() {}
 }
 
+/// A batch update whose values the store's SQL cannot compute exactly (Foundation's string rules
+/// on PostgreSQL), and why: the caller computes them row by row and saves the rows. Nothing was
+/// written.
+package struct BatchWriteNeedsRowsError: Error {
+    package let reason: String
+    package init(_ reason: String) { self.reason = reason }
+}
+
 /// A batch write the store cannot run as asked: an expression or predicate it cannot compute,
 /// and why. Nothing was written.
 package struct BatchWriteRefusedError: Error {

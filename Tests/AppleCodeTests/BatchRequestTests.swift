@@ -1,13 +1,36 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 /// Batch requests as apps use them: a typed request deleted or updated in the store, the IDs
 /// merged into the view context, and a fetched-results controller there seeing the change.
+///
+/// Each case runs on the SQLite store, and on the PostgreSQL store when a test server is named.
 final class BatchRequestTests: XCTestCase {
+    static let sqlStoreTypes = [NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
+    /// The stores' folders (and PostgreSQL schemas), removed with the test case.
+    var folders: [TemporaryFolder] = []
+
+    /// An empty store of the Bookshelf model.
+    func makeEmptyShelf(_ storeType: String) throws -> NSPersistentContainer {
+        let model = try XCTUnwrap(bookshelfModel, "Bookshelf.xcdatamodeld is missing from the test bundle")
+        let folder = try TemporaryFolder()
+        folders.append(folder)
+        let container = NSPersistentContainer(name: "Bookshelf", managedObjectModel: model)
+        let description = NSPersistentStoreDescription()
+        description.type = storeType
+        description.url = try folder.storeURL(for: storeType, name: "Bookshelf.sqlite")
+        container.persistentStoreDescriptions = [description]
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        return container
+    }
+
     /// A store with six books, "Book 1"…"Book 6", of 100…600 pages, rated 1…6.
-    func makeShelf(_ kind: StoreKind) throws -> NSPersistentContainer {
-        let container = try makeBookshelfContainer(kind)
+    func makeShelf(_ storeType: String) throws -> NSPersistentContainer {
+        let container = try makeEmptyShelf(storeType)
         let context = container.newBackgroundContext()
         try context.performAndWait {
             for number in 1...6 {
@@ -31,7 +54,11 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testABatchDeleteOfATypedRequestReachesTheViewContextsController() throws {
-        let container = try makeShelf(.sqlite)
+        for storeType in Self.sqlStoreTypes { try aBatchDeleteOfATypedRequestReachesTheViewContextsController(storeType) }
+    }
+
+    func aBatchDeleteOfATypedRequestReachesTheViewContextsController(_ storeType: String) throws {
+        let container = try makeShelf(storeType)
         let view = container.viewContext
         let controller = try makeController(view)
         let recorder = ChangeRecorder()
@@ -54,7 +81,11 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testABatchUpdateChangesTheStoreAndMergedObjectsReadTheNewValues() throws {
-        let container = try makeShelf(.sqlite)
+        for storeType in Self.sqlStoreTypes { try aBatchUpdateChangesTheStoreAndMergedObjectsReadTheNewValues(storeType) }
+    }
+
+    func aBatchUpdateChangesTheStoreAndMergedObjectsReadTheNewValues(_ storeType: String) throws {
+        let container = try makeShelf(storeType)
         let view = container.viewContext
         let controller = try makeController(view)
         // The view context holds the books, values loaded.
@@ -99,7 +130,11 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testTheCountOfABatchUpdateAndTheStatus() throws {
-        let container = try makeShelf(.sqlite)
+        for storeType in Self.sqlStoreTypes { try theCountOfABatchUpdateAndTheStatus(storeType) }
+    }
+
+    func theCountOfABatchUpdateAndTheStatus(_ storeType: String) throws {
+        let container = try makeShelf(storeType)
         let context = container.newBackgroundContext()
         let update = NSBatchUpdateRequest(entityName: "Book")
         update.propertiesToUpdate = ["pages": 1]
@@ -115,7 +150,11 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testIncludesSubentitiesChoosesWhetherEbooksAreUpdated() throws {
-        let container = try makeShelf(.sqlite)
+        for storeType in Self.sqlStoreTypes { try includesSubentitiesChoosesWhetherEbooksAreUpdated(storeType) }
+    }
+
+    func includesSubentitiesChoosesWhetherEbooksAreUpdated(_ storeType: String) throws {
+        let container = try makeShelf(storeType)
         let context = container.newBackgroundContext()
         try context.performAndWait {
             let ebook = Ebook(context: context)
@@ -143,7 +182,11 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testABatchInsertFromTypedObjectsThenAnOrdinarySave() throws {
-        let container = try makeBookshelfContainer(.sqlite)
+        for storeType in Self.sqlStoreTypes { try aBatchInsertFromTypedObjectsThenAnOrdinarySave(storeType) }
+    }
+
+    func aBatchInsertFromTypedObjectsThenAnOrdinarySave(_ storeType: String) throws {
+        let container = try makeEmptyShelf(storeType)
         var next = 0
         let insert = NSBatchInsertRequest(
             entity: Book.entity(),
@@ -174,7 +217,7 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func testTheInMemoryStoreRefusesBatchRequestsAsApplesDoes() throws {
-        let container = try makeShelf(.inMemory)
+        let container = try makeShelf(NSInMemoryStoreType)
         let context = container.newBackgroundContext()
         let update = NSBatchUpdateRequest(entityName: "Book")
         update.propertiesToUpdate = ["pages": 1]

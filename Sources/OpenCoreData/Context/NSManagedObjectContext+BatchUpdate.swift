@@ -27,7 +27,12 @@ extension NSManagedObjectContext {
             var write = BatchWrite(action: .update(assignments), target: .plan(plan))
             write.returnsKeys = request.resultType == .updatedObjectIDsResultType
             if store.tracksHistory { write.history = historyDraft() }
-            let outcome = try runBatch(write, in: store, named: "NSBatchUpdateRequest")
+            let outcome: BatchWriteOutcome
+            do {
+                outcome = try runBatch(write, in: store, named: "NSBatchUpdateRequest")
+            } catch is BatchWriteNeedsRowsError {
+                outcome = try updateRowByRow(plan: plan, assignments: assignments, in: store)
+            }
             count += outcome.count
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             updated += (outcome.keys ?? []).map(maker.id(for:))
@@ -73,6 +78,52 @@ extension NSManagedObjectContext {
                 BatchAssignment(property: name, value: .constant(try StoreValue(constant, kind: kind, property: name))))
         }
         return assignments.sorted { $0.property < $1.property }
+    }
+
+    /// A batch update whose values the store's SQL cannot compute (`BatchWriteNeedsRowsError`):
+    /// the matched rows are read, each assignment computed by the in-memory engine from the
+    /// row's attribute values, and the rows written as one save, each expected at the version
+    /// read (a save that changed one meanwhile refuses the update). Rows, not objects: this
+    /// context is not told, as with the set-based update.
+    private func updateRowByRow(plan: FetchPlan, assignments: [BatchAssignment], in store: RowBackedPersistentStore) throws
+        -> BatchWriteOutcome
+    {
+        var rowsPlan = plan
+        rowsPlan.output = .rows
+        guard case .rows(let rows) = try store.rows.execute(rowsPlan) else { return BatchWriteOutcome(count: 0, keys: []) }
+        let schema = store.rows.schema
+        var changes = SaveChanges()
+        var history: [HistoryChange] = []
+        for var row in rows {
+            let entity = schema.entity(row.key.entityID)
+            var values: [String: Any] = [:]
+            for (slot, property) in entity.properties.enumerated() {
+                guard case .attribute(let kind) = property.kind, let value = row.values[slot].swiftValue(kind: kind) else {
+                    continue
+                }
+                values[property.name] = value
+            }
+            var slots: [Int] = []
+            for assignment in assignments {
+                guard let slot = entity.slotsByName[assignment.property],
+                    case .attribute(let kind) = entity.properties[slot].kind
+                else { continue }
+                switch assignment.value {
+                case .constant(let value): row.values[slot] = value
+                case .expression(let expression):
+                    row.values[slot] = try StoreValue(
+                        expression.expressionValue(with: values, context: nil), kind: kind, property: assignment.property)
+                }
+                slots.append(slot)
+            }
+            changes.expectedVersions[row.key] = row.version
+            row.version = Self.version(after: row.version)
+            changes.updated.append(row)
+            history.append(HistoryChange(key: row.key, kind: .update, updatedSlots: slots.sorted()))
+        }
+        if store.tracksHistory && !history.isEmpty { changes.history = historyDraft(changes: history) }
+        try applyBatchChanges(changes, in: store, named: "NSBatchUpdateRequest")
+        return BatchWriteOutcome(count: rows.count, keys: rows.map(\.key))
     }
 
     /// Writes the rows of a batch request that reads before it writes (a delete whose rules reach

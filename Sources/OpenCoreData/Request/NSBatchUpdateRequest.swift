@@ -32,8 +32,10 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// read the history.
 ///
 /// Values are constants of the attribute's type (`nil` or `NSNull` for none) or expressions of
-/// the object's own attributes (`salary * 1.1`, `lowercase:(name)`, arithmetic and the string
-/// functions a predicate can use in the store).
+/// the object's own attributes (`salary * 1.1`, `lowercase:(name)`: arithmetic and the string
+/// functions a predicate can use in the store). On PostgreSQL, whose SQL has no exact
+/// counterpart of Foundation's case mapping, an update with `uppercase:` or `lowercase:` reads
+/// the matched rows, computes the values in memory, and writes the rows as one save.
 ///
 /// **Differences from Apple:** Apple runs it on SQLite stores only; here the PostgreSQL store
 /// runs it too, and an in-memory store refuses it with Apple's

@@ -34,8 +34,11 @@ extension SQLCompiler {
         /// the rows are found by running the plan, then written by key. The statement's
         /// condition is nil.
         case conditionNotCompilable(SQLBatchStatement, String)
-        /// The write cannot run in SQL (an expression the store cannot compute, a predicate
-        /// Apple's SQL store refuses too), and why.
+        /// An update's value is an expression the dialect has no exact counterpart for (the
+        /// in-memory engine computes it), and why: the rows are read and written one by one.
+        case valuesNotCompilable(String)
+        /// The write cannot run in a SQL store (a value read through a relationship or of the
+        /// wrong type, a predicate Apple's SQL store refuses too), and why.
         case refused(String)
     }
 
@@ -51,7 +54,7 @@ extension SQLCompiler {
         do {
             head = try state.batchHead(action)
         } catch {
-            return .refused(error.reason)
+            return error.isUnsupported ? .refused(error.reason) : .valuesNotCompilable(error.reason)
         }
         do {
             let (condition, arguments) = try state.batchCondition(plan)

@@ -75,7 +75,8 @@ extension SQLFetchStore {
     /// A batch write's statement (`SQLCompiler.compileBatch`), and the write to run: `batch`, or
     /// when the dialect can't compute its predicate, `batch` retargeted to the keys the plan
     /// matches (found as a fetch finds them, before the write's transaction begins).
-    /// - Throws: `BatchWriteRefusedError` when the write can't run in SQL.
+    /// - Throws: `BatchWriteRefusedError` when the write can't run in a SQL store,
+    ///   `BatchWriteNeedsRowsError` when its values need the in-memory engine.
     package func compileBatch(_ batch: BatchWrite) throws -> (SQLBatchStatement, BatchWrite) {
         let plan: FetchPlan
         switch batch.target {
@@ -87,6 +88,8 @@ extension SQLFetchStore {
             return (statement, batch)
         case .refused(let reason):
             throw BatchWriteRefusedError(reason)
+        case .valuesNotCompilable(let reason):
+            throw BatchWriteNeedsRowsError(reason)
         case .conditionNotCompilable(let statement, _):
             var keysPlan = plan
             keysPlan.output = .keys
