@@ -86,6 +86,12 @@ extension CompilerState {
             case .constant(let value):
                 sets.append("\(column) = \(arguments.bind(value))")
             case .expression(let expression):
+                // Refused before anything else, so that no store computes it (in SQL or in memory).
+                guard !readsThroughRelationships(expression) else {
+                    throw NotCompilable(
+                        unsupported: "\(assignment.property) = \(expression): a batch update's expressions read the row's own "
+                            + "attributes only, not through relationships")
+                }
                 let message = NSComparisonPredicate(
                     leftExpression: NSExpression(forKeyPath: assignment.property), rightExpression: expression,
                     modifier: .direct, type: .equalTo)
@@ -114,6 +120,22 @@ extension CompilerState {
         return SQLBatchStatement(
             table: table.name, head: "UPDATE \(table.name) AS t0 SET " + sets.joined(separator: ", "), headArguments: bound,
             condition: nil, conditionArguments: [])
+    }
+
+    /// Whether `expression` reads a key path with more than one step, or a relationship.
+    func readsThroughRelationships(_ expression: NSExpression) -> Bool {
+        switch expression.expressionType {
+        case .keyPath:
+            let path = expression.keyPath
+            guard !path.contains("."), let slot = schema.entity(entityID).slotsByName[path] else { return true }
+            if case .attribute = schema.entity(entityID).properties[slot].kind { return false }
+            return true
+        case .function:
+            let operand = expression.operand.expressionType == .constantValue ? [] : [expression.operand]
+            return (operand + (expression.arguments ?? [])).contains(where: readsThroughRelationships)
+        default:
+            return false
+        }
     }
 
     /// The condition choosing the rows of `plan`, over `t0`; nil for every row of the table.

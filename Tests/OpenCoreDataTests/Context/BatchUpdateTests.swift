@@ -101,6 +101,11 @@ struct BatchUpdateTests {
                 "salary"
             ),
             (Self.request(nil, ["salary": NSExpression(format: "name")]), NSPersistentStoreUnsupportedRequestTypeError, "salary"),
+            // Refused on every store, though PostgreSQL would compute `uppercase:` row by row.
+            (
+                Self.request(nil, ["name": NSExpression(format: "uppercase:(department.title)")]),
+                NSPersistentStoreUnsupportedRequestTypeError, "relationships"
+            ),
             (Self.request(nil, [:]), NSCoreDataError, "propertiesToUpdate"),
             (NSBatchUpdateRequest(entityName: "Nobody"), NSCoreDataError, "Nobody"),
             (Self.request("nosuchkey == 1", ["salary": 1]), NSCoreDataError, "nosuchkey"),
