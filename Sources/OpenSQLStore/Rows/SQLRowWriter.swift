@@ -58,7 +58,7 @@ package struct SQLRowWriter<Session: SQLSession> {
                 current = try waiting.removeValue(forKey: row.key.entityID) ?? batch(for: row, of: rows.count)
             }
             guard let batch = current else { continue }
-            try batch.check(row, in: self)
+            try checkValues(of: row, against: batch.entity, unsupportedSlots: batch.hasUnsupportedSlots)
             batch.values.append(.integer(row.key.primaryKey))
             batch.values.append(.integer(Int64(batch.entity.entityNumber)))
             batch.values.append(.integer(row.version))
@@ -123,24 +123,6 @@ package struct SQLRowWriter<Session: SQLSession> {
             self.root = root
             self.hasUnsupportedSlots = hasUnsupportedSlots
             values.reserveCapacity(capacity)
-        }
-
-        /// Refuses a row with the wrong number of values, or with a value this store has no
-        /// place for (rather than dropping it: nothing is lost).
-        func check(_ row: RowSnapshot, in writer: SQLRowWriter) throws {
-            guard row.values.count == entity.slots.count else {
-                let name = writer.layout.schema.entity(row.key.entityID).name
-                throw writer.session.operationError(
-                    "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
-            }
-            guard hasUnsupportedSlots else { return }
-            for (slot, storage) in entity.slots.enumerated() {
-                guard case .unsupported(let reason) = storage else { continue }
-                switch row.values[slot] {
-                case .null, .objects([]): continue
-                default: throw writer.session.operationError("Cannot save \(row.key): \(reason)")
-                }
-            }
         }
     }
 
@@ -370,12 +352,20 @@ package struct SQLRowWriter<Session: SQLSession> {
             throw session.operationError("No entity numbered \(row.key.entityID) in the store's schema")
         }
         let entity = layout.entities[row.key.entityID - 1]
+        try checkValues(of: row, against: entity)
+        return entity
+    }
+
+    /// Refuses a row with the wrong number of values, or with a value this store has no place
+    /// for (rather than dropping it: nothing is lost). `unsupportedSlots`: false skips the second
+    /// test for an entity known to have no `AppleSQLSlot.unsupported` slot.
+    private func checkValues(of row: RowSnapshot, against entity: AppleSQLEntityLayout, unsupportedSlots: Bool = true) throws {
         guard row.values.count == entity.slots.count else {
             let name = layout.schema.entity(row.key.entityID).name
             throw session.operationError(
                 "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
         }
-        // A value this store has no place for is refused rather than dropped: nothing is lost.
+        guard unsupportedSlots else { return }
         for (slot, storage) in entity.slots.enumerated() {
             guard case .unsupported(let reason) = storage else { continue }
             switch row.values[slot] {
@@ -383,7 +373,6 @@ package struct SQLRowWriter<Session: SQLSession> {
             default: throw session.operationError("Cannot save \(row.key): \(reason)")
             }
         }
-        return entity
     }
 
     /// Order keys of ordered one-to-manys, join rows of many-to-manys. When `replacing` (a row

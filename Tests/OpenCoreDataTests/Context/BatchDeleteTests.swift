@@ -310,9 +310,7 @@ struct BatchDeleteTests {
         _ = try office.execute(NSBatchDeleteRequest(fetchRequest: fetch))
         let context = office.container.newBackgroundContext()
         let changes = try context.performAndWait {
-            let result = try context.execute(
-                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
-            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            let transactions = try context.allHistoryTransactions()
             #expect(transactions.count == 2)
             return try #require(transactions.last?.changes).map { change in
                 "\(change.changeType == .delete ? "delete" : change.changeType == .update ? "update" : "insert") "
@@ -322,5 +320,14 @@ struct BatchDeleteTests {
         }
         // Ann and her badge; Bob and Dee lose their mentor.
         #expect(changes == ["delete Badge", "delete Employee", "update Employee mentor", "update Employee mentor"])
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Every persistent-history transaction of the context's stores, oldest first; call it on
+    /// the context's queue.
+    func allHistoryTransactions() throws -> [NSPersistentHistoryTransaction] {
+        let result = try execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+        return try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
     }
 }

@@ -136,9 +136,7 @@ struct BatchEquivalenceTests {
     func history(_ office: Office) throws -> [[String]] {
         let context = office.container.newBackgroundContext()
         return try context.performAndWait {
-            let result = try context.execute(
-                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
-            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            let transactions = try context.allHistoryTransactions()
             return transactions.dropFirst().map { transaction in
                 (transaction.changes ?? []).compactMap { change -> String? in
                     let properties = change.updatedProperties?.filter { !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }

@@ -197,9 +197,7 @@ struct BatchInsertTests {
         _ = try feed.execute(NSBatchInsertRequest(entityName: "Quake", objects: [["code": "a", "magnitude": 2], ["code": "b"]]))
         let context = feed.container.newBackgroundContext()
         let changes = try context.performAndWait {
-            let result = try context.execute(
-                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
-            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            let transactions = try context.allHistoryTransactions()
             return transactions.map { transaction in
                 (transaction.changes ?? []).map { change in
                     "\(change.changeType == .insert ? "insert" : change.changeType == .update ? "update" : "delete")"

@@ -129,9 +129,7 @@ struct BatchUpdateTests {
                 "salary < 65", ["salary": NSExpression(format: "salary + 5"), "name": NSExpression(format: "uppercase:(name)")]))
         let context = office.container.newBackgroundContext()
         let changes = try context.performAndWait {
-            let result = try context.execute(
-                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
-            let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+            let transactions = try context.allHistoryTransactions()
             #expect(transactions.count == 2)
             return try #require(transactions.last?.changes).map { change in
                 "\(change.changeType == .update ? "update" : "other") \(change.changedObjectID.entity.name ?? "")"
