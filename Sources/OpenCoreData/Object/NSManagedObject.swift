@@ -29,29 +29,28 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
     // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
     //
-    // A fault of a fetched row holds only what it needs (72 bytes, an 80-byte allocation):
-    // its context, where its ID comes from and the ID's primary key, its row version, one word
-    // for its entity number, flags and place in a batch, the fetched row, and one link to the
-    // rest (`ObjectState`: its decoded values, extras, made ID), which objects get when they need it.
+    // A fault of a fetched row holds only what it needs (56 bytes, a 64-byte allocation): its
+    // context, where its ID comes from and the ID's primary key, one word for its entity number,
+    // flags and row version (or place in a batch), and one link to the rest: the fetched row, or
+    // `ObjectState` (its decoded values, extras, made ID), which objects get when they need it.
 
     weak var context: NSManagedObjectContext?
     /// Where the object's ID comes from once it has one, or until then its entity.
     @exclusivity(unchecked) private var home: ObjectHome
     /// The primary key of the object's ID (for a temporary ID, its number), made or not.
     @exclusivity(unchecked) private var identityPrimaryKey: Int64 = 0
-    /// The row version the committed values come from (while a fault, that of `fetchedRow`).
-    @exclusivity(unchecked) var version: Int64 = 0
     /// The entity number of the object's ID (see `ObjectKey.entityID`), made or not.
     @exclusivity(unchecked) private var identityEntityNumber: UInt16 = 0
     /// Whether the object is a fault, inserted, deleted, … (see `ObjectFlags`).
     @exclusivity(unchecked) private var flags: ObjectFlags
-    /// While a batched fault: its index in its batch's results (see `batchMember`).
-    @exclusivity(unchecked) private var batchIndex: UInt32 = 0
-    /// What the object keeps beyond a fault's fields (see `ObjectLink`); nil for a fault.
+    /// The row version (see `version`), or while a batched fault, its index in its batch's
+    /// results (see `batchMember`): a batched fault has no row, so no version.
+    @exclusivity(unchecked) private var versionOrBatchIndex: UInt32 = 0
+    /// What the object keeps beyond a fault's fields (see `ObjectLink`); nil for a fault with no row.
     @exclusivity(unchecked) private(set) var link: ObjectLink?
-    /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
-    /// once fired, while `valuesArePending`, the values themselves, read slot by slot.
-    @exclusivity(unchecked) var fetchedRow: [StoreValue]?
+
+    /// `versionOrBatchIndex` for a version that needs more than 32 bits, kept in the state.
+    private static let wideVersionMark = UInt32.max
 
     /// Creates an object of an entity, and inserts it into `context` if one is given.
     ///
@@ -138,9 +137,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         if case .state(let state) = link { return state }
         let state = ObjectState(values: storedValues)
         switch link {
+        case .row(let row): state.fetchedRow = row
+        case .kept(let kept):
+            state.fetchedRow = kept.row
+            state.keptDestination = kept.destination
         case .batch(let batch): state.batch = batch
-        case .kept(let destination): state.keptDestination = destination
-        default: break
+        case .state, nil: break
         }
         link = .state(state)
         return state
@@ -177,7 +179,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         flags.remove(.defaultValues)
         guard case .state(let state) = link else { return }
         if extras == nil, state.keptDestination == nil {
-            link = state.batch.map(ObjectLink.batch)
+            link = state.fetchedRow.map(ObjectLink.row) ?? state.batch.map(ObjectLink.batch)
         } else {
             state.values = PropertyValues(layout: state.values.layout)
             state.extras = extras
@@ -200,24 +202,85 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final var batchMember: FaultBatch.Member? {
         get {
             switch link {
-            case .batch(let batch): FaultBatch.Member(batch: batch, index: Int(batchIndex))
-            case .state(let state): state.batch.map { FaultBatch.Member(batch: $0, index: Int(batchIndex)) }
+            case .batch(let batch): FaultBatch.Member(batch: batch, index: Int(versionOrBatchIndex))
+            case .state(let state): state.batch.map { FaultBatch.Member(batch: $0, index: Int(versionOrBatchIndex)) }
             default: nil
             }
         }
         set {
             if let newValue {
-                batchIndex = UInt32(truncatingIfNeeded: newValue.index)
+                versionOrBatchIndex = UInt32(truncatingIfNeeded: newValue.index)
                 switch link {
                 case nil, .batch: link = .batch(newValue.batch)
                 default: ensuredState.batch = newValue.batch
                 }
             } else {
-                switch link {
-                case .batch: link = nil
-                case .state(let state): state.batch = nil
-                default: break
-                }
+                leaveBatch()
+            }
+        }
+    }
+
+    /// Ends the object's place in a batch, if it has one (its index field goes back to a version).
+    private func leaveBatch() {
+        switch link {
+        case .batch:
+            link = nil
+            versionOrBatchIndex = 0
+        case .state(let state) where state.batch != nil:
+            state.batch = nil
+            versionOrBatchIndex = 0
+        default: break
+        }
+    }
+
+    /// The row version the committed values come from (while a fault, that of `fetchedRow`; 0
+    /// for a fault with no row). Setting one ends the object's place in a batch: it has its row.
+    var version: Int64 {
+        get {
+            switch link {
+            case .batch: return 0
+            case .state(let state):
+                if state.batch != nil { return 0 }
+                if versionOrBatchIndex == Self.wideVersionMark { return state.wideVersion }
+            default: break
+            }
+            return Int64(versionOrBatchIndex)
+        }
+        set {
+            leaveBatch()
+            if newValue >= 0, newValue < Int64(Self.wideVersionMark) {
+                versionOrBatchIndex = UInt32(truncatingIfNeeded: newValue)
+            } else {
+                versionOrBatchIndex = Self.wideVersionMark
+                ensuredState.wideVersion = newValue
+            }
+        }
+    }
+
+    /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
+    /// once fired, while `valuesArePending`, the values themselves, read slot by slot. Setting a
+    /// row ends the object's place in a batch.
+    final var fetchedRow: [StoreValue]? {
+        @inline(__always) get {
+            switch link {
+            case .row(let row): row
+            case .kept(let kept): kept.row
+            case .state(let state): state.fetchedRow
+            case .batch, nil: nil
+            }
+        }
+        set {
+            switch link {
+            case nil, .row, .batch:
+                if newValue != nil { leaveBatch() }
+                if case .batch = link { return }
+                link = newValue.map(ObjectLink.row)
+            case .kept(let kept):
+                if let newValue { kept.row = newValue } else { link = nil }
+            case .state(let state):
+                if newValue != nil { leaveBatch() }
+                state.fetchedRow = newValue
+                if newValue == nil { state.keptDestination = nil }
             }
         }
     }
@@ -227,16 +290,18 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final var keptDestination: NSManagedObject? {
         get {
             switch link {
-            case .kept(let destination): destination
+            case .kept(let kept): kept.destination
             case .state(let state): state.keptDestination
             default: nil
             }
         }
         set {
             switch link {
-            case nil, .kept: link = newValue.map(ObjectLink.kept)
+            case .row(let row): if let newValue { link = .kept(KeptRow(row: row, destination: newValue)) }
+            case .kept(let kept):
+                if let newValue { kept.destination = newValue } else { link = .row(kept.row) }
             case .state(let state): state.keptDestination = newValue
-            case .batch: if newValue != nil { ensuredState.keptDestination = newValue }
+            case .batch, nil: if newValue != nil { ensuredState.keptDestination = newValue }
             }
         }
     }

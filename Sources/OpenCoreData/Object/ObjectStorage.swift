@@ -1,13 +1,31 @@
 // The parts of an object's storage beyond its own fields (see `NSManagedObject`): one word
 // for what it links to, one for where its entity and ID come from, one byte of flags.
 
-/// What an object keeps beyond a fault's fields, in one word: its state once it has values or
-/// extras of its own, or while it has none, its batch (a batched fault) or the destination it
-/// keeps (see `NSManagedObject.keptDestination`), which need no state of their own.
+import OpenStoreCore
+
+/// What an object keeps beyond a fault's fields, in one word: its fetched row, or once it has
+/// values or extras of its own, its state; while it has neither, its batch (a batched fault).
+/// Each case needs no state of its own.
 enum ObjectLink {
-    case state(ObjectState)
+    /// The fetched row (see `NSManagedObject.fetchedRow`).
+    case row([StoreValue])
+    /// The fetched row and the first destination read from it (see `KeptRow`).
+    case kept(KeptRow)
+    /// The batch of a batched fault (see `NSManagedObject.batchMember`).
     case batch(FaultBatch)
-    case kept(NSManagedObject)
+    case state(ObjectState)
+}
+
+/// A pending object's fetched row and the destination of the first to-one relationship read
+/// from it, which the object keeps alive (see `NSManagedObject.keptDestination`).
+final class KeptRow {
+    var row: [StoreValue]
+    var destination: NSManagedObject
+
+    init(row: [StoreValue], destination: NSManagedObject) {
+        self.row = row
+        self.destination = destination
+    }
 }
 
 /// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
@@ -16,12 +34,16 @@ final class ObjectState {
     var values: PropertyValues
     /// See `NSManagedObject.extras`.
     var extras: ObjectExtras?
+    /// See `NSManagedObject.fetchedRow`.
+    var fetchedRow: [StoreValue]?
     /// See `NSManagedObject.keptDestination`.
     var keptDestination: NSManagedObject?
     /// The object's ID, once made (see `NSManagedObject.objectID`).
     var id: NSManagedObjectID?
     /// The batch of a batched fault that has a state too (see `NSManagedObject.batchMember`).
     var batch: FaultBatch?
+    /// A row version beyond the object's 32-bit field (see `NSManagedObject.version`).
+    var wideVersion: Int64 = 0
 
     init(values: PropertyValues) {
         self.values = values
