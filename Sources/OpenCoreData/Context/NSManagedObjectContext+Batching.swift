@@ -47,13 +47,15 @@ extension NSManagedObjectContext {
     // MARK: - After a fetch
 
     /// Gets fetched objects ready: with a batch size, records the faults among them so that
-    /// they load a window at a time; otherwise prefetches the relationship key paths now.
-    func prepare(_ objects: [NSManagedObject], batchSize: Int, prefetching: [[String]]) throws {
+    /// they load a window at a time (`table`: the batch table that uniques them, if any);
+    /// otherwise prefetches the relationship key paths now.
+    func prepare(_ objects: [NSManagedObject], batchSize: Int, prefetching: [[String]], table: BatchTable? = nil) throws {
         guard batchSize > 0 else {
             if !prefetching.isEmpty { try prefetch(prefetching, from: objects) }
             return
         }
-        let batch = FaultBatch(identities: BatchIdentities(objects), size: batchSize, prefetching: prefetching)
+        let identities = table.map(BatchIdentities.table) ?? BatchIdentities(objects)
+        let batch = FaultBatch(identities: identities, size: batchSize, prefetching: prefetching)
         for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }
@@ -67,12 +69,13 @@ extension NSManagedObjectContext {
         var wanted: [RowIdentity] = []
         var objects: [NSManagedObject] = []
         for position in window {
-            let identity = batch.identities[position]
-            guard let object = registry[identity.origin, identity.key] else { continue }
+            guard let object = object(of: batch, at: position) else { continue }
             objects.append(object)
             if object.batchMember?.batch === batch { object.batchMember = nil }
             // The object at `index` is firing (no longer marked a fault): its row is wanted too.
-            if position == index || (object.isFault && cachedRow(of: object) == nil) { wanted.append(identity) }
+            if position == index || (object.isFault && cachedRow(of: object) == nil) {
+                wanted.append(RowIdentity(origin: object.idOrigin, key: object.identityKey))
+            }
         }
         loadRows(of: wanted)
         batch.loadedWindows.removeAll { $0 == start }
@@ -89,10 +92,19 @@ extension NSManagedObjectContext {
     /// faults that reload with their window (see `FaultBatch`).
     private func releaseWindow(of batch: FaultBatch, at start: Int) {
         for index in start..<min(batch.identities.count, start + batch.size) {
-            let identity = batch.identities[index]
-            guard let object = registry[identity.origin, identity.key], !object.isFault, !object.hasChanges else { continue }
+            guard let object = object(of: batch, at: index), !object.isFault, !object.hasChanges else { continue }
             object.refault(keepChanges: false)
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
+        }
+    }
+
+    /// The object at `position` of a batch's results, if it is alive.
+    private func object(of batch: FaultBatch, at position: Int) -> NSManagedObject? {
+        switch batch.identities {
+        case .table(let table): return registry.object(in: table, at: position)
+        case .uniform(let origin, let entityID, let primaryKeys):
+            return registry[origin, ObjectKey(entityID: entityID, primaryKey: primaryKeys[position])]
+        case .mixed(let identities): return registry[identities[position].origin, identities[position].key]
         }
     }
 
@@ -239,9 +251,11 @@ struct RowIdentity {
 }
 
 /// The identities of a batched fetch's objects, in result order. Rows of one store and entity
-/// (the common case) keep only their primary keys, 8 bytes a row; a mix keeps `RowIdentity`s,
-/// 24 bytes a row.
+/// (the common case) are those of the batch table that uniques them, or else keep only their
+/// primary keys, 8 bytes a row; a mix keeps `RowIdentity`s, 24 bytes a row.
 enum BatchIdentities {
+    /// Read through the registry, under its lock (see `BatchTable`).
+    case table(BatchTable)
     case uniform(origin: IDOrigin, entityID: Int, primaryKeys: [Int64])
     case mixed([RowIdentity])
 
@@ -267,16 +281,9 @@ enum BatchIdentities {
 
     var count: Int {
         switch self {
+        case .table(let table): table.count
         case .uniform(_, _, let primaryKeys): primaryKeys.count
         case .mixed(let identities): identities.count
-        }
-    }
-
-    subscript(position: Int) -> RowIdentity {
-        switch self {
-        case .uniform(let origin, let entityID, let primaryKeys):
-            RowIdentity(origin: origin, key: ObjectKey(entityID: entityID, primaryKey: primaryKeys[position]))
-        case .mixed(let identities): identities[position]
         }
     }
 }

@@ -75,6 +75,11 @@ extension NSManagedObjectContext {
             request.includesPendingChanges && request.resultType != .dictionaryResultType && hasPendingChanges(in: plan)
         // One store and nothing pending: the store's window is the answer.
         if parent == nil && stores.count == 1 && !usesPendingChanges, let store = stores.first {
+            if batchSize > 0, case .keys = plan.output {
+                return .objects(
+                    try batchedObjects(
+                        plan, store: store, coordinator: coordinator, batchSize: batchSize, prefetching: prefetching))
+            }
             let results = try results(
                 of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
             if case .count = plan.output { return results }
@@ -271,6 +276,26 @@ extension NSManagedObjectContext {
         }
         result += base[next...]
         return result
+    }
+
+    /// The objects of a batched fetch from one store, with nothing pending: faults uniqued by a
+    /// batch table of the rows where one can hold them (see `ObjectRegistry`), made while
+    /// only the table holds the store's keys.
+    private func batchedObjects(
+        _ plan: FetchPlan, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator, batchSize: Int,
+        prefetching: [[String]]
+    ) throws -> [NSManagedObject] {
+        guard case .keys(var keys) = try store.rows.execute(plan) else { return [] }
+        var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
+        let objects: [NSManagedObject]
+        var table: BatchTable?
+        if let made = registry.batchObjects(origin: faults.maker.origin, keys: &keys, make: { faults.fault(for: $0, in: self) }) {
+            (objects, table) = (made.objects, made.table)
+        } else {
+            objects = registry.objects(origin: faults.maker.origin, keys: keys) { faults.fault(for: keys[$0], in: self) }.objects
+        }
+        try prepare(objects, batchSize: batchSize, prefetching: prefetching, table: table)
+        return objects
     }
 
     /// A store's answer as the request's results: objects (faults filled from the row cache),

@@ -19,6 +19,12 @@ import Synchronization
 /// Objects are found by the ID they had when registered: change an object's ID only between
 /// removing it and registering it again (as saves do).
 ///
+/// **Batched fetches.** The objects of a batched fetch (one entity of one store) are uniqued by
+/// a `BatchTable` of the fetch's rows instead (`batchObjects(origin:keys:make:)`): 8 bytes a
+/// row rather than an entry's 28. Lookups try the hash table, then the batch tables of the
+/// ID's origin and entity; an object is in one or the other, never both. Not while the
+/// registry retains its objects.
+///
 /// **Weak slots.** The table does not keep its objects alive (unless `retainsObjects`, Apple's
 /// `retainsRegisteredObjects`): a slot holds an unretained reference, and an object leaves its
 /// context's table in its `deinit` (`remove(_:origin:key:)`), so a slot never outlives its object. An
@@ -57,6 +63,8 @@ final class ObjectRegistry: @unchecked Sendable {
     /// their identities stay theirs.
     @exclusivity(unchecked) private var scopeNumbers: [ScopeName: UInt32] = [:]
     @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
+    /// The batch tables that hold objects (see "Batched fetches" above).
+    @exclusivity(unchecked) private var tables: [BatchTable] = []
     /// The scope last looked up (a fetch's rows share one).
     @exclusivity(unchecked) private var lastScope: (name: ScopeName, number: UInt32)?
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
@@ -79,7 +87,7 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     /// The number of registered objects.
-    var count: Int { lock.withLock { _ in objects.count } }
+    var count: Int { lock.withLock { _ in objects.count + tables.reduce(0) { $0 + $1.liveCount } } }
 
     /// Whether the table keeps its objects alive (Apple's `retainsRegisteredObjects`).
     var retainsObjects: Bool {
@@ -98,6 +106,16 @@ final class ObjectRegistry: @unchecked Sendable {
                     for entry in oldObjects.indices where tryRetain(oldObjects[entry]) {
                         insert(oldObjects[entry], SlotKey(scope: oldScopes[entry], primaryKey: oldKeys[entry]))
                     }
+                    // The batch tables' objects join the hash table, which retains them.
+                    for table in tables {
+                        table.forEachObject { position, object in
+                            guard tryRetain(object) else { return }
+                            let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
+                            insert(object, find(table.origin, key).key)
+                        }
+                        table.releaseAll()
+                    }
+                    tables = []
                 } else {
                     released = objects
                 }
@@ -114,6 +132,8 @@ final class ObjectRegistry: @unchecked Sendable {
             var released: Unmanaged<NSManagedObject>?
             lock.withLock { _ in
                 let (found, slot, slotKey) = find(id.origin, id.rowKey)
+                // An object a batch table holds leaves it: the new one (or none) takes its place.
+                if !found, let (table, position) = tableEntry(id.origin, id.rowKey) { releaseSlot(of: table, at: position) }
                 if let newValue {
                     let object = Unmanaged.passUnretained(newValue)
                     if found {
@@ -139,9 +159,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The object registered for a row of the store whose IDs have `origin`.
     subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
         let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
-            let (found, slot, _) = find(origin, key)
-            guard found else { return nil }
-            let object = objects[Int(index[slot]) - 1]
+            guard let object = registered(origin, key) else { return nil }
             return tryRetain(object) ? object : nil
         }
         return retained?.takeRetainedValue()
@@ -153,6 +171,9 @@ final class ObjectRegistry: @unchecked Sendable {
             var retained: [Unmanaged<NSManagedObject>] = []
             retained.reserveCapacity(objects.count)
             for object in objects where tryRetain(object) { retained.append(object) }
+            for table in tables {
+                table.forEachObject { _, object in if tryRetain(object) { retained.append(object) } }
+            }
             return retained
         }
         return retained.map { $0.takeRetainedValue() }
@@ -168,6 +189,11 @@ final class ObjectRegistry: @unchecked Sendable {
             reserve(objects.count + 1)
             let (found, slot, slotKey) = find(origin, key)
             if found, case let object = objects[Int(index[slot]) - 1], tryRetain(object) { return (object, slot, slotKey, 0) }
+            if !found, let (table, position) = tableEntry(origin, key), let object = table.object(at: position),
+                tryRetain(object)
+            {
+                return (object, slot, slotKey, 0)
+            }
             return (nil, slot, slotKey, layoutChanges)
         }
         if let existing { return (existing.takeRetainedValue(), false) }
@@ -206,8 +232,7 @@ final class ObjectRegistry: @unchecked Sendable {
         var found = [Unmanaged<NSManagedObject>?](repeating: nil, count: keys.count)
         lock.withLock { _ in
             for position in keys.indices {
-                let (isFound, slot, _) = find(origin, keys[position])
-                if isFound, case let object = objects[Int(index[slot]) - 1], tryRetain(object) { found[position] = object }
+                if let object = registered(origin, keys[position]), tryRetain(object) { found[position] = object }
             }
         }
         var result: [NSManagedObject] = []
@@ -266,6 +291,12 @@ final class ObjectRegistry: @unchecked Sendable {
     /// another object by now).
     func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
         let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
+            for table in tables where table.origin === origin && table.entityID == key.entityID {
+                if let position = table.position(of: object, primaryKey: key.primaryKey) {
+                    releaseSlot(of: table, at: position)
+                    return nil
+                }
+            }
             guard !index.isEmpty, let scope = scope(origin, key.entityID, adding: false) else { return nil }
             // Found by the object's identity, probing from its ID's home slot.
             let mask = index.count - 1
@@ -286,13 +317,131 @@ final class ObjectRegistry: @unchecked Sendable {
             taken.reserveCapacity(objects.count)
             // A retained object's reference passes to the caller.
             for object in objects where retains || tryRetain(object) { taken.append(object) }
+            for table in tables {
+                table.forEachObject { _, object in if tryRetain(object) { taken.append(object) } }
+                table.releaseAll()
+            }
+            tables = []
             clearTable(size: 0)
             return taken
         }
         return taken.map { $0.takeRetainedValue() }
     }
 
+    /// The fewest rows a batch table is made for: fewer take little room in the hash table.
+    static let batchTableMinimumRows = 256
+    /// The most batch tables holding objects at once: a lookup the hash table does not answer
+    /// searches each table of its origin and entity, so their number stays small.
+    static let batchTableLimit = 16
+
+    /// Makes the objects of one batched fetch's rows `keys` of the store whose IDs have
+    /// `origin` (see "Batched fetches" above): each the registered one, or the one `make`
+    /// returns for its key, uniqued by a new batch table of the rows, which is returned with
+    /// them. `keys` is emptied once the table holds the rows (so that both are not kept while
+    /// the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
+    /// rows (see `BatchTable.init`), there are fewer than `batchTableMinimumRows`, the registry
+    /// holds `batchTableLimit` tables already, or it retains its objects.
+    func batchObjects(origin: IDOrigin, keys: inout [ObjectKey], make: (ObjectKey) -> NSManagedObject) -> (
+        objects: [NSManagedObject], table: BatchTable
+    )? {
+        guard keys.count >= Self.batchTableMinimumRows, lock.withLock({ _ in !retains && tables.count < Self.batchTableLimit }),
+            let table = BatchTable(origin: origin, keys: keys)
+        else { return nil }
+        keys = []
+        let count = table.count
+        // The rows whose objects exist already (few, usually), and the later slots of a key
+        // listed twice (each gets the object of the key's first slot).
+        var existing: [Int: Unmanaged<NSManagedObject>] = [:]
+        var repeats: [Int: Int] = [:]
+        if let order = table.order {
+            for rank in order.indices.dropFirst() where table.slots[Int(order[rank])] == table.slots[Int(order[rank - 1])] {
+                repeats[Int(order[rank])] = repeats[Int(order[rank - 1])] ?? Int(order[rank - 1])
+            }
+        }
+        let changes: Int = lock.withLock { _ in
+            if !objects.isEmpty || !tables.isEmpty {
+                for position in 0..<count where repeats[position] == nil {
+                    let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
+                    if let object = registered(origin, key), tryRetain(object) { existing[position] = object }
+                }
+            }
+            return layoutChanges
+        }
+        // Usually no row has an object yet: no lookup per row then.
+        let allNew = existing.isEmpty && repeats.isEmpty
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(count)
+        for position in 0..<count {
+            if allNew {
+                result.append(make(ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
+            } else if let object = existing[position] {
+                result.append(object.takeRetainedValue())
+            } else if let first = repeats[position] {
+                result.append(result[first])
+            } else {
+                // Made outside the lock: a subclass's initializer may do anything.
+                result.append(make(ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
+            }
+        }
+        var raced: [(position: Int, object: Unmanaged<NSManagedObject>)] = []
+        lock.withLock { _ in
+            for position in 0..<count where allNew || (existing[position] == nil && repeats[position] == nil) {
+                let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
+                // Registered meanwhile (by an initializer): that object stands for the row.
+                if layoutChanges != changes, let object = registered(origin, key), tryRetain(object) {
+                    raced.append((position, object))
+                    continue
+                }
+                table.adopt(Unmanaged.passUnretained(result[position]), at: position)
+            }
+            if table.liveCount > 0 { tables.append(table) }
+        }
+        for (position, object) in raced { result[position] = object.takeRetainedValue() }
+        return (result, table)
+    }
+
+    /// The object a batch table holds at `position`, else the one registered for its row.
+    func object(in table: BatchTable, at position: Int) -> NSManagedObject? {
+        // The address crosses the lock's closure (a table is not `Sendable`).
+        let retained: UInt? = lock.withLock { _ in
+            let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
+            guard let object = table.object(at: position) ?? registered(table.origin, key), tryRetain(object) else {
+                return nil
+            }
+            return UInt(bitPattern: object.toOpaque())
+        }
+        guard let retained, let address = UnsafeRawPointer(bitPattern: retained) else { return nil }
+        return Unmanaged<NSManagedObject>.fromOpaque(address).takeRetainedValue()
+    }
+
     // MARK: - The table (callers hold `lock`)
+
+    /// The object registered under (`origin`, `key`), in the hash table or a batch table (not
+    /// retained).
+    @inline(__always)
+    private func registered(_ origin: IDOrigin, _ key: ObjectKey) -> Unmanaged<NSManagedObject>? {
+        let (found, slot, _) = find(origin, key)
+        if found { return objects[Int(index[slot]) - 1] }
+        guard let (table, position) = tableEntry(origin, key) else { return nil }
+        return table.object(at: position)
+    }
+
+    /// The batch table holding the object of (`origin`, `key`), and where.
+    @inline(__always)
+    private func tableEntry(_ origin: IDOrigin, _ key: ObjectKey) -> (BatchTable, Int)? {
+        guard !tables.isEmpty else { return nil }
+        for table in tables where table.origin === origin && table.entityID == key.entityID {
+            if let position = table.live(key.primaryKey) { return (table, position) }
+        }
+        return nil
+    }
+
+    /// A batch table lets go of the object at `position`; a table left with none leaves the
+    /// registry (its batch, if any, still reads its rows' keys).
+    private func releaseSlot(of table: BatchTable, at position: Int) {
+        table.release(at: position)
+        if table.liveCount == 0 { tables.removeAll { $0 === table } }
+    }
 
     /// Retains an object unless its `deinit` has begun (its strong count reached zero).
     @inline(__always)
