@@ -25,7 +25,7 @@ let package = Package(
     ],
     targets: [
         // What the programs share: the company model of the fetch benchmarks (with its classes),
-        // the `attribute` builder and a seeded generator.
+        // the `attribute` builder, a seeded generator, the peak memory and `blocking`.
         .target(name: "BenchmarkSupport", dependencies: [.product(name: "CoreData", package: "OpenCoreData")]),
         .executableTarget(
             name: "PredicateBenchmarks",
@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "BatchBenchmarks",
             dependencies: [
-                .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite",
+                "BenchmarkSupport", .product(name: "CoreData", package: "OpenCoreData"), "RawSQLite",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -3,6 +3,7 @@
     import Foundation
     import OpenStoreCore
     import class NIOPosix.MultiThreadedEventLoopGroup
+    import OpenSQLStore
     import Synchronization
     import TestSupport
     import Testing
@@ -32,6 +33,30 @@
                         [.string(database.url.schema)]
                     ) { found = $0.int64(0) }
                     #expect(found == 1)
+                }
+            }
+        }
+
+        /// A list of keys (a batch's window, the rows of a batch delete) is found through the key
+        /// column's index: compared as `numeric`, every row's key was converted and the table
+        /// scanned, 110 ms a window of a 10^6-row table.
+        @Test func keyListsUseTheKeysIndex() throws {
+            try PostgresTestServer.withDatabase { database in
+                try database.withConnection { session in
+                    try session.execute("CREATE TABLE k (z_pk int8 PRIMARY KEY, v int8)")
+                    try session.execute("INSERT INTO k SELECT g, g * 2 FROM generate_series(1::int8, 50000) AS g")
+                    try session.execute("ANALYZE k")
+                    let condition = SQLDialect.postgreSQL.inKeyList("z_pk", "$1")
+                    var values: [Int64] = []
+                    try session.query("SELECT v FROM k WHERE \(condition) ORDER BY z_pk", [.string("[7,40000,12]")]) {
+                        values.append($0.int64(0) ?? -1)
+                    }
+                    #expect(values == [14, 24, 80_000])
+                    var plan: [String] = []
+                    try session.query("EXPLAIN SELECT v FROM k WHERE \(condition)", [.string("[7,40000,12]")]) {
+                        plan.append($0.string(0) ?? "")
+                    }
+                    #expect(plan.contains { $0.contains("Index Scan") } && !plan.contains { $0.contains("Seq Scan on k") })
                 }
             }
         }

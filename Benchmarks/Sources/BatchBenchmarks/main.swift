@@ -20,6 +20,7 @@
 // Then the peak RSS. The run checks the rows each side leaves and exits non-zero if they are not the
 // ones expected.
 
+import BenchmarkSupport
 import CoreData
 import PostgresNIO
 import RawSQLite
@@ -285,21 +286,6 @@ do {
 
 // MARK: - PostgreSQL
 
-final class ResultBox<T>: @unchecked Sendable { var result: Result<T, Error>? }
-
-/// Runs `body` on the concurrency pool and blocks this thread until it ends.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    guard let result = box.result else { fatalError("no result") }
-    return try result.get()
-}
-
 let logger = {
     var logger = Logger(label: "BatchBenchmarks")
     logger.logLevel = .critical
@@ -438,9 +424,7 @@ if let serverText = environment["OPENCOREDATA_POSTGRES_URL"], !serverText.isEmpt
     print("PostgreSQL: set OPENCOREDATA_POSTGRES_URL to measure the PostgreSQL store; not measured")
 }
 
-var usage = rusage()
-getrusage(RUSAGE_SELF.rawValue, &usage)
-print("peak RSS \(usage.ru_maxrss / 1024) MB")
+print(String(format: "peak RSS %.0f MB", peakMegabytes()))
 if !failures.isEmpty {
     print("FAILED: \(failures.joined(separator: "; "))")
     exit(1)

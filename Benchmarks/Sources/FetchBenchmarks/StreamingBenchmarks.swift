@@ -2,6 +2,7 @@
 // the batch iteration, in a child process so that its peak memory is its own: main.swift runs
 // `--stream-iteration <store>` through `streamIteration(path:)` and prints `streamingReport()`.
 
+import BenchmarkSupport
 import CoreData
 
 #if canImport(Glibc)

@@ -150,15 +150,6 @@ func makeStore(at url: URL, rows: Int) {
 
 // MARK: - Child runs
 
-/// Peak resident memory of this process so far, in MB (`VmHWM`, which starts afresh at exec).
-func peakMegabytes() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes / 1024
-}
-
 extension Duration {
     var milliseconds: Double { Double(components.seconds) * 1e3 + Double(components.attoseconds) / 1e15 }
 }

@@ -2,14 +2,16 @@
 // departments, each against postgres-nio running the same SQL text the store runs, on its own
 // connection to the same server, and decoding the same columns by hand into Swift values, in the
 // same run (best of 5, the sides taking turns); then the read throughput of 1, 2, 4 and 8 client
-// processes fetching at once from the one server. Nothing here is a test.
+// processes fetching at once from the one server; then the peak memory of iterating 10^6 rows with
+// a fetchBatchSize, in child processes. Nothing here is a test.
 //
 //     OPENCOREDATA_POSTGRES_URL=postgres://user@host:port/db \
 //         swift run -c release PostgresBenchmarks [results.json]
 //
 // Without OPENCOREDATA_POSTGRES_URL it says so and exits 0. The store goes into a fresh schema
 // (`pgbench_<pid>`, or SCHEMA=<name>), dropped at the end. OBJECTS=<n> sets the employees (default
-// 100,000); ONLY=<substring> runs only the lines whose description contains it; CLIENT_SECONDS=<s>
+// 100,000), BATCH_OBJECTS=<n> the batch iteration's rows (default 10^6; 0 skips it);
+// ONLY=<substring> runs only the lines whose description contains it; CLIENT_SECONDS=<s>
 // sets how long each throughput round runs (default 5; 0 skips the rounds); CLIENTS=1,2,4,8 sets
 // the process counts. `PostgresBenchmarks client <seconds> <start>` is one client process (the
 // main run starts them): it opens the store named by OPENCOREDATA_POSTGRES_URL, waits until the
@@ -137,21 +139,6 @@ func readTyped(_ objects: [EmployeeObject]) -> Int64 {
 // MARK: - Raw postgres-nio
 
 /// What a `blocking` body returned, handed from its task to the waiting thread.
-final class ResultBox<T>: @unchecked Sendable { var result: Result<T, Error>? }
-
-/// Runs `body` on the concurrency pool and blocks this (non-event-loop) thread until it ends.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    guard let result = box.result else { fail("no result") }
-    return try result.get()
-}
-
 let logger = {
     var logger = Logger(label: "PostgresBenchmarks")
     logger.logLevel = .critical
@@ -303,6 +290,43 @@ if isClient {
     }
     let elapsed = (clock.now - began).milliseconds / 1000
     print(fetches, elapsed, processCPUSeconds() - cpuBefore, rows)
+    exit(0)
+}
+
+// MARK: - Batch iteration child processes
+
+/// With `batch-iteration` (or `raw-iteration`): iterate every employee of the store in SCHEMA
+/// with a `fetchBatchSize` of 1000, reading the salary of each (or the same rows' keys and
+/// salaries through postgres-nio, decoded as they arrive), and print `<ms> <peak MB> <rows> <sum>`.
+if CommandLine.arguments.count == 2, ["batch-iteration", "raw-iteration"].contains(CommandLine.arguments[1]) {
+    let start = clock.now
+    var (rows, total) = (0, Int64(0))
+    do {
+        if CommandLine.arguments[1] == "raw-iteration" {
+            let connection = connectRaw(searchPath: schema)
+            (rows, total) = try blocking {
+                var (rows, total) = (0, Int64(0))
+                let query: PostgresQuery = #"SELECT "Z_PK", "ZSALARY" FROM "ZEMPLOYEE""#
+                for try await (_, salary) in try await connection.query(query, logger: logger).decode((Int64, Int64?).self) {
+                    total &+= salary ?? 0
+                    rows += 1
+                }
+                try await connection.close()
+                return (rows, total)
+            }
+        } else {
+            let context = newContext(openStore())
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.fetchBatchSize = 1_000
+            for object in try context.fetch(request) {
+                total &+= (object.value(forKey: "salary") as? Int64) ?? 0
+                rows += 1
+            }
+        }
+    } catch {
+        fail("\(CommandLine.arguments[1]): \(error)")
+    }
+    print((clock.now - start).milliseconds, peakMegabytes(), rows, total)
     exit(0)
 }
 
@@ -719,6 +743,74 @@ if clientSeconds > 0 && only == nil {
         """)
 }
 
+// MARK: - Batch iteration over 10^6 rows, in child processes
+
+/// The batch iteration's rows (BATCH_OBJECTS, default 10^6; 0 skips it), written by the server
+/// itself into a store of their own (the schema `<schema>_batch`), which the children open.
+let batchObjectCount = Int(environment["BATCH_OBJECTS"] ?? "") ?? 1_000_000
+let batchGoalMegabytes = 120.0
+var batchIteration: [String: Any] = [:]
+if batchObjectCount > 0 && only == nil {
+    let batchSchema = schema + "_batch"
+    func iteration(_ mode: String) -> (milliseconds: Double, megabytes: Double, rows: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = [mode]
+        process.environment = environment.merging(["SCHEMA": batchSchema]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do { try process.run() } catch { fail("starting \(mode): \(error)") }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let fields = output.split(whereSeparator: \.isWhitespace)
+        guard process.terminationStatus == 0, fields.count == 4, let ms = Double(fields[0]), let mb = Double(fields[1]),
+            let rows = Int(fields[2])
+        else { fail("\(mode): \(output)") }
+        return (ms, mb, rows)
+    }
+    _ = rawRows(admin, "DROP SCHEMA IF EXISTS \"\(batchSchema)\" CASCADE") { _ in 0 }
+    var batchComponents = serverComponents
+    batchComponents.queryItems =
+        (serverComponents.queryItems ?? []).filter { $0.name != "schema" } + [
+            URLQueryItem(name: "schema", value: batchSchema)
+        ]
+    guard let batchURL = batchComponents.url else { fail("no batch store URL") }
+    do {
+        // The store makes its tables; the server fills them.
+        try NSPersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: batchURL, options: nil)
+    } catch {
+        fail("adding the batch store: \(error)")
+    }
+    let q = "\"\(batchSchema)\""
+    let entity =
+        rawRows(admin, #"SELECT "Z_ENT" FROM \#(q)."Z_PRIMARYKEY" WHERE "Z_NAME" = 'Employee'"#) {
+            try $0.decode(Int64.self)
+        }.first ?? 0
+    _ = rawRows(
+        admin,
+        #"INSERT INTO \#(q)."ZEMPLOYEE" ("Z_PK", "Z_ENT", "Z_OPT", "ZFIRSTNAME", "ZLASTNAME", "ZSALARY", "ZAGE") "#
+            + #"SELECT g, \#(entity), 1, 'First ' || g, 'Last ' || (g % 997), 20000 + (g * 7919) % 180000, 20 + g % 45 "#
+            + "FROM generate_series(1::bigint, \(batchObjectCount)) AS g"
+    ) { _ in 0 }
+    _ = rawRows(admin, #"UPDATE \#(q)."Z_PRIMARYKEY" SET "Z_MAX" = \#(batchObjectCount) WHERE "Z_ENT" = \#(entity)"#) { _ in 0 }
+    _ = rawRows(admin, #"ANALYZE \#(q)."ZEMPLOYEE""#) { _ in 0 }
+    let rawRun = iteration("raw-iteration")
+    let ours = iteration("batch-iteration")
+    _ = rawRows(admin, "DROP SCHEMA IF EXISTS \(q) CASCADE") { _ in 0 }
+    print(
+        String(
+            format: "fetchBatchSize 1000 over %d rows, salary read: %.0f ms, peak %.1f MB (goal ≤ %.0f MB) %@; "
+                + "raw postgres-nio: %.0f ms, peak %.1f MB",
+            ours.rows, ours.milliseconds, ours.megabytes, batchGoalMegabytes, ours.megabytes <= batchGoalMegabytes ? "✓" : "✗",
+            rawRun.milliseconds, rawRun.megabytes))
+    if ours.rows != batchObjectCount || rawRun.rows != batchObjectCount { fail("the batch iteration read the wrong rows") }
+    batchIteration = [
+        "rows": ours.rows, "milliseconds": ours.milliseconds, "peakMegabytes": ours.megabytes,
+        "rawMilliseconds": rawRun.milliseconds, "rawPeakMegabytes": rawRun.megabytes, "goalPeakMegabytes": batchGoalMegabytes,
+    ]
+}
+
 dropSchema()
 
 let json: [String: Any] = [
@@ -742,6 +834,7 @@ let json: [String: Any] = [
     },
     "rawTime": serverShares,
     "throughput": ["seconds": clientSeconds, "curve": curve, "cpuCeilingFetchesPerSecond": ceiling],
+    "batchIteration": batchIteration,
 ]
 if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]),
     let text = String(data: data, encoding: .utf8)

@@ -489,7 +489,7 @@ struct CompilerState {
                 return dialect.orFalse(dialect.inJSONPairs(primaryKey, entityColumn, list))
             }
             let list = arguments.bind(.string("[" + candidates.map { String($0.primaryKey) }.joined(separator: ",") + "]"))
-            return dialect.orFalse(dialect.inJSONList(primaryKey, list, numbers: true))
+            return dialect.orFalse(dialect.inKeyList(primaryKey, list))
         default:
             throw NotCompilable("\(predicate): objects are compared with ==, != and IN only")
         }

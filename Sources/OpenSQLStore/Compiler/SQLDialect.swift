@@ -58,6 +58,16 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `subject IN` the keys of a JSON array parameter: primary keys or foreign keys (integer
+    /// columns). PostgreSQL compares them as `bigint`, so that the column's index answers (as
+    /// `numeric`, every row's key would be converted and the table scanned).
+    package func inKeyList(_ subject: String, _ list: String) -> String {
+        switch self {
+        case .sqlite: inJSONList(subject, list, numbers: true)
+        case .postgreSQL: "\(subject) IN (SELECT value::bigint FROM json_array_elements_text(\(list)::json) AS l(value))"
+        }
+    }
+
     /// `subject IN` the values of a JSON array parameter (numbers, strings or dates as seconds).
     func inJSONList(_ subject: String, _ list: String, numbers: Bool) -> String {
         switch self {

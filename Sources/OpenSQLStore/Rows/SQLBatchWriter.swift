@@ -34,7 +34,7 @@ package struct SQLBatchWriter<Session: SQLSession> {
             for (entityID, primaryKeys) in byEntity.sorted(by: { $0.key < $1.key }) {
                 let list = "[" + primaryKeys.map(String.init).joined(separator: ",") + "]"
                 let condition =
-                    "t0.Z_ENT = ? AND " + session.dialect.inJSONList("t0.Z_PK", "?", numbers: true)
+                    "t0.Z_ENT = ? AND " + session.dialect.inKeyList("t0.Z_PK", "?")
                 let number = StoreValue.integer(Int64(layout.entities[entityID - 1].entityNumber))
                 try write(
                     statement.choosing(condition, [number, .string(list)]), action: batch.action, returning: returning,

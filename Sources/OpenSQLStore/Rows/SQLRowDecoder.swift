@@ -176,13 +176,13 @@ package struct SQLRowDecoder {
         case .toManyByInverse(let tableIndex, let column, let orderColumn, _):
             let table = layout.tables[tableIndex].name
             let order = orderColumn.map { "\($0), " } ?? ""
-            let filter = owners == nil ? "\(column) IS NOT NULL" : dialect.inJSONList(column, "?", numbers: true)
+            let filter = owners == nil ? "\(column) IS NOT NULL" : dialect.inKeyList(column, "?")
             sql = "SELECT \(column), Z_PK, Z_ENT FROM \(table) WHERE \(filter) ORDER BY \(column), \(order)Z_PK"
         case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, let orderColumn, let destination):
             let join = layout.joinTables[joinIndex].name
             let table = layout.table(of: destination).name
             let order = orderColumn.map { "j.\($0), " } ?? ""
-            let filter = owners == nil ? "" : " WHERE " + dialect.inJSONList("j.\(ownColumn)", "?", numbers: true)
+            let filter = owners == nil ? "" : " WHERE " + dialect.inKeyList("j.\(ownColumn)", "?")
             sql = """
                 SELECT j.\(ownColumn), d.Z_PK, d.Z_ENT FROM \(join) j JOIN \(table) d ON d.Z_PK = j.\(memberColumn)\(filter) \
                 ORDER BY j.\(ownColumn), \(order)d.Z_PK

@@ -99,7 +99,7 @@ package struct SQLRowReader<Session: SQLSession> {
             arguments += numbers.map { .integer(Int64($0)) }
         }
         if let primaryKeys {
-            conditions.append(session.dialect.inJSONList("Z_PK", "?", numbers: true))
+            conditions.append(session.dialect.inKeyList("Z_PK", "?"))
             arguments.append(.string("[" + primaryKeys.map(String.init).joined(separator: ",") + "]"))
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")

@@ -385,7 +385,7 @@ package struct SQLRowWriter<Session: SQLSession> {
             guard case .objects(let members) = row.values[slot] else { continue }
             if replacing, case .toManyByJoin(let joinIndex, let ownColumn, let memberColumn, _, _) = storage {
                 let kept = "[" + members.map { String($0.primaryKey) }.joined(separator: ",") + "]"
-                let keptMember = session.dialect.inJSONList(memberColumn, "?", numbers: true)
+                let keptMember = session.dialect.inKeyList(memberColumn, "?")
                 try session.run(
                     "DELETE FROM \(layout.joinTables[joinIndex].name) WHERE \(ownColumn) = ? AND NOT (\(keptMember))",
                     [.integer(row.key.primaryKey), .string(kept)])
