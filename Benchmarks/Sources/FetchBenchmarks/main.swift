@@ -237,9 +237,10 @@ if CommandLine.arguments.count == 3, faultMemoryModes.contains(CommandLine.argum
         request.fetchLimit = limit
         return request
     }
-    // A first fetch in another context prepares the statement and fills the caches a fetch
-    // keeps for good, so that the measured growth is the objects' own.
-    _ = try newContext(coordinator).fetch(request(limit: 1))
+    // A first fetch of the same rows in another context (dropped with it) prepares the
+    // statement and fills the caches a fetch keeps for good (SQLite's page cache among them,
+    // as the floor's first read fills it), so that the measured growth is the objects' own.
+    _ = try newContext(coordinator).fetch(request(limit: 0))
     let context = newContext(coordinator)
     let before = probes_heap_bytes()
     let objects = try context.fetch(request(limit: 0))

@@ -1,9 +1,9 @@
 import OpenStoreCore
 
-/// The rows of one batched fetch of one entity and store, in result order, uniqued by the fetch
-/// itself rather than entry by entry in its context's registry (see `ObjectRegistry`): 8 bytes
-/// a row where a registry entry takes 28, so that a batched fetch of 10^6 rows holds little more
-/// than its objects.
+/// The rows of one fetch of one entity and store, in result order, whose objects are uniqued by
+/// the fetch itself rather than entry by entry in its context's registry (see `ObjectRegistry`,
+/// "Batch tables"): 8 bytes a row where a registry entry takes 28, so that a batched fetch of
+/// 10^6 rows holds little more than its objects.
 ///
 /// A slot holds the address of the row's object while the table uniques it (unretained: the
 /// object leaves in its `deinit`, as from the registry), or else the row's primary key shifted
@@ -25,6 +25,8 @@ final class BatchTable {
     @exclusivity(unchecked) var slots: [UInt]
     /// The positions in primary key order (equal keys in position order), when `slots` are not.
     let order: [UInt32]?
+    /// The least and the greatest primary key: a key outside them is not searched for.
+    let keyRange: ClosedRange<Int64>
     /// How many slots hold an object.
     @exclusivity(unchecked) var liveCount = 0
     /// The position of the object that left last: the objects of a fetch's results usually go
@@ -33,19 +35,25 @@ final class BatchTable {
 
     /// A table for `keys`, every slot a key; nil when the table cannot hold them: no keys, keys
     /// of several entities, a negative key or one of 63 bits, more rows than 32-bit positions
-    /// count, or addresses narrower than 64 bits.
-    init?(origin: IDOrigin, keys: [ObjectKey]) {
+    /// count, or addresses narrower than 64 bits; or, with `inKeyOrder`, keys not in ascending
+    /// order (sorting them costs a sorted fetch more than the table saves it).
+    init?(origin: IDOrigin, keys: [ObjectKey], inKeyOrder: Bool = false) {
         guard MemoryLayout<UInt>.size == 8, let first = keys.first, keys.count < Int(UInt32.max) else { return nil }
         var slots: [UInt] = []
         slots.reserveCapacity(keys.count)
         var ascending = true
         var previous = Int64.min
+        var (least, greatest) = (Int64.max, Int64.min)
         for key in keys {
             guard key.entityID == first.entityID, key.primaryKey >= 0, key.primaryKey < 1 << 62 else { return nil }
             ascending = ascending && key.primaryKey > previous
             previous = key.primaryKey
+            least = min(least, key.primaryKey)
+            greatest = max(greatest, key.primaryKey)
             slots.append(Self.slot(forKey: key.primaryKey))
         }
+        if inKeyOrder && !ascending { return nil }
+        keyRange = least...greatest
         self.origin = origin
         entityID = first.entityID
         order =
@@ -79,9 +87,10 @@ final class BatchTable {
         return Int64(bitPattern: UInt64(slots[position] >> 1))
     }
 
-    /// The row's object becomes the table's (`position`'s slot must hold its key).
-    func adopt(_ object: Unmanaged<NSManagedObject>, at position: Int) {
-        slots[position] = UInt(bitPattern: object.toOpaque())
+    /// The row's object, at `address`, becomes the table's (`position`'s slot must hold its key).
+    @inline(__always)
+    func adopt(address: UInt, at position: Int) {
+        slots[position] = address
         liveCount += 1
     }
 
@@ -106,7 +115,7 @@ final class BatchTable {
 
     /// The position holding the object of the row `primaryKey`, if the table holds it.
     func live(_ primaryKey: Int64) -> Int? {
-        guard liveCount > 0 else { return nil }
+        guard liveCount > 0, keyRange.contains(primaryKey) else { return nil }
         let position = { (rank: Int) in self.order.map { Int($0[rank]) } ?? rank }
         // The first rank whose key is not below `primaryKey`, then the ranks of equal keys.
         var low = 0
@@ -126,9 +135,8 @@ final class BatchTable {
     /// it: next to the last object that left, or found by key.
     func position(of object: Unmanaged<NSManagedObject>, primaryKey: Int64) -> Int? {
         let address = UInt(bitPattern: object.toOpaque())
-        for guess in [lastRemoved + 1, lastRemoved, lastRemoved - 1] where slots.indices.contains(guess) {
-            if slots[guess] == address { return guess }
-        }
+        if lastRemoved + 1 < count, slots[lastRemoved + 1] == address { return lastRemoved + 1 }
+        if lastRemoved > 0, slots[lastRemoved - 1] == address { return lastRemoved - 1 }
         return live(primaryKey).flatMap { slots[$0] == address ? $0 : nil }
     }
 }

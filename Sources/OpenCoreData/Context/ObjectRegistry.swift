@@ -19,11 +19,12 @@ import Synchronization
 /// Objects are found by the ID they had when registered: change an object's ID only between
 /// removing it and registering it again (as saves do).
 ///
-/// **Batched fetches.** The objects of a batched fetch (one entity of one store) are uniqued by
-/// a `BatchTable` of the fetch's rows instead (`batchObjects(origin:keys:make:)`): 8 bytes a
-/// row rather than an entry's 28. Lookups try the hash table, then the batch tables of the
-/// ID's origin and entity; an object is in one or the other, never both. Not while the
-/// registry retains its objects.
+/// **Batch tables.** The objects a fetch of many rows of one entity of one store makes (a
+/// batched fetch, or one whose rows come in key order: no sort descriptors) are uniqued by a
+/// `BatchTable` of the fetch's rows instead (`batchObjects(origin:keys:inKeyOrder:make:)`): 8
+/// bytes a row rather than an entry's 28, and no hashing. Lookups try the hash table, then the batch tables of the ID's
+/// origin and entity whose keys span the ID's; an object is in one or the other, never both.
+/// Not while the registry retains its objects.
 ///
 /// **Weak slots.** The table does not keep its objects alive (unless `retainsObjects`, Apple's
 /// `retainsRegisteredObjects`): a slot holds an unretained reference, and an object leaves its
@@ -63,7 +64,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// their identities stay theirs.
     @exclusivity(unchecked) private var scopeNumbers: [ScopeName: UInt32] = [:]
     @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
-    /// The batch tables that hold objects (see "Batched fetches" above).
+    /// The batch tables that hold objects (see "Batch tables" above).
     @exclusivity(unchecked) private var tables: [BatchTable] = []
     /// The scope last looked up (a fetch's rows share one).
     @exclusivity(unchecked) private var lastScope: (name: ScopeName, number: UInt32)?
@@ -85,6 +86,9 @@ final class ObjectRegistry: @unchecked Sendable {
         guard retains else { return }
         for object in objects { object.release() }
     }
+
+    /// The number of batch tables holding objects (see "Batch tables" above).
+    var tableCount: Int { lock.withLock { _ in tables.count } }
 
     /// The number of registered objects.
     var count: Int { lock.withLock { _ in objects.count + tables.reduce(0) { $0 + $1.liveCount } } }
@@ -334,18 +338,22 @@ final class ObjectRegistry: @unchecked Sendable {
     /// searches each table of its origin and entity, so their number stays small.
     static let batchTableLimit = 16
 
-    /// Makes the objects of one batched fetch's rows `keys` of the store whose IDs have
-    /// `origin` (see "Batched fetches" above): each the registered one, or the one `make`
+    /// Makes the objects of one fetch's rows `keys` of the store whose IDs have
+    /// `origin` (see "Batch tables" above): each the registered one, or the one `make`
     /// returns for its key, uniqued by a new batch table of the rows, which is returned with
     /// them. `keys` is emptied once the table holds the rows (so that both are not kept while
     /// the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
     /// rows (see `BatchTable.init`), there are fewer than `batchTableMinimumRows`, the registry
-    /// holds `batchTableLimit` tables already, or it retains its objects.
-    func batchObjects(origin: IDOrigin, keys: inout [ObjectKey], make: (ObjectKey) -> NSManagedObject) -> (
-        objects: [NSManagedObject], table: BatchTable
+    /// holds `batchTableLimit` tables already, or it retains its objects; with `inKeyOrder`, also
+    /// when the keys are not in ascending order. `reused`: the positions
+    /// whose object was not made for them (registered before, or a key listed earlier).
+    func batchObjects(
+        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool = false, make: (ObjectKey) -> NSManagedObject
+    ) -> (
+        objects: [NSManagedObject], table: BatchTable, reused: Set<Int>
     )? {
         guard keys.count >= Self.batchTableMinimumRows, lock.withLock({ _ in !retains && tables.count < Self.batchTableLimit }),
-            let table = BatchTable(origin: origin, keys: keys)
+            let table = BatchTable(origin: origin, keys: keys, inKeyOrder: inKeyOrder)
         else { return nil }
         keys = []
         let count = table.count
@@ -384,20 +392,28 @@ final class ObjectRegistry: @unchecked Sendable {
             }
         }
         var raced: [(position: Int, object: Unmanaged<NSManagedObject>)] = []
-        lock.withLock { _ in
-            for position in 0..<count where allNew || (existing[position] == nil && repeats[position] == nil) {
-                let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
-                // Registered meanwhile (by an initializer): that object stands for the row.
-                if layoutChanges != changes, let object = registered(origin, key), tryRetain(object) {
-                    raced.append((position, object))
-                    continue
+        // The objects' addresses, read from the array's storage without a reference taken each.
+        result.withUnsafeBytes { addresses in
+            lock.withLock { _ in
+                for position in 0..<count where allNew || (existing[position] == nil && repeats[position] == nil) {
+                    // Registered meanwhile (by an initializer): that object stands for the row.
+                    if layoutChanges != changes,
+                        let object = registered(
+                            origin, ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))),
+                        tryRetain(object)
+                    {
+                        raced.append((position, object))
+                        continue
+                    }
+                    table.adopt(
+                        address: addresses.load(fromByteOffset: position * MemoryLayout<UInt>.stride, as: UInt.self), at: position
+                    )
                 }
-                table.adopt(Unmanaged.passUnretained(result[position]), at: position)
+                if table.liveCount > 0 { tables.append(table) }
             }
-            if table.liveCount > 0 { tables.append(table) }
         }
         for (position, object) in raced { result[position] = object.takeRetainedValue() }
-        return (result, table)
+        return (result, table, Set(existing.keys).union(repeats.keys).union(raced.map(\.position)))
     }
 
     /// The object a batch table holds at `position`, else the one registered for its row.

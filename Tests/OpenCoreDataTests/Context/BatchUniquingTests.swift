@@ -169,4 +169,38 @@ import Testing
             #expect(context.registeredObjects.isEmpty && table.liveCount == 0)
         }
     }
+
+    /// An unbatched fetch of many rows of one entity in key order (no sort descriptors) is
+    /// uniqued by a table too, with or without property values; one in another order registers
+    /// its objects one by one (sorting the keys would cost more than the table saves).
+    @Test(arguments: ContextFixture.storeTypes, [false, true])
+    func unbatchedFetchesInKeyOrderAreUniquedByATable(_ storeType: String, rowData: Bool) throws {
+        let fixture = try RegisteredObjectLifetimeTests.fixture(storeType, extra: Self.extra)
+        let context = fixture.freshContext()
+        let request = fixture.request("Employee")
+        request.includesSubentities = false
+        request.includesPropertyValues = rowData
+        var objects = try context.fetch(request)
+        #expect(context.registry.tableCount == 1 && objects.allSatisfy { $0.isFault && $0.batchMember == nil })
+        #expect((objects.first?.fetchedRow != nil) == rowData)
+        #expect(context.registeredObjects == Set(objects))
+        for object in objects { #expect(context.object(with: object.objectID) === object) }
+        // Read, they fire one by one with their own rows.
+        let referenceContext = fixture.freshContext()
+        let names = Dictionary(
+            uniqueKeysWithValues: try referenceContext.fetch(fixture.request("Employee")).map {
+                ($0.objectID, $0.value(forKey: "name") as? String)
+            })
+        for object in objects { #expect(object.value(forKey: "name") as? String == names[object.objectID] ?? nil) }
+        // Fetched again while held: the same objects, from the table.
+        let again = try context.fetch(request)
+        #expect(zip(again, objects).allSatisfy { $0 === $1 } && context.registry.tableCount == 1)
+        objects = []
+        _ = consume again
+        #expect(context.registeredObjects.isEmpty && context.registry.tableCount == 0)
+        // Not in key order: one entry each.
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        objects = try context.fetch(request)
+        #expect(context.registry.tableCount == 0 && context.registeredObjects.count == objects.count)
+    }
 }
