@@ -146,25 +146,12 @@ import Testing
             let objects = try context.fetch(Self.request(fixture, sorted: sorted))
             let table = try #require(Self.table(of: objects))
             let ids = objects.map(\.objectID)
-            final class Handoff: @unchecked Sendable {
-                var objects: [NSManagedObject]
-                init(_ objects: [NSManagedObject]) { self.objects = objects }
-            }
-            let handoff = Handoff(objects)
-            _ = consume objects
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                // From both ends: next to the last one gone, and found by key.
-                while !handoff.objects.isEmpty {
-                    handoff.objects.removeLast()
-                    if !handoff.objects.isEmpty { handoff.objects.removeFirst() }
-                }
-                done.signal()
-            }
             var found = 0
-            for id in ids.reversed() where context.registeredObject(for: id) != nil { found += 1 }
-            _ = try context.fetch(fixture.request("Employee", "salary < 1000"))
-            done.wait()
+            // From both ends: next to the last one gone, and found by key.
+            try RegisteredObjectLifetimeTests.drop(consume objects, onAnotherThreadFromBothEnds: true) {
+                for id in ids.reversed() where context.registeredObject(for: id) != nil { found += 1 }
+                _ = try context.fetch(fixture.request("Employee", "salary < 1000"))
+            }
             #expect(found <= ids.count)
             #expect(context.registeredObjects.isEmpty && table.liveCount == 0)
         }

@@ -114,8 +114,11 @@ import Testing
             let names = found.compactMap { $0.value(forKey: "name") as? String }
             guard names == ["\(title)E1", "\(title)E2"] else { throw StressError("\(title): fetched \(names)") }
             for employee in found {
-                let departmentTitle = (employee.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String
-                guard departmentTitle == title else { throw StressError("\(title): department \(String(describing: departmentTitle))") }
+                let departmentTitle =
+                    (employee.value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String
+                guard departmentTitle == title else {
+                    throw StressError("\(title): department \(String(describing: departmentTitle))")
+                }
                 employee.setValue(Date(timeIntervalSinceReferenceDate: Double(round)), forKey: "born")
             }
 

@@ -69,18 +69,20 @@ import Testing
     }
 
     /// An inserted Ann (born the same day, 99k, no department) meets the stored one.
-    @Test(arguments: [
-        (NSMergeByPropertyObjectTrumpMergePolicy, 99_000, true, true),
-        (NSMergeByPropertyStoreTrumpMergePolicy, 50_000, true, true),
-        (NSOverwriteMergePolicy, 99_000, false, true),
-        (NSRollbackMergePolicy, 50_000, true, false),
-    ] as [(AnyObject, Int, Bool, Bool)])
+    @Test(
+        arguments: [
+            (NSMergeByPropertyObjectTrumpMergePolicy, 99_000, true, true),
+            (NSMergeByPropertyStoreTrumpMergePolicy, 50_000, true, true),
+            (NSOverwriteMergePolicy, 99_000, false, true),
+            (NSRollbackMergePolicy, 50_000, true, false),
+        ] as [(AnyObject, Int, Bool, Bool)])
     func policiesUpsert(policy: AnyObject, salary: Int, keepsDepartment: Bool, takesOver: Bool) throws {
         for backend in Self.backends {
             let fixture = try SaveConflictFixture(backend, constraints: true)
             defer { fixture.cleanUp() }
             let ann = try Self.prepare(fixture)
-            let copy = fixture.insert("Employee", ["name": "Ann", "born": Self.born, "salary": Decimal(99_000)], into: fixture.second)
+            let copy = fixture.insert(
+                "Employee", ["name": "Ann", "born": Self.born, "salary": Decimal(99_000)], into: fixture.second)
             fixture.second.mergePolicy = policy
             try fixture.second.save()
             let stored = try fixture.stored("Person", "name == 'Ann'")

@@ -83,9 +83,10 @@ struct ContextFixture {
         return request
     }
 
-    func names(_ entity: String, _ format: String? = nil, sort: [(String, Bool)] = [("name", true)],
-        configure: (NSFetchRequest<NSManagedObject>) -> Void = { _ in }) throws -> [String]
-    {
+    func names(
+        _ entity: String, _ format: String? = nil, sort: [(String, Bool)] = [("name", true)],
+        configure: (NSFetchRequest<NSManagedObject>) -> Void = { _ in }
+    ) throws -> [String] {
         let request = request(entity, format, sort: sort)
         configure(request)
         return try context.fetch(request).map { $0.value(forKey: entity == "Department" ? "title" : "name") as? String ?? "?" }

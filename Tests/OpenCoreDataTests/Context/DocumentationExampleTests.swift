@@ -46,9 +46,10 @@ import Testing
         let moc = try Self.context(for: Self.companyModel(), storeType, in: folder)
         let engineering = NSEntityDescription.insertNewObject(forEntityName: "Department", into: moc)
         engineering.setValue("Engineering", forKey: "name")
-        for (first, last, salary) in [("Ada", "Lovelace", 90_000.0), ("Alan", "Turing", 85_000.0), ("Grace", "Hopper", 95_000.0),
-            ("Ada", "Byron", 40_000.0)]
-        {
+        for (first, last, salary) in [
+            ("Ada", "Lovelace", 90_000.0), ("Alan", "Turing", 85_000.0), ("Grace", "Hopper", 95_000.0),
+            ("Ada", "Byron", 40_000.0),
+        ] {
             let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: moc)
             employee.setValue(first, forKey: "firstName")
             employee.setValue(last, forKey: "lastName")
@@ -73,7 +74,8 @@ import Testing
         sorted.sortDescriptors = [
             NSSortDescriptor(key: "lastName", ascending: true), NSSortDescriptor(key: "firstName", ascending: true),
         ]
-        #expect(try moc.fetch(sorted).map { $0.value(forKey: "lastName") as? String } == ["Byron", "Hopper", "Lovelace", "Turing"])
+        #expect(
+            try moc.fetch(sorted).map { $0.value(forKey: "lastName") as? String } == ["Byron", "Hopper", "Lovelace", "Turing"])
 
         // A salary threshold and a relationship in one predicate.
         let wellPaid = NSFetchRequest<NSManagedObject>(entityName: "Employee")
@@ -131,7 +133,9 @@ import Testing
         model.entities = [graphic] + subentities
         let folder = try TemporaryFolder()
         let moc = try Self.context(for: model, storeType, in: folder)
-        for (entity, name) in [("Graphic", "plain"), ("Circle", "sun"), ("TextArea", "label"), ("Line", "ruler"), ("Circle", "moon")] {
+        for (entity, name) in [
+            ("Graphic", "plain"), ("Circle", "sun"), ("TextArea", "label"), ("Line", "ruler"), ("Circle", "moon"),
+        ] {
             let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: moc)
             object.setValue(name, forKey: "name")
         }

@@ -3,7 +3,8 @@ import OpenCoreData
 import Testing
 
 @Suite struct ExecuteAndRefreshTests {
-    @Test(arguments: ContextFixture.storeTypes) func asynchronousFetchDeliversOnTheContextsQueue(_ storeType: String) async throws {
+    @Test(arguments: ContextFixture.storeTypes) func asynchronousFetchDeliversOnTheContextsQueue(_ storeType: String) async throws
+    {
         let fixture = try ContextFixture(storeType: storeType)
         let request = fixture.request("Employee", "salary > 60000", sort: [("name", true)])
         let names: [String] = try await withCheckedThrowingContinuation { continuation in
@@ -81,7 +82,9 @@ import Testing
 
         let theirs = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         theirs.persistentStoreCoordinator = fixture.coordinator
-        for object in try theirs.fetch(fixture.request("Employee", "name == 'Ann'")) { object.setValue(Decimal(7), forKey: "salary") }
+        for object in try theirs.fetch(fixture.request("Employee", "name == 'Ann'")) {
+            object.setValue(Decimal(7), forKey: "salary")
+        }
         try theirs.save()
 
         #expect(unlimited[0].value(forKey: "salary") as? Decimal == 50_000)  // the fetched row

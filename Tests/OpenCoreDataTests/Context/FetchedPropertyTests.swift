@@ -4,7 +4,8 @@ import Testing
 
 /// Fetched properties and fetch request expressions: requests run by the object graph.
 @Suite struct FetchedPropertyTests {
-    @Test(arguments: ContextFixture.storeTypes) func aFetchedPropertyRunsLazilyAndIsCachedUntilRefresh(_ storeType: String) throws {
+    @Test(arguments: ContextFixture.storeTypes) func aFetchedPropertyRunsLazilyAndIsCachedUntilRefresh(_ storeType: String) throws
+    {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let labs = try #require(try context.fetch(fixture.request("Department", "title == 'Labs'")).first)
@@ -28,7 +29,9 @@ import Testing
         rich.userInfo = ["minimum": 60_000]
         let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
         request.predicate = NSPredicate(
-            format: "department == $FETCH_SOURCE AND salary > $FETCHED_PROPERTY.userInfo.minimum AND $FETCHED_PROPERTY.name == 'rich'")
+            format:
+                "department == $FETCH_SOURCE AND salary > $FETCHED_PROPERTY.userInfo.minimum AND $FETCHED_PROPERTY.name == 'rich'"
+        )
         request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
         rich.fetchRequest = request
         let department = model[entity: "Department"]
@@ -65,7 +68,8 @@ import Testing
         // Inside a predicate, through a store fetch and through evaluate(with:).
         let some = NSComparisonPredicate(
             leftExpression: count, rightExpression: NSExpression(forConstantValue: 1), modifier: .direct, type: .greaterThan)
-        #expect(try fixture.names("Department", sort: [("title", true)], configure: { $0.predicate = some }) == ["Labs", "Sales"])
+        #expect(
+            try fixture.names("Department", sort: [("title", true)], configure: { $0.predicate = some }) == ["Labs", "Sales"])
         let many = NSComparisonPredicate(
             leftExpression: count, rightExpression: NSExpression(forConstantValue: 2), modifier: .direct, type: .greaterThan)
         #expect(try fixture.names("Department", sort: [("title", true)], configure: { $0.predicate = many }) == [])

@@ -77,7 +77,8 @@ import Testing
         #expect(conflict.oldVersionNumber == 1)
         // Changed by the first context, deleted by the second.
         let empty = try #require(try fixture.fetch("Department", in: fixture.first, "title == 'Empty'", sort: "title").first)
-        let staleEmpty = try #require(try fixture.fetch("Department", in: fixture.second, "title == 'Empty'", sort: "title").first)
+        let staleEmpty = try #require(
+            try fixture.fetch("Department", in: fixture.second, "title == 'Empty'", sort: "title").first)
         _ = staleEmpty.value(forKey: "title")
         empty.setValue("Void", forKey: "title")
         try fixture.first.save()
@@ -93,12 +94,13 @@ import Testing
 
     /// The first context changes salary and born; the second changes salary and name, then
     /// saves under each policy.
-    @Test(arguments: [
-        (NSMergeByPropertyStoreTrumpMergePolicy, "Annie", 60_000, true),
-        (NSMergeByPropertyObjectTrumpMergePolicy, "Annie", 70_000, true),
-        (NSOverwriteMergePolicy, "Annie", 70_000, false),
-        (NSRollbackMergePolicy, "Ann", 60_000, true),
-    ] as [(AnyObject, String, Int, Bool)])
+    @Test(
+        arguments: [
+            (NSMergeByPropertyStoreTrumpMergePolicy, "Annie", 60_000, true),
+            (NSMergeByPropertyObjectTrumpMergePolicy, "Annie", 70_000, true),
+            (NSOverwriteMergePolicy, "Annie", 70_000, false),
+            (NSRollbackMergePolicy, "Ann", 60_000, true),
+        ] as [(AnyObject, String, Int, Bool)])
     func policiesResolveAttributeConflicts(policy: AnyObject, name: String, salary: Int, keepsBorn: Bool) throws {
         for (backend, shared) in Self.setups {
             let fixture = try SaveConflictFixture(backend, sharedCoordinator: shared)
@@ -132,7 +134,8 @@ import Testing
         defer { fixture.cleanUp() }
         _ = try Self.prepare(fixture)
         let sales = try #require(try fixture.fetch("Department", in: fixture.first, "title == 'Sales'", sort: "title").first)
-        let staleSales = try #require(try fixture.fetch("Department", in: fixture.second, "title == 'Sales'", sort: "title").first)
+        let staleSales = try #require(
+            try fixture.fetch("Department", in: fixture.second, "title == 'Sales'", sort: "title").first)
         _ = staleSales.value(forKey: "employees")
         fixture.insert("Employee", ["name": "Eve", "department": sales], into: fixture.first)
         try fixture.first.save()
@@ -142,7 +145,9 @@ import Testing
         fixture.second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
         try fixture.second.save()
         let stored = try #require(try fixture.stored("Department", "title == 'Sales'", sort: "title").first)
-        let names = (stored.value(forKey: "employees") as? Set<NSManagedObject> ?? []).compactMap { $0.value(forKey: "name") as? String }
+        let names = (stored.value(forKey: "employees") as? Set<NSManagedObject> ?? []).compactMap {
+            $0.value(forKey: "name") as? String
+        }
         #expect(names.sorted() == ["Ann", "Bob", "Eve", "Fay"])
     }
 

@@ -41,7 +41,9 @@ final class NotificationRecorder: @unchecked Sendable {
         return context
     }
 
-    @Test(arguments: ContextFixture.storeTypes) func automaticMergeRefreshesObjectsAndKeepsTheirOwnChanges(_ storeType: String) throws {
+    @Test(arguments: ContextFixture.storeTypes) func automaticMergeRefreshesObjectsAndKeepsTheirOwnChanges(_ storeType: String)
+        throws
+    {
         let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: true)
         let born = Date(timeIntervalSince1970: 1_000_000)
@@ -66,7 +68,9 @@ final class NotificationRecorder: @unchecked Sendable {
         }
     }
 
-    @Test(arguments: ContextFixture.storeTypes) func withoutAutomaticMergingLoadedObjectsKeepTheirValues(_ storeType: String) throws {
+    @Test(arguments: ContextFixture.storeTypes) func withoutAutomaticMergingLoadedObjectsKeepTheirValues(_ storeType: String)
+        throws
+    {
         let fixture = try ContextFixture(storeType: storeType)
         let other = secondContext(fixture, merging: false)
         let annInOther = try other.performAndWait {
@@ -160,7 +164,9 @@ final class NotificationRecorder: @unchecked Sendable {
 
     // MARK: - Objects-did-change
 
-    @Test(arguments: ContextFixture.storeTypes) func processPendingChangesAnnouncesChangesSinceTheLastAnnouncement(_ storeType: String) throws {
+    @Test(arguments: ContextFixture.storeTypes) func processPendingChangesAnnouncesChangesSinceTheLastAnnouncement(
+        _ storeType: String
+    ) throws {
         let fixture = try ContextFixture(storeType: storeType)
         let context = fixture.context
         let ann = try ContextFixture.employee("Ann", in: context)

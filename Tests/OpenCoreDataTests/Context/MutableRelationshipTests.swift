@@ -21,7 +21,8 @@ import Testing
         #expect((labs.value(forKey: "employees") as? Set<NSManagedObject>)?.contains(cy) == false)
         employees.remove(ann)
         #expect(ann.value(forKey: "department") == nil)
-        #expect(Set(employees.allObjects.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }) == ["Bob", "Cy"])
+        #expect(
+            Set(employees.allObjects.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }) == ["Bob", "Cy"])
         #expect(sales.isUpdated && cy.isUpdated && ann.isUpdated)
         try context.save()
         #expect(try fixture.names("Employee", "department.title == 'Sales'") == ["Bob", "Cy"])
@@ -37,7 +38,9 @@ import Testing
         reports.insert(ann, at: 0)
         reports.add(bob)
         func names() -> [String?] {
-            ((dee.value(forKey: "reports") as? NSOrderedSet)?.array ?? []).map { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }
+            ((dee.value(forKey: "reports") as? NSOrderedSet)?.array ?? []).map {
+                ($0 as? NSManagedObject)?.value(forKey: "name") as? String
+            }
         }
         #expect(names() == ["Ann", "Cy", "Bob"])
         #expect(reports.count == 3 && reports.index(of: bob) == 2)

@@ -16,6 +16,15 @@ import Testing
         return object
     }
 
+    /// A coordinator with one in-memory store, the store's ID origin and the number of the
+    /// Employee entity.
+    func oneStore() throws -> (coordinator: NSPersistentStoreCoordinator, origin: IDOrigin, employee: Int) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        return (coordinator, store.idOrigin(entities: coordinator.entityDescriptions), employee)
+    }
+
     @Test func answersAsADictionaryThroughGrowthAndRemovals() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let stores = try (0..<2).map { _ in
@@ -73,10 +82,7 @@ import Testing
     /// A fetch's rows register at once: registered objects are found, the others made once each
     /// (a key listed twice gets one object), in the order of the keys, and found again after.
     @Test func registersAFetchsRowsAtOnce() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
-        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        let (_, origin, employee) = try oneStore()
         func key(_ primaryKey: Int64) -> ObjectKey { ObjectKey(entityID: employee, primaryKey: primaryKey) }
         let registry = ObjectRegistry()
         let existing = object(NSManagedObjectID(origin: origin, key: key(2)))
@@ -105,10 +111,7 @@ import Testing
     /// object, a key listed twice gets one object, and the registry answers for the table's
     /// objects as for its own, through replacing and removing them.
     @Test func uniquesABatchedFetchsRowsByItsTable() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
-        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        let (_, origin, employee) = try oneStore()
         func key(_ primaryKey: Int64) -> ObjectKey { ObjectKey(entityID: employee, primaryKey: primaryKey) }
         let registry = ObjectRegistry()
         let existing = object(NSManagedObjectID(origin: origin, key: key(9)))
@@ -156,10 +159,7 @@ import Testing
     /// Rows a batch table cannot hold (several entities, a negative key) or should not (too few,
     /// too many tables already) are left to the caller.
     @Test func aBatchTableHoldsEnoughKeysOfOneEntity() throws {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
-        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        let (coordinator, origin, employee) = try oneStore()
         let department = try #require(coordinator.schema.entityIDsByName["Department"])
         let registry = ObjectRegistry()
         let rows = ObjectRegistry.batchTableMinimumRows

@@ -69,7 +69,9 @@ import Testing
             let inserted = NSManagedObject(entity: fixture.model[entity: "Employee"], insertInto: context)
             inserted.setValue("New", forKey: "name")
             let unchanged = try #require(objects.first { $0.value(forKey: "name") as? String == "E3" })
-            probes = ["updated": Probe(updated), "deleted": Probe(deleted), "inserted": Probe(inserted), "unchanged": Probe(unchanged)]
+            probes = [
+                "updated": Probe(updated), "deleted": Probe(deleted), "inserted": Probe(inserted), "unchanged": Probe(unchanged),
+            ]
         }
         #expect(probes["unchanged"]?.object == nil)
         do {
@@ -248,24 +250,36 @@ import Testing
         for _ in 0..<5 {
             let objects = try context.fetch(fixture.request("Employee"))
             let ids = objects.map(\.objectID)
-            final class Handoff: @unchecked Sendable {
-                var objects: [NSManagedObject]
-                init(_ objects: [NSManagedObject]) { self.objects = objects }
-            }
-            let handoff = Handoff(objects)
-            _ = consume objects
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                while !handoff.objects.isEmpty { handoff.objects.removeLast() }
-                done.signal()
-            }
             var found = 0
-            for id in ids.reversed() where context.registeredObject(for: id) != nil { found += 1 }
-            _ = try context.fetch(fixture.request("Employee", "salary < 1000"))
-            done.wait()
+            try Self.drop(consume objects, onAnotherThreadFromBothEnds: false) {
+                for id in ids.reversed() where context.registeredObject(for: id) != nil { found += 1 }
+                _ = try context.fetch(fixture.request("Employee", "salary < 1000"))
+            }
             #expect(found <= ids.count)
             #expect(context.registeredObjects.isEmpty)
         }
+    }
+
+    /// Drops the last references to `objects` on another thread, from the end (or from both
+    /// ends in turn), while `meanwhile` runs on this one; returns once both are done.
+    static func drop(
+        _ objects: consuming [NSManagedObject], onAnotherThreadFromBothEnds bothEnds: Bool, meanwhile: () throws -> Void
+    ) rethrows {
+        final class Handoff: @unchecked Sendable {
+            var objects: [NSManagedObject]
+            init(_ objects: [NSManagedObject]) { self.objects = objects }
+        }
+        let handoff = Handoff(objects)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            while !handoff.objects.isEmpty {
+                handoff.objects.removeLast()
+                if bothEnds, !handoff.objects.isEmpty { handoff.objects.removeFirst() }
+            }
+            done.signal()
+        }
+        defer { done.wait() }
+        try meanwhile()
     }
 }
 

@@ -63,9 +63,10 @@ struct SaveConflictFixture {
     }
 
     /// The objects of an entity in a context, sorted by a key.
-    func fetch(_ entity: String, in context: NSManagedObjectContext, _ format: String? = nil, sort: String = "name",
-        refresh: Bool = false) throws -> [NSManagedObject]
-    {
+    func fetch(
+        _ entity: String, in context: NSManagedObjectContext, _ format: String? = nil, sort: String = "name",
+        refresh: Bool = false
+    ) throws -> [NSManagedObject] {
         let request = NSFetchRequest<NSManagedObject>(entityName: entity)
         request.predicate = format.map { NSPredicate(format: $0) }
         request.sortDescriptors = [NSSortDescriptor(key: sort, ascending: true)]
