@@ -22,9 +22,9 @@ import Synchronization
 /// **Batch tables.** The objects a fetch of many rows of one entity of one store makes (a
 /// batched fetch, or one whose rows come in key order: no sort descriptors) are uniqued by a
 /// `BatchTable` of the fetch's rows instead (`batchObjects(origin:keys:inKeyOrder:make:)`): 8
-/// bytes a row rather than an entry's 28, and no hashing. Lookups try the hash table, then the batch tables of the ID's
-/// origin and entity whose keys span the ID's; an object is in one or the other, never both.
-/// Not while the registry retains its objects.
+/// bytes a row rather than an entry's 28, and no hashing. Lookups try the hash table, then the
+/// batch tables of the ID's origin and entity whose keys span the ID's; an object is in one or
+/// the other, never both. Not while the registry retains its objects.
 ///
 /// **Weak slots.** The table does not keep its objects alive (unless `retainsObjects`, Apple's
 /// `retainsRegisteredObjects`): a slot holds an unretained reference, and an object leaves its
@@ -345,8 +345,8 @@ final class ObjectRegistry: @unchecked Sendable {
     /// the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
     /// rows (see `BatchTable.init`), there are fewer than `batchTableMinimumRows`, the registry
     /// holds `batchTableLimit` tables already, or it retains its objects; with `inKeyOrder`, also
-    /// when the keys are not in ascending order. `reused`: the positions
-    /// whose object was not made for them (registered before, or a key listed earlier).
+    /// when the keys are not in ascending order. `reused`: the positions whose object was not
+    /// made for them (registered before, or a key listed earlier).
     func batchObjects(
         origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool = false, make: (ObjectKey) -> NSManagedObject
     ) -> (
@@ -368,7 +368,7 @@ final class ObjectRegistry: @unchecked Sendable {
         }
         let changes: Int = lock.withLock { _ in
             if !objects.isEmpty || !tables.isEmpty {
-                for position in 0..<count where repeats[position] == nil {
+                for position in 0..<count where repeats.isEmpty || repeats[position] == nil {
                     let key = ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))
                     if let object = registered(origin, key), tryRetain(object) { existing[position] = object }
                 }
@@ -409,7 +409,11 @@ final class ObjectRegistry: @unchecked Sendable {
                         address: addresses.load(fromByteOffset: position * MemoryLayout<UInt>.stride, as: UInt.self), at: position
                     )
                 }
-                if table.liveCount > 0 { tables.append(table) }
+                if table.liveCount > 0 {
+                    tables.append(table)
+                    // A registration that found its row free before this must look again.
+                    layoutChanges &+= 1
+                }
             }
         }
         for (position, object) in raced { result[position] = object.takeRetainedValue() }

@@ -271,10 +271,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
         set {
             switch link {
-            case nil, .row, .batch:
-                if newValue != nil { leaveBatch() }
-                if case .batch = link { return }
-                link = newValue.map(ObjectLink.row)
+            case nil, .row: link = newValue.map(ObjectLink.row)
+            case .batch:
+                guard let newValue else { return }
+                leaveBatch()
+                link = .row(newValue)
             case .kept(let kept):
                 if let newValue { kept.row = newValue } else { link = nil }
             case .state(let state):

@@ -3,9 +3,9 @@
 
 import OpenStoreCore
 
-/// What an object keeps beyond a fault's fields, in one word: its fetched row, or once it has
-/// values or extras of its own, its state; while it has neither, its batch (a batched fault).
-/// Each case needs no state of its own.
+/// What an object keeps beyond a fault's fields, in one word: its fetched row (with the
+/// destination it keeps, a `KeptRow`), its batch while a batched fault, or once it has values,
+/// extras or a made ID of its own, its state, which then holds the row and the batch too.
 enum ObjectLink {
     /// The fetched row (see `NSManagedObject.fetchedRow`).
     case row([StoreValue])
