@@ -287,15 +287,11 @@ extension NSManagedObjectContext {
     ) throws -> [NSManagedObject] {
         guard case .keys(var keys) = try store.rows.execute(plan) else { return [] }
         var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
-        let objects: [NSManagedObject]
-        var table: BatchTable?
-        if let made = registry.batchObjects(origin: faults.maker.origin, keys: &keys, make: { faults.fault(for: $0, in: self) }) {
-            (objects, table) = (made.objects, made.table)
-        } else {
-            objects = registry.objects(origin: faults.maker.origin, keys: keys) { faults.fault(for: keys[$0], in: self) }.objects
+        let made = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: false) {
+            faults.fault(for: $0, in: self)
         }
-        try prepare(objects, batchSize: batchSize, prefetching: prefetching, table: table)
-        return objects
+        try prepare(made.objects, batchSize: batchSize, prefetching: prefetching, table: made.table)
+        return made.objects
     }
 
     /// A store's answer as the request's results: objects (faults filled from the row cache),
@@ -311,32 +307,18 @@ extension NSManagedObjectContext {
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             if request.resultType == .managedObjectIDResultType { return .ids(keys.map(maker.id(for:))) }
             var faults = FaultMaker(maker: maker)
-            // Many rows of one entity: uniqued by a table of the rows (see `ObjectRegistry`).
-            var tableKeys = keys
-            if let made = registry.batchObjects(
-                origin: maker.origin, keys: &tableKeys, inKeyOrder: true, make: { faults.fault(for: $0, in: self) })
-            {
-                return .objects(made.objects)
-            }
-            return .objects(registry.objects(origin: maker.origin, keys: keys) { faults.fault(for: keys[$0], in: self) }.objects)
+            var keys = keys
+            return .objects(
+                registry.fetchedObjects(origin: maker.origin, keys: &keys, inKeyOrder: true) { faults.fault(for: $0, in: self) }
+                    .objects)
         case .rows(let rows):
             var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
             let fetchedAt = rowCacheTimestamp()
-            // `object(with:)` for every row at once: the registry's lock taken twice in all, and no
-            // ID made; many rows of one entity uniqued by a table of the rows (see `ObjectRegistry`).
+            // `object(with:)` for every row at once: the registry's lock taken a few times in all,
+            // and no ID made; many rows of one entity uniqued by a table of the rows.
             var keys = rows.map(\.key)
-            let objects: [NSManagedObject]
-            var created: [Bool]
-            if let made = registry.batchObjects(
-                origin: faults.maker.origin, keys: &keys, inKeyOrder: true, make: { faults.fault(for: $0, in: self) })
-            {
-                objects = made.objects
-                created = [Bool](repeating: true, count: objects.count)
-                for position in made.reused { created[position] = false }
-            } else {
-                (objects, created) = registry.objects(origin: faults.maker.origin, keys: keys) {
-                    faults.fault(for: rows[$0].key, in: self)
-                }
+            let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
+                faults.fault(for: $0, in: self)
             }
             for (index, object) in objects.enumerated() {
                 if request.shouldRefreshRefetchedObjects, !created[index], !object.hasChanges, !object.isFault {

@@ -420,6 +420,23 @@ final class ObjectRegistry: @unchecked Sendable {
         return (result, table, Set(existing.keys).union(repeats.keys).union(raced.map(\.position)))
     }
 
+    /// The objects for one fetch's rows `keys` of the store whose IDs have `origin`: uniqued by
+    /// a batch table where one can hold them (`batchObjects(origin:keys:inKeyOrder:make:)`, which
+    /// then empties `keys`), else one entry each (`objects(origin:keys:orRegister:)`). `created`
+    /// tells which were made by `make`; `table` is the batch table, if one uniques them.
+    func fetchedObjects(
+        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool, make: (ObjectKey) -> NSManagedObject
+    ) -> (objects: [NSManagedObject], created: [Bool], table: BatchTable?) {
+        if let made = batchObjects(origin: origin, keys: &keys, inKeyOrder: inKeyOrder, make: make) {
+            var created = [Bool](repeating: true, count: made.objects.count)
+            for position in made.reused { created[position] = false }
+            return (made.objects, created, made.table)
+        }
+        let keys = keys
+        let (objects, created) = objects(origin: origin, keys: keys) { make(keys[$0]) }
+        return (objects, created, nil)
+    }
+
     /// The object a batch table holds at `position`, else the one registered for its row.
     func object(in table: BatchTable, at position: Int) -> NSManagedObject? {
         // The address crosses the lock's closure (a table is not `Sendable`).
