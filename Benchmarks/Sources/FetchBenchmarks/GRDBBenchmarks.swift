@@ -37,26 +37,36 @@ struct CodableEmployee: Codable, FetchableRecord {
     let department: Int64?
 }
 
-/// Measures GRDB's records against `raw` on the store at `storePath` (a `DatabaseQueue` as GRDB
-/// opens it: read-only, SQLite's default threading mode, which GRDB does not let an app change).
-func measureGRDB(storePath: String, raw: () -> Int) {
-    let queue: DatabaseQueue
+/// A `DatabaseQueue` on the store at `storePath`, as GRDB opens it (read-only, SQLite's default
+/// threading mode, which GRDB does not let an app change); nil, reported, if it cannot open it.
+func openGRDB(storePath: String) -> DatabaseQueue? {
     do {
         var configuration = Configuration()
         configuration.readonly = true
-        queue = try DatabaseQueue(path: storePath, configuration: configuration)
+        return try DatabaseQueue(path: storePath, configuration: configuration)
     } catch {
         FileHandle.standardError.write("GRDB: \(error)\n".data(using: .utf8) ?? Data())
-        return
+        return nil
     }
+}
+
+/// Every employee as a record decoded by column index, every attribute added up as the other
+/// sides add them: the peer of the object lines.
+func readGRDBRecords(_ queue: DatabaseQueue) throws -> Int {
+    let records = try queue.read { db in try GRDBEmployee.fetchAll(db.cachedStatement(sql: allColumns)) }
+    var total: Int64 = 0
+    for record in records {
+        total &+= record.salary &+ Int64(Int16(truncatingIfNeeded: record.age))
+        total &+= Int64(record.firstName.utf8.count) &+ Int64(record.lastName.utf8.count)
+        total &+= Int64(record.hired.timeIntervalSinceReferenceDate) &+ (record.department == nil ? 0 : 1)
+    }
+    return total == 0 ? 0 : records.count
+}
+
+/// Measures GRDB's records against `raw`.
+func measureGRDB(_ queue: DatabaseQueue, raw: () -> Int) {
     measure("peer: GRDB FetchableRecord, init(row:) by column index, every attribute read", raw: raw) {
-        let records = try queue.read { db in try GRDBEmployee.fetchAll(db.cachedStatement(sql: allColumns)) }
-        var total: Int64 = 0
-        for record in records {
-            total &+= record.salary &+ record.age &+ Int64(record.firstName.utf8.count) &+ Int64(record.lastName.utf8.count)
-            total &+= Int64(record.hired.timeIntervalSinceReferenceDate) &+ (record.department == nil ? 0 : 1)
-        }
-        return total == 0 ? 0 : records.count
+        try readGRDBRecords(queue)
     }
     let codableColumns =
         "SELECT Z_PK AS id, ZFIRSTNAME AS firstName, ZLASTNAME AS lastName, ZSALARY AS salary, ZAGE AS age, "

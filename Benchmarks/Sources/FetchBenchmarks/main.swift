@@ -270,11 +270,11 @@ do {
 let saveMilliseconds = (clock.now - saveStart).milliseconds
 let db = openRaw(storeURL.path)
 
-/// What a line's goal is a ratio to: the raw read, or the line's floor.
-enum GoalBase: String { case raw, floor }
+/// What a line's goal is a ratio to: the raw read, the line's floor, or its peer (GRDB).
+enum GoalBase: String { case raw, floor, peer }
 
-/// One measured line: what, our time, the raw time, results, the goal (× raw or × floor), the
-/// floor's time, and the rows its instructions are divided by.
+/// One measured line: what, our time, the raw time, results, the goal (× raw, × floor or × peer),
+/// the floor's and the peer's times, and the rows its instructions are divided by.
 struct Line {
     let what: String
     let ours: Double
@@ -283,15 +283,17 @@ struct Line {
     let goal: Double?
     let base: GoalBase
     let floor: Double?
+    let peer: Double?
     let rows: Int
-    /// Instructions per row of our side, the raw side and the floor (callgrind child).
-    var instructions: (ours: Double?, raw: Double?, floor: Double?) = (nil, nil, nil)
+    /// Instructions per row of our side, the raw side, the floor and the peer (callgrind child).
+    var instructions: (ours: Double?, raw: Double?, floor: Double?, peer: Double?) = (nil, nil, nil, nil)
 
-    /// The ratio the goal is about: ours × raw, or ours × floor.
+    /// The ratio the goal is about: ours × raw, × floor or × peer.
     var ratio: Double? {
         switch base {
         case .raw: ours / raw
         case .floor: floor.map { ours / $0 }
+        case .peer: peer.map { ours / $0 }
         }
     }
     var missesGoal: Bool {
@@ -319,12 +321,12 @@ func counted<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
 }
 
 /// Measures our fetch against the raw C API; with `floor`, also the raw read plus only what
-/// Apple's API makes any implementation do on top of it (see "Floors" below). `goal` is a ratio
-/// to the raw time, or with `over: .floor` to the floor's; `rows` divides the instructions
-/// (default: the results).
+/// Apple's API makes any implementation do on top of it (see "Floors" below); with `peer`, the
+/// same work through GRDB. `goal` is a ratio to the raw time, or with `over: .floor` (`.peer`)
+/// to the floor's (the peer's); `rows` divides the instructions (default: the results).
 func measure(
     _ what: String, goal: Double? = nil, over base: GoalBase = .raw, rows: Int? = nil, raw: () -> Int,
-    floor: (() -> Int)? = nil, ours: () throws -> Int
+    floor: (() -> Int)? = nil, peer: (() throws -> Int)? = nil, ours: () throws -> Int
 ) {
     if let only, !what.contains(only) { return }
     measuredLines += 1
@@ -333,6 +335,7 @@ func measure(
     // and goes weighs on all of them alike; each keeps its best round.
     var rawRun = (milliseconds: Double.infinity, result: 0)
     var floorRun = floor.map { _ in (milliseconds: Double.infinity, result: 0) }
+    var peerRun = peer.map { _ in (milliseconds: Double.infinity, result: 0) }
     var ourRun = (milliseconds: Double.infinity, result: 0)
     func run(_ side: String, _ body: () throws -> Int, into best: inout (milliseconds: Double, result: Int)) rethrows {
         if countingInstructions {
@@ -350,15 +353,20 @@ func measure(
                 run("floor", floor, into: &best)
                 floorRun = best
             }
+            if let peer, var best = peerRun {
+                try run("peer", peer, into: &best)
+                peerRun = best
+            }
             try run("ours", ours, into: &ourRun)
         }
-        for count in [ourRun.result, floorRun?.result ?? rawRun.result] where count != rawRun.result {
+        for count in [ourRun.result, floorRun?.result ?? rawRun.result, peerRun?.result ?? rawRun.result]
+        where count != rawRun.result {
             FileHandle.standardError.write("\(what): \(count) results, raw \(rawRun.result)\n".data(using: .utf8) ?? Data())
         }
         lines.append(
             Line(
                 what: what, ours: ourRun.milliseconds, raw: rawRun.milliseconds, results: ourRun.result, goal: goal, base: base,
-                floor: floorRun?.milliseconds, rows: rows ?? ourRun.result))
+                floor: floorRun?.milliseconds, peer: peerRun?.milliseconds, rows: rows ?? ourRun.result))
         countedLines.append((key, what, rows ?? ourRun.result))
     } catch {
         FileHandle.standardError.write("\(what): \(error)\n".data(using: .utf8) ?? Data())
@@ -469,31 +477,35 @@ func floorObjects() -> [FloorObject] {
 }
 
 // Objects: every employee with every attribute read through typed properties, through
-// value(forKey:), and as faults with nothing read.
+// value(forKey:) (both against GRDB's records too), and as faults with nothing read.
+let grdb = openGRDB(storePath: storeURL.path)
+let grdbRecords = grdb.map { queue in { try readGRDBRecords(queue) } }
 measure(
-    "objects: fetch every employee, read every attribute through typed @Managed properties", goal: 1.5, raw: readAndSum,
+    "objects: fetch every employee, read every attribute through typed @Managed properties", goal: 2.0, over: .peer,
+    raw: readAndSum,
     floor: {
         let objects = floorObjects()
         return sumRows(objects.map(\.employee)) == 0 ? 0 : objects.count
-    }
+    }, peer: grdbRecords
 ) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<EmployeeObject>(entityName: "Employee"))
     return withExtendedLifetime(context) { readTyped(objects) == 0 ? 0 : objects.count }
 }
 measure(
-    "objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.2, raw: readAndSum,
+    "objects: fetch every employee, read every attribute through value(forKey:)", goal: 2.6, over: .peer,
+    raw: readAndSum,
     floor: {
         let objects = floorObjects()
         return readAll(objects) { $0.value(forKey: $1) } == 0 ? 0 : objects.count
-    }
+    }, peer: grdbRecords
 ) {
     let context = newContext(coordinator)
     let objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
     return withExtendedLifetime(context) { readAll(objects) { $0.value(forKey: $1) } == 0 ? 0 : objects.count }
 }
 measure(
-    "objects: fetch every employee as faults, nothing read (rows fetched and kept)", goal: 1.4,
+    "objects: fetch every employee as faults, nothing read (rows fetched and kept)", goal: 1.3, over: .floor,
     raw: { readEmployees(everyone).count }, floor: { floorObjects().count }
 ) {
     try newContext(coordinator).fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).count
@@ -502,7 +514,7 @@ measure(
 // Object IDs.
 let keys = Raw(db, "SELECT Z_PK FROM ZEMPLOYEE")
 measure(
-    "object IDs of every employee", goal: 1.9,
+    "object IDs of every employee", goal: 2.0,
     raw: {
         var ids: [Int64] = []
         keys.rows { ids.append(keys.int(0)) }
@@ -688,8 +700,8 @@ measure(
     raw: closureMatches
 ) { fetchedEmployees.filtered(using: evaluated).count }
 
-// A peer: the same rows read through GRDB (GRDBBenchmarks.swift).
-measureGRDB(storePath: storeURL.path, raw: readAndSum)
+// The peer on its own: the same rows read through GRDB (GRDBBenchmarks.swift).
+if let grdb { measureGRDB(grdb, raw: readAndSum) }
 
 // The callgrind child stops here and tells the parent which line each dump belongs to.
 if countingInstructions {
@@ -856,7 +868,7 @@ func countInstructions(valgrind: String) {
             let index = lines.firstIndex(where: { $0.what == what })
         else { continue }
         let perRow = { (side: String) in counts["\(key).\(side)"].map { $0 / Double(rows) } }
-        lines[index].instructions = (perRow("ours"), perRow("raw"), perRow("floor"))
+        lines[index].instructions = (perRow("ours"), perRow("raw"), perRow("floor"), perRow("peer"))
     }
     if keep == nil { try? FileManager.default.removeItem(at: dumps) }
 }
@@ -878,20 +890,30 @@ func format(_ value: Double?, _ format: String, width: Int) -> String {
 }
 
 print("")
-print("  ours ms   raw ms  × raw    goal    floor  ×floor   instr/row ours/raw  results  what")
+print("  ours ms   raw ms  × raw    goal    floor  ×floor  ×GRDB   instr/row ours/raw/GRDB  results  what")
 for line in lines {
-    let goal = line.goal.map { String(format: "%.2f", $0) + (line.base == .floor ? "f" : " ") }
-    let instructions = format(line.instructions.ours, "%.0f", width: 9) + " " + format(line.instructions.raw, "%.0f", width: 8)
+    let suffix =
+        switch line.base {
+        case .raw: " "
+        case .floor: "f"
+        case .peer: "g"
+        }
+    let goal = line.goal.map { String(format: "%.2f", $0) + suffix }
+    let instructions =
+        format(line.instructions.ours, "%.0f", width: 9) + " " + format(line.instructions.raw, "%.0f", width: 6) + " "
+        + format(line.instructions.peer, "%.0f", width: 6)
     print(
         format(line.ours, "%.1f", width: 9), format(line.raw, "%.1f", width: 8), format(line.ours / line.raw, "%.2f", width: 6),
         String(repeating: " ", count: max(7 - (goal ?? "-").count, 0)) + (goal ?? "-") + " " + mark(line.ratio, goal: line.goal),
         format(line.floor.map { $0 / line.raw }, "%.2f", width: 6), format(line.floor.map { line.ours / $0 }, "%.2f", width: 7),
-        " " + instructions, String(format: "%8d", line.results), " " + line.what)
+        format(line.peer.map { line.ours / $0 }, "%.2f", width: 6), " " + instructions, String(format: "%8d", line.results),
+        " " + line.what)
 }
 print(
     """
-    (goal: ours × raw, or with "f" ours × floor; ✗ misses it. floor: the raw read plus only the class \
-    instances and Any casts Apple's API requires, × raw; ×floor: ours × floor. instr/row: instructions \
+    (goal: ours × raw, with "f" ours × floor, with "g" ours × GRDB's records decoded by column index; ✗ misses \
+    it. floor: the raw read plus only the class instances and Any casts Apple's API requires, × raw; ×floor: \
+    ours × floor; ×GRDB: ours × GRDB's records, measured in turn with the other sides. instr/row: instructions \
     per result row (per row scanned for count, limit 100 and aggregates; per object for evaluate and filtered), \
     counted by callgrind on \(instructionObjects) employees\(valgrind == nil ? " (valgrind not run: -)" : "").)
     """)
@@ -956,6 +978,10 @@ let json: [String: Any] = [
             result["floorRatio"] = floor / line.raw
             result["oursOverFloor"] = line.ours / floor
         }
+        if let peer = line.peer {
+            result["peerMilliseconds"] = peer
+            result["oursOverPeer"] = line.ours / peer
+        }
         if let goal = line.goal {
             result["goal"] = goal
             result["goalOver"] = line.base.rawValue
@@ -965,6 +991,7 @@ let json: [String: Any] = [
         instructions["ours"] = line.instructions.ours
         instructions["raw"] = line.instructions.raw
         instructions["floor"] = line.instructions.floor
+        instructions["peer"] = line.instructions.peer
         if !instructions.isEmpty { result["instructionsPerRow"] = instructions }
         return result
     },

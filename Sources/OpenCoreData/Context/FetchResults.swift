@@ -37,10 +37,11 @@ enum FetchResults {
         // an array-to-array cast would cast each element.
         switch self {
         case .objects(let objects):
-            if let typed = objects as Any as? [ResultType] { return typed }
-            // A subclass (`NSFetchRequest<Employee>`): the array is handed over whole once each
-            // class among the objects is checked (not each object, as a cast of the array does).
+            // A class (`NSFetchRequest<Employee>`): the array is handed over whole once each class
+            // among the objects is checked (not each object, as the runtime's cast of an array to
+            // an array of a subclass does).
             if ResultType.self is AnyObject.Type, let typed = Self.downcast(objects, to: ResultType.self) { return typed }
+            if let typed = objects as Any as? [ResultType] { return typed }
         case .ids(let ids): if let typed = ids as Any as? [ResultType] { return typed }
         case .dictionaries(let dictionaries): if let typed = dictionaries as Any as? [ResultType] { return typed }
         case .other: break

@@ -356,6 +356,7 @@ extension NSManagedObjectContext {
         let maker: PermanentIDMaker
         private var entityID = 0
         private var managedClass: NSManagedObject.Type = NSManagedObject.self
+        private var base: HomeBase?
 
         init(maker: PermanentIDMaker) {
             self.maker = maker
@@ -368,7 +369,9 @@ extension NSManagedObjectContext {
                 entityID = key.entityID
                 managedClass = context.managedObjectClass(for: entity)
             }
-            return managedClass.fault(entity: entity, origin: maker.origin, key: key, context: context)
+            let base = self.base ?? context.homeBase(for: maker.origin)
+            self.base = base
+            return managedClass.fault(entity: entity, base: base, key: key)
         }
     }
 
@@ -399,6 +402,12 @@ extension NSManagedObjectContext {
             return true
         }
         guard let key = object.storeKey else { return false }
+        // The common case: a fault fetched with its row takes the row as its values where it
+        // is (while no staleness interval is set, the row has no age to check).
+        if object.linksFetchedRow, stalenessInterval < 0 {
+            object.valuesArePending = true
+            return true
+        }
         var cached = takeCachedRow(of: object, key: key)
         if cached == nil, let member = object.batchMember {
             loadBatch(member.batch, around: member.index)
@@ -415,7 +424,7 @@ extension NSManagedObjectContext {
     func object(for key: ObjectKey, origin: IDOrigin) -> NSManagedObject {
         registry.object(origin: origin, key: key) {
             let entity = origin.entity(for: key)
-            return managedObjectClass(for: entity).fault(entity: entity, origin: origin, key: key, context: self)
+            return managedObjectClass(for: entity).fault(entity: entity, base: homeBase(for: origin), key: key)
         }.object
     }
 

@@ -69,6 +69,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects by ID: every object the context knows. Unchanged objects are held weakly unless
     /// `retainsRegisteredObjects`; changed ones stay alive through the change lists below.
     let registry = ObjectRegistry()
+    /// The bases of the context's objects, by the origin of their IDs (see `homeBase(for:)`).
+    @exclusivity(unchecked) private var homeBases: [ObjectIdentifier: HomeBase] = [:]
     /// Changed objects, in the order they changed.
     private(set) var insertedList: ObjectList = []
     private(set) var changedList: ObjectList = []
@@ -306,7 +308,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let objectID = ownID(objectID)
         if let object = registry[objectID] { return object }
         let object = managedObjectClass(for: objectID.entity).fault(
-            entity: objectID.entity, origin: objectID.origin, key: objectID.rowKey, context: self)
+            entity: objectID.entity, base: homeBase(for: objectID.origin), key: objectID.rowKey)
         object.objectID = objectID
         registry[objectID] = object
         return object
@@ -344,6 +346,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             id.persistentStore?.persistentStoreCoordinator !== coordinator
         else { return id }
         return coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()) ?? id
+    }
+
+    /// The base that the context's objects whose IDs come from `origin` share (see `HomeBase`),
+    /// made on first need and kept while the context lives.
+    func homeBase(for origin: IDOrigin) -> HomeBase {
+        if let base = homeBases[ObjectIdentifier(origin)] { return base }
+        let base = HomeBase(context: self, origin: origin, entity: nil)
+        homeBases[ObjectIdentifier(origin)] = base
+        return base
     }
 
     /// Adds a new object to the context; it is saved at the next `save()`.

@@ -27,7 +27,14 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart, @unchecked Senda
     // `temporaryIDOriginLock`.
 
     weak var owningModel: NSManagedObjectModel?
-    private weak var parent: NSEntityDescription?
+    /// The super-entity, held weakly (see `EntityReference`).
+    private var parent: NSEntityDescription? {
+        get { parentReference?.entity }
+        set { parentReference = newValue?.reference }
+    }
+    private var parentReference: EntityReference?
+    /// The reference to this entity that the model's back references share.
+    private(set) lazy var reference = EntityReference(self)
     private var ownProperties: [NSPropertyDescription] = []
     private var ownSubentities: [NSEntityDescription] = []
     private var ownIndexes: [NSFetchIndexDescription] = []
@@ -45,6 +52,11 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart, @unchecked Senda
     /// Creates an entity with no name, no properties and no super-entity.
     public override init() {
         super.init()
+        _ = reference  // made now, not first on some thread
+    }
+
+    deinit {
+        reference.entityIsGone()
     }
 
     /// The model this entity belongs to.

@@ -17,7 +17,12 @@ public enum NSFetchIndexElementType: UInt, Sendable {
 open class NSFetchIndexDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
     // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use.
 
-    weak var owningEntity: NSEntityDescription?
+    /// The entity of the index, held weakly (see `EntityReference`).
+    var owningEntity: NSEntityDescription? {
+        get { owningReference?.entity }
+        set { owningReference = newValue?.reference }
+    }
+    private var owningReference: EntityReference?
     var owningModel: NSManagedObjectModel? { owningEntity?.owningModel }
 
     /// Creates an index with a name and its elements.

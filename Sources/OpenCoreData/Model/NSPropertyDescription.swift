@@ -14,8 +14,13 @@ import OpenPredicate
 open class NSPropertyDescription: NSObject, NSCopying, ModelPart, @unchecked Sendable {
     // @unchecked Sendable: as its model (see `NSManagedObjectModel`): immutable once in use.
 
-    /// The entity that declares this property, held weakly as Apple holds it.
-    weak var declaringEntity: NSEntityDescription?
+    /// The entity that declares this property, held weakly as Apple holds it (see
+    /// `EntityReference`).
+    var declaringEntity: NSEntityDescription? {
+        get { declaringReference?.entity }
+        set { declaringReference = newValue?.reference }
+    }
+    private var declaringReference: EntityReference?
 
     var owningModel: NSManagedObjectModel? { declaringEntity?.owningModel }
 

@@ -30,9 +30,14 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     // @unchecked Sendable: as `NSPropertyDescription`.
 
     /// The entity at the other end; held weakly, as Apple holds it. **Default:** `nil`.
-    open weak var destinationEntity: NSEntityDescription? {
-        willSet { ensureEditable() }
+    open var destinationEntity: NSEntityDescription? {
+        get { destinationReference?.entity }
+        set {
+            ensureEditable()
+            destinationReference = newValue?.reference
+        }
     }
+    private var destinationReference: EntityReference?
 
     /// The relationship that leads back from the destination; held weakly, as Apple holds it.
     /// **Default:** `nil` (no inverse).

@@ -29,14 +29,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
     // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
     //
-    // A fault of a fetched row holds only what it needs (56 bytes, a 64-byte allocation): its
-    // context, where its ID comes from and the ID's primary key, one word for its entity number,
-    // flags and row version (or place in a batch), and one link to the rest: the fetched row, or
-    // `ObjectState` (its decoded values, extras, made ID), which objects get when they need it.
+    // A fault of a fetched row holds only what it needs (56 bytes, a 64-byte allocation): where
+    // its context, entity and ID come from (shared with the context's other objects), the ID's
+    // primary key, one word for its entity number, flags and row version (or place in a batch),
+    // the destination it keeps, and one link to the rest: the fetched row, or `ObjectState` (its
+    // decoded values, extras, made ID), which objects get when they need it.
 
-    weak var context: NSManagedObjectContext?
-    /// Where the object's ID comes from once it has one, or until then its entity.
-    @exclusivity(unchecked) private var home: ObjectHome
+    /// Where the object's context, entity and ID come from (see `ObjectHome`).
+    @exclusivity(unchecked) private(set) var home: ObjectHome
+    /// While `valuesArePending`: the destination of the first to-one relationship read, kept
+    /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
+    @exclusivity(unchecked) final var keptDestination: NSManagedObject?
     /// The primary key of the object's ID (for a temporary ID, its number), made or not.
     @exclusivity(unchecked) private var identityPrimaryKey: Int64 = 0
     /// The entity number of the object's ID (see `ObjectKey.entityID`), made or not.
@@ -95,11 +98,35 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The origin of the object's ID, made or not; nil while it has none.
     final var identityOrigin: IDOrigin? {
         @inline(__always) get {
-            switch home {
-            case .origin(let origin): origin
-            case .entity: nil
-            case .foreign(let foreign): foreign.origin
-            }
+            guard case .base(let base) = home else { return nil }
+            return base.origin
+        }
+    }
+
+    /// The context the object belongs to (see `managedObjectContext`).
+    final var context: NSManagedObjectContext? {
+        @inline(__always) get {
+            guard case .base(let base) = home else { return nil }
+            return base.context
+        }
+        set {
+            let entity = self.entity
+            setHome(
+                context: newValue, origin: identityOrigin,
+                ownEntity: identityOrigin?.entity(for: identityKey) === entity ? nil : entity)
+        }
+    }
+
+    /// Sets `home`: the context's shared base for `origin` when the origin gives the object's
+    /// entity (`ownEntity` nil), else a base of the object's own (or, with neither a context nor
+    /// an origin, the entity alone).
+    private func setHome(context: NSManagedObjectContext?, origin: IDOrigin?, ownEntity: NSEntityDescription?) {
+        if let origin, ownEntity == nil {
+            home = .base(context?.homeBase(for: origin) ?? HomeBase(context: nil, origin: origin, entity: nil))
+        } else if let ownEntity, context == nil, origin == nil {
+            home = .entity(ownEntity)
+        } else {
+            home = .base(HomeBase(context: context, origin: origin, entity: ownEntity ?? entity))
         }
     }
 
@@ -113,7 +140,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// description (of another model), which the object keeps beside the origin.
     final func setIdentity(origin: IDOrigin, key: ObjectKey) {
         let entity = self.entity
-        home = origin.entity(for: key) === entity ? .origin(origin) : .foreign(ForeignHome(entity: entity, origin: origin))
+        setHome(context: context, origin: origin, ownEntity: origin.entity(for: key) === entity ? nil : entity)
         identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         identityPrimaryKey = key.primaryKey
         if case .state(let state) = link { state.id = nil }
@@ -138,9 +165,6 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         let state = ObjectState(values: storedValues)
         switch link {
         case .row(let row): state.fetchedRow = row
-        case .kept(let kept):
-            state.fetchedRow = kept.row
-            state.keptDestination = kept.destination
         case .batch(let batch): state.batch = batch
         case .state, nil: break
         }
@@ -152,7 +176,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final var layout: PropertyLayout {
         @inline(__always) get {
             if case .state(let state) = link { return state.values.layout }
-            if case .origin(let origin) = home, let layout = origin.layout(forEntityNumber: Int(identityEntityNumber)) {
+            if case .base(let base) = home, base.entity == nil, let origin = base.origin,
+                let layout = origin.layout(forEntityNumber: Int(identityEntityNumber))
+            {
                 return layout
             }
             return entity.propertyLayout
@@ -178,7 +204,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final func dropValues(keeping extras: ObjectExtras?) {
         flags.remove(.defaultValues)
         guard case .state(let state) = link else { return }
-        if extras == nil, state.keptDestination == nil {
+        if extras == nil {
             link = state.fetchedRow.map(ObjectLink.row) ?? state.batch.map(ObjectLink.batch)
         } else {
             state.values = PropertyValues(layout: state.values.layout)
@@ -264,47 +290,29 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         @inline(__always) get {
             switch link {
             case .row(let row): row
-            case .kept(let kept): kept.row
             case .state(let state): state.fetchedRow
             case .batch, nil: nil
             }
         }
         set {
+            if newValue == nil { keptDestination = nil }
             switch link {
             case nil, .row: link = newValue.map(ObjectLink.row)
             case .batch:
                 guard let newValue else { return }
                 leaveBatch()
                 link = .row(newValue)
-            case .kept(let kept):
-                if let newValue { kept.row = newValue } else { link = nil }
             case .state(let state):
                 if newValue != nil { leaveBatch() }
                 state.fetchedRow = newValue
-                if newValue == nil { state.keptDestination = nil }
             }
         }
     }
 
-    /// While `valuesArePending`: the destination of the first to-one relationship read, kept
-    /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
-    final var keptDestination: NSManagedObject? {
-        get {
-            switch link {
-            case .kept(let kept): kept.destination
-            case .state(let state): state.keptDestination
-            default: nil
-            }
-        }
-        set {
-            switch link {
-            case .row(let row): if let newValue { link = .kept(KeptRow(row: row, destination: newValue)) }
-            case .kept(let kept):
-                if let newValue { kept.destination = newValue } else { link = .row(kept.row) }
-            case .state(let state): state.keptDestination = newValue
-            case .batch, nil: if newValue != nil { ensuredState.keptDestination = newValue }
-            }
-        }
+    /// Whether the object links its fetched row and nothing else (see `ObjectLink.row`).
+    final var linksFetchedRow: Bool {
+        if case .row = link { return true }
+        return false
     }
 
     /// Whether the values have not been loaded yet.
@@ -344,8 +352,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An object nobody references any more leaves its context's registry, which holds
     /// unchanged objects weakly (see `ObjectRegistry`); this may run on any thread.
     deinit {
-        guard let identityOrigin, let context else { return }
-        context.registry.remove(Unmanaged.passUnretained(self), origin: identityOrigin, key: identityKey)
+        guard case .base(let base) = home, let origin = base.origin, let context = base.context else { return }
+        context.registry.remove(Unmanaged.passUnretained(self), origin: origin, key: identityKey)
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
@@ -385,16 +393,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// A fault for a row of a store: its values load when first read, its ID is made when first
     /// asked for. `entity` is the origin's entity for the key (`origin.entity(for: key)`).
-    static func fault(entity: NSEntityDescription, origin: IDOrigin, key: ObjectKey, context: NSManagedObjectContext)
-        -> NSManagedObject
-    {
+    /// `base` is the context's base for the origin (`NSManagedObjectContext.homeBase(for:)`).
+    static func fault(entity: NSEntityDescription, base: HomeBase, key: ObjectKey) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
         object.dropValues(keeping: nil)
         // The identity without `setIdentity(origin:key:)`'s check of the entity (the caller's).
-        object.home = .origin(origin)
+        object.home = .base(base)
         object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         object.identityPrimaryKey = key.primaryKey
-        object.context = context
         object.faulted = true
         return object
     }
@@ -404,9 +410,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The object's entity.
     public var entity: NSEntityDescription {
         switch home {
-        case .origin(let origin): origin.entity(for: identityKey)
-        case .entity(let entity): entity
-        case .foreign(let foreign): foreign.entity
+        case .entity(let entity): return entity
+        case .base(let base):
+            if let entity = base.entity { return entity }
+            // A base without an entity has an origin (see `setHome`).
+            return base.origin?.entity(for: identityKey) ?? NSEntityDescription()
         }
     }
 

@@ -1,31 +1,17 @@
 // The parts of an object's storage beyond its own fields (see `NSManagedObject`): one word
-// for what it links to, one for where its entity and ID come from, one byte of flags.
+// for what it links to, one for where its entity, ID and context come from, one byte of flags.
 
 import OpenStoreCore
 
-/// What an object keeps beyond a fault's fields, in one word: its fetched row (with the
-/// destination it keeps, a `KeptRow`), its batch while a batched fault, or once it has values,
-/// extras or a made ID of its own, its state, which then holds the row and the batch too.
+/// What an object keeps beyond a fault's fields, in one word: its fetched row, its batch while a
+/// batched fault, or once it has values, extras or a made ID of its own, its state, which then
+/// holds the row and the batch too.
 enum ObjectLink {
     /// The fetched row (see `NSManagedObject.fetchedRow`).
     case row([StoreValue])
-    /// The fetched row and the first destination read from it (see `KeptRow`).
-    case kept(KeptRow)
     /// The batch of a batched fault (see `NSManagedObject.batchMember`).
     case batch(FaultBatch)
     case state(ObjectState)
-}
-
-/// A pending object's fetched row and the destination of the first to-one relationship read
-/// from it, which the object keeps alive (see `NSManagedObject.keptDestination`).
-final class KeptRow {
-    var row: [StoreValue]
-    var destination: NSManagedObject
-
-    init(row: [StoreValue], destination: NSManagedObject) {
-        self.row = row
-        self.destination = destination
-    }
 }
 
 /// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
@@ -36,8 +22,6 @@ final class ObjectState {
     var extras: ObjectExtras?
     /// See `NSManagedObject.fetchedRow`.
     var fetchedRow: [StoreValue]?
-    /// See `NSManagedObject.keptDestination`.
-    var keptDestination: NSManagedObject?
     /// The object's ID, once made (see `NSManagedObject.objectID`).
     var id: NSManagedObjectID?
     /// The batch of a batched fault that has a state too (see `NSManagedObject.batchMember`).
@@ -50,23 +34,35 @@ final class ObjectState {
     }
 }
 
-/// Where an object's entity and ID come from: its entity until it has an identity, then the ID's
-/// origin, which has the entity (see `IDOrigin.entity(for:)`); in one word.
+/// Where an object's entity, ID and context come from, in one word: its entity alone while it
+/// has neither an identity nor a context (no allocation for a new object), else a `HomeBase`
+/// that objects share.
 enum ObjectHome {
     case entity(NSEntityDescription)
-    case origin(IDOrigin)
-    /// An identity whose origin has another description of the object's entity.
-    case foreign(ForeignHome)
+    case base(HomeBase)
 }
 
-/// An object's entity and an ID origin that has another description of it (see `ObjectHome`).
-final class ForeignHome {
-    let entity: NSEntityDescription
-    let origin: IDOrigin
+/// The context and ID origin an object has, shared by every object of a context whose IDs come
+/// from one origin (`NSManagedObjectContext.homeBase(for:)`), so that an object holds its
+/// context through one strong reference rather than a weak one of its own: weak references
+/// live in a side table whose counts are atomic, at the cost of two of them per object, made
+/// and dropped.
+///
+/// The base holds the context weakly (the context holds its bases), and its origin and, for an
+/// object with no identity or an identity whose origin has another description of the
+/// object's entity, that entity, strongly.
+final class HomeBase {
+    /// The context; nil for objects of none, or once it is gone.
+    weak var context: NSManagedObjectContext?
+    /// The origin of the objects' IDs; nil while they have none.
+    let origin: IDOrigin?
+    /// The objects' entity where `origin` does not give it (see above); nil otherwise.
+    let entity: NSEntityDescription?
 
-    init(entity: NSEntityDescription, origin: IDOrigin) {
-        self.entity = entity
+    init(context: NSManagedObjectContext?, origin: IDOrigin?, entity: NSEntityDescription?) {
+        self.context = context
         self.origin = origin
+        self.entity = entity
     }
 }
 

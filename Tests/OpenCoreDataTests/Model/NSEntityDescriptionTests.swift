@@ -72,7 +72,8 @@ import Testing
 
     @Test func fetchIndexElementsFindTheirPropertyByName() {
         let employee = model[entity: "Employee"]
-        let salary = NSFetchIndexElementDescription(property: employee.propertiesByName["salary"] ?? NSPropertyDescription(), collationType: .binary)
+        let salary = NSFetchIndexElementDescription(
+            property: employee.propertiesByName["salary"] ?? NSPropertyDescription(), collationType: .binary)
         salary.isAscending = false
         let index = NSFetchIndexDescription(name: "bySalary", elements: [salary])
         employee.indexes = [index]
@@ -99,5 +100,41 @@ import Testing
         #expect(copy.properties.first?.entity === copy)
         let department = copy.relationshipsByName["department"]
         #expect(department?.destinationEntity === model[entity: "Department"])
+    }
+}
+
+/// The model's back references to entities (a relationship's destination, a super-entity, a
+/// property's and an index's entity) do not keep them, and read nil once they are gone, as weak
+/// references do (see `EntityReference`).
+@Suite struct EntityBackReferenceTests {
+    @Test func backReferencesDoNotKeepTheEntityAndReadNilOnceItIsGone() {
+        let relationship = NSRelationshipDescription()
+        let subentity = NSEntityDescription()
+        let attribute = NSAttributeDescription()
+        attribute.name = "title"
+        let index = NSFetchIndexDescription(name: "byTitle", elements: nil)
+        weak var gone: NSEntityDescription?
+        do {
+            let entity = NSEntityDescription()
+            entity.name = "Book"
+            entity.properties = [attribute]
+            entity.subentities = [subentity]
+            entity.indexes = [index]
+            relationship.destinationEntity = entity
+            gone = entity
+            #expect(relationship.destinationEntity === entity && subentity.superentity === entity)
+            #expect(attribute.entity === entity && index.entity === entity)
+            #expect(subentity.properties.map(\.name) == ["title"])
+        }
+        // Nothing but the back references pointed at it: it is gone, and they read nil.
+        #expect(gone == nil)
+        #expect(relationship.destinationEntity == nil && subentity.superentity == nil && index.entity == nil)
+        #expect(subentity.properties.isEmpty)
+        // Assigning nil, and another entity, work as before.
+        let other = NSEntityDescription()
+        relationship.destinationEntity = other
+        #expect(relationship.destinationEntity === other)
+        relationship.destinationEntity = nil
+        #expect(relationship.destinationEntity == nil)
     }
 }

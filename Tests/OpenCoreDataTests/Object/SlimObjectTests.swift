@@ -58,12 +58,13 @@ import Testing
         let bob = try ContextFixture.employee("Bob", in: context)
         #expect(bob.value(forKey: "name") as? String == "Bob")
         let sales = try #require(bob.value(forKey: "department") as? NSManagedObject)
-        // The destination read is kept in the object's one link, with no state made.
-        guard case .kept(let kept) = bob.link else {
-            Issue.record("expected the destination kept in the link, got \(String(describing: bob.link))")
+        // The destination read is kept in a field of the object's own: the link stays the row,
+        // with no state made.
+        guard case .row(let row) = bob.link else {
+            Issue.record("expected the row as the link, got \(String(describing: bob.link))")
             return
         }
-        #expect(kept.destination === sales && bob.keptDestination === sales && kept.row == bob.fetchedRow)
+        #expect(bob.keptDestination === sales && row == bob.fetchedRow)
         bob.setValue("Robert", forKey: "name")
         guard case .state = bob.link else {
             Issue.record("a change must give the object a state")
@@ -93,6 +94,40 @@ import Testing
         #expect(objects[2].batchMember == nil && context.cachedRow(of: objects[2]) != nil)
         #expect(objects.map { $0.value(forKey: "name") as? String } == names)
         #expect(try context.existingObject(with: id) === dee)
+    }
+
+    /// The base an object's home is, if it is one.
+    private func base(of object: NSManagedObject) -> HomeBase? {
+        guard case .base(let base) = object.home else { return nil }
+        return base
+    }
+
+    @Test(arguments: ContextFixture.storeTypes)
+    func theObjectsOfAContextShareOneBaseThatHoldsTheContextWeakly(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        var context: NSManagedObjectContext? = fixture.freshContext()
+        let objects = try employees(try #require(context))
+        let department = try #require(objects[0].value(forKey: "department") as? NSManagedObject)
+        let shared = try #require(base(of: objects[0]))
+        // One base for every object whose ID comes from the store, the destination's too.
+        #expect(objects.allSatisfy { base(of: $0) === shared } && base(of: department) === shared)
+        #expect(shared.context === context && shared.entity == nil && objects[0].managedObjectContext === context)
+        // An object made without a context holds its entity alone; inserting it moves it to the
+        // context's base for its temporary IDs.
+        let entity = objects[0].entity
+        let new = NSManagedObject(entity: entity, insertInto: nil)
+        guard case .entity(let held) = new.home, held === entity else {
+            Issue.record("expected the entity alone as the home, got \(new.home)")
+            return
+        }
+        context?.insert(new)
+        let temporary = try #require(base(of: new))
+        #expect(temporary !== shared && temporary.context === context && temporary.origin?.isTemporary == true)
+        #expect(new.managedObjectContext === context && new.objectID.isTemporaryID)
+        // The objects do not keep their context: once it is gone, they have none.
+        context = nil
+        #expect(shared.context == nil && objects.allSatisfy { $0.managedObjectContext == nil })
+        #expect(objects[0].entity === entity && new.managedObjectContext == nil)
     }
 
     @Test func aVersionOfMoreThanThirtyTwoBitsIsKeptWhole() throws {
