@@ -271,30 +271,42 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// (one placing compares the same objects many times; key-value reads dominate).
     private struct SortOrder {
         let descriptors: [OpenPredicate.NSSortDescriptor]
-        private var values: [ObjectIdentifier: [Any?]] = [:]
+        /// Each object's sort keys, read once (see `SortKey`).
+        private var known: [ObjectIdentifier: [SortKey]] = [:]
 
         init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
             self.descriptors = descriptors
         }
 
-        private mutating func values(of object: NSManagedObject) -> [Any?] {
-            if let known = values[ObjectIdentifier(object)] { return known }
-            let read = descriptors.map { $0.sortValue(of: object) }
-            values[ObjectIdentifier(object)] = read
-            return read
+        /// The object's sort keys, one per descriptor.
+        mutating func keys(of object: NSManagedObject) -> [SortKey] {
+            if let keys = known[ObjectIdentifier(object)] { return keys }
+            let keys = descriptors.map { descriptor in
+                // A plain key is read from the object directly (no key-value protocol lookup).
+                guard let key = descriptor.plainKey else { return descriptor.sortKey(of: object) }
+                return SortKey(object.value(forKey: key))
+            }
+            known[ObjectIdentifier(object)] = keys
+            return keys
         }
 
-        /// Whether `a` sorts before `b`.
-        mutating func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-            let left = values(of: a), right = values(of: b)
-            for (index, descriptor) in descriptors.enumerated() {
-                switch descriptor.compareValues(left[index], right[index]) {
+        /// Whether an object with keys `a` sorts before one with keys `b`.
+        func precedes(_ a: [SortKey], _ b: [SortKey]) -> Bool {
+            for index in descriptors.indices {
+                switch descriptors[index].compareKeys(a[index], b[index]) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
                 }
             }
             return false
+        }
+
+        /// Whether `a` sorts before `b`.
+        mutating func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+            // The keys first: reading them may add to `known`, which must not be shared then.
+            let left = keys(of: a), right = keys(of: b)
+            return precedes(left, right)
         }
     }
 
@@ -376,10 +388,12 @@ final class FetchedResultsCore: ContextChangeObserver {
         var start = 0
         for object in toPlace.sorted(by: precedes) {
             // Upper bound: the first kept object that sorts after `object`.
+            let keys = order.keys(of: object)
             var low = start, high = kept.count
             while low < high {
                 let middle = (low + high) / 2
-                if precedes(object, kept[middle]) { high = middle } else { low = middle + 1 }
+                let middleKeys = order.keys(of: kept[middle])
+                if order.precedes(keys, middleKeys) { high = middle } else { low = middle + 1 }
             }
             objects += kept[start..<low]
             nameIndexes += keptNames[start..<low]

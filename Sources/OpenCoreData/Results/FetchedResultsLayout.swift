@@ -14,7 +14,7 @@ struct FetchedResultsLayout {
     private(set) var objects: [NSManagedObject] = []
     private(set) var sections: [Section] = []
     /// Where each object sits in `objects`, by identity.
-    private(set) var positions: [ObjectIdentifier: Int] = [:]
+    private(set) var positions = ObjectPositions()
 
     /// No objects: no sections with a section key path, one empty section without.
     init(sectioned: Bool) {
@@ -25,8 +25,7 @@ struct FetchedResultsLayout {
     /// section named "" holds every object (even none).
     init(objects: [NSManagedObject], nameIndexes: [Int]?, names: [String]) {
         self.objects = objects
-        positions.reserveCapacity(objects.count)
-        for (index, object) in objects.enumerated() { positions[ObjectIdentifier(object)] = index }
+        positions = ObjectPositions(objects)
         guard let nameIndexes else {
             sections = [Section(name: "", start: 0, count: objects.count)]
             return
@@ -116,19 +115,30 @@ struct FetchedResultsChanges {
         for (index, object) in old.objects.enumerated() where new.positions[ObjectIdentifier(object)] == nil {
             deleted.append((object, old.indexPath(at: index)))
         }
+        // Which old objects may have changed, by old position (one lookup per changed object
+        // rather than one per object).
+        var changedAt = [Bool](repeating: false, count: old.objects.count)
+        for id in changed {
+            if let index = old.positions[id] { changedAt[index] = true }
+        }
         // Objects in both that stay in their (staying) section are candidates to stay.
         var candidates: [(old: Int, new: Int, changed: Bool)] = []
         var movers: [(old: Int, new: Int)] = []
+        candidates.reserveCapacity(new.objects.count)
         var newSection = 0
+        // The old section of the last old position looked up: positions mostly rise by one.
+        var oldSection = 0
         for (index, object) in new.objects.enumerated() {
             while new.sections[newSection].end <= index { newSection += 1 }
-            let id = ObjectIdentifier(object)
-            guard let oldIndex = old.positions[id] else {
+            guard let oldIndex = old.positions[ObjectIdentifier(object)] else {
                 inserted.append((object, new.indexPath(at: index)))
                 continue
             }
-            if newSectionOf[old.section(at: oldIndex)] == newSection {
-                candidates.append((oldIndex, index, changed.contains(id)))
+            if oldIndex < old.sections[oldSection].start || oldIndex >= old.sections[oldSection].end {
+                oldSection = old.section(at: oldIndex)
+            }
+            if newSectionOf[oldSection] == newSection {
+                candidates.append((oldIndex, index, changedAt[oldIndex]))
             } else {
                 movers.append((oldIndex, index))
             }
@@ -215,5 +225,55 @@ struct FetchedResultsChanges {
             position = previous[position]
         }
         return result.reversed()
+    }
+}
+
+/// Where each object of a layout sits, by identity: an open-addressing table of object addresses
+/// and positions, made once per layout and never changed, hashed by a multiply rather than
+/// `Hasher` (a layout of 10^5 objects is made again for every change report).
+struct ObjectPositions {
+    /// Object addresses (0: empty) and their positions, `mask + 1` slots, at most half full.
+    private var addresses: [UInt] = []
+    private var indexes: [Int] = []
+    private var mask = 0
+
+    init() {}
+
+    init(_ objects: [NSManagedObject]) {
+        var capacity = 16
+        while capacity < objects.count * 2 { capacity *= 2 }
+        mask = capacity - 1
+        addresses = [UInt](repeating: 0, count: capacity)
+        indexes = [Int](repeating: 0, count: capacity)
+        addresses.withUnsafeMutableBufferPointer { addresses in
+            indexes.withUnsafeMutableBufferPointer { indexes in
+                for (index, object) in objects.enumerated() {
+                    let address = UInt(bitPattern: ObjectIdentifier(object))
+                    var slot = Self.home(of: address, mask: mask)
+                    while addresses[slot] != 0 && addresses[slot] != address { slot = (slot + 1) & mask }
+                    addresses[slot] = address
+                    indexes[slot] = index
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func home(of address: UInt, mask: Int) -> Int {
+        // Fibonacci hashing of the address (its low bits are alignment).
+        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    /// The position of the object with this identity; nil for one not in the layout.
+    subscript(id: ObjectIdentifier) -> Int? {
+        guard mask > 0 else { return nil }
+        let address = UInt(bitPattern: id)
+        var slot = Self.home(of: address, mask: mask)
+        while true {
+            let stored = addresses[slot]
+            if stored == address { return indexes[slot] }
+            if stored == 0 { return nil }
+            slot = (slot + 1) & mask
+        }
     }
 }

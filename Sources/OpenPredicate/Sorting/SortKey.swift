@@ -1,0 +1,92 @@
+import Foundation
+
+/// A value read for a sort descriptor (`NSSortDescriptor.sortKey(of:)`), kept with what
+/// `compare:` needs of it already worked out: a string, a number or a date is compared without
+/// casting the value again, as comparing two `Any?` values must on every comparison. For code
+/// that compares one object's values many times (the results controller placing changed
+/// objects): read each object's keys once, then compare keys.
+package struct SortKey {
+    private enum Fast {
+        case string(String)
+        case number(ValueSemantics.Number)
+        case date(Date)
+    }
+
+    /// The value as `sortValue(of:)` read it.
+    package let value: Any?
+    /// The value as a string, number or date; nil for anything else (nil included), which
+    /// compares through the general rules.
+    private let fast: Fast?
+
+    package init(_ value: Any?) {
+        self.value = value
+        // What managed objects hold, read from the container's type word without a cast.
+        if let string = ValueSemantics.exactly(value, String.self) {
+            fast = .string(string)
+            return
+        }
+        if let number = ValueSemantics.exactNumber(value) {
+            fast = .number(number)
+            return
+        }
+        if let date = ValueSemantics.exactly(value, Date.self) {
+            fast = .date(date)
+            return
+        }
+        guard let unwrapped = ValueSemantics.unwrapOptional(value) else {
+            fast = nil
+            return
+        }
+        // The kinds `ValueSemantics.compare` tries first, in its order.
+        if let string = unwrapped as? String {
+            fast = .string(string)
+        } else if let number = ValueSemantics.number(unwrapped) {
+            fast = .number(number)
+        } else if let date = unwrapped as? Date {
+            fast = .date(date)
+        } else {
+            fast = nil
+        }
+    }
+
+    /// `compare:` in ascending order when both keys are of one fast kind, as
+    /// `ValueSemantics.compare` orders them; nil otherwise.
+    @inline(__always)
+    fileprivate static func compareFast(_ a: SortKey, _ b: SortKey) -> ComparisonResult? {
+        switch (a.fast, b.fast) {
+        case (.string(let left), .string(let right)): ValueSemantics.compareStrings(left, right)
+        case (.number(let left), .number(let right)): ValueSemantics.compare(left, right)
+        case (.date(let left), .date(let right)):
+            left < right ? .orderedAscending : (left > right ? .orderedDescending : .orderedSame)
+        default: nil
+        }
+    }
+}
+
+extension NSSortDescriptor {
+    /// The descriptor's key when it is one key (no key path, no Swift key path reader), which
+    /// an object's `value(forKey:)` reads as `sortKey(of:)` would; nil otherwise.
+    package var plainKey: String? {
+        guard keyPathReader == nil, let keyString, !keyString.utf8.contains(UInt8(ascii: ".")),
+            keyString.utf8.first != UInt8(ascii: "@")
+        else { return nil }
+        return keyString
+    }
+
+    /// The key this descriptor sorts `object` by (see `SortKey`).
+    package func sortKey(of object: Any?) -> SortKey {
+        SortKey(sortValue(of: object))
+    }
+
+    /// `compareValues(_:_:)` for two keys: the same result, without casts for strings, numbers
+    /// and dates compared with `compare:`.
+    @inline(__always)
+    package func compareKeys(_ a: SortKey, _ b: SortKey) -> ComparisonResult {
+        if comparatorBox == nil, selectorName == nil || selectorName == SortComparison.defaultSelector,
+            let result = SortKey.compareFast(a, b)
+        {
+            return ascending ? result : SortComparison.reversed(result)
+        }
+        return compareValues(a.value, b.value)
+    }
+}
