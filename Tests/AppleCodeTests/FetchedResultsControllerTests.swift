@@ -428,6 +428,40 @@ final class FetchedResultsControllerTests: XCTestCase {
         }
     }
 
+    func testSnapshotsStartedAfterSavesNobodyWatchedShowTheCurrentIDs() async throws {
+        for kind in StoreKind.allCases {
+            let container = try makeContainer(kind)
+            let context = container.newBackgroundContext()
+            let controller = makeController(context)
+            let recorder = ChangeRecorder()
+            // A delegate of object changes only: the controller keeps no IDs while it reports.
+            try await context.perform {
+                controller.delegate = recorder
+                try controller.performFetch()
+                self.entry("Lambda", "Arts", 3, in: context)
+                try context.save()
+            }
+            let events = recorder.take()
+            XCTAssertTrue(events.contains { $0.hasPrefix("insert Lambda") }, "\(kind): \(events)")
+            let current = await context.perform { controller.fetchedObjects?.map(\.objectID) ?? [] }
+            XCTAssertFalse(current.contains { $0.isTemporaryID }, "\(kind)")
+            // A sequence begun now starts from the IDs the results have now.
+            var snapshots = controller.snapshots.makeAsyncIterator()
+            let nextFirst = await snapshots.next()
+            let first = try XCTUnwrap(nextFirst)
+            XCTAssertEqual(first.objectIDs, current, "\(kind)")
+            var ids = try XCTUnwrap([NSManagedObjectID]().applying(first.difference))
+            XCTAssertEqual(ids, current)
+            await context.perform { self.entry("Mu", "News", 7, in: context) }
+            let nextSecond = await snapshots.next()
+            let second = try XCTUnwrap(nextSecond)
+            ids = try XCTUnwrap(ids.applying(second.difference))
+            XCTAssertEqual(ids, second.objectIDs)
+            let after = await context.perform { controller.fetchedObjects?.map(\.objectID) }
+            XCTAssertEqual(ids, after)
+        }
+    }
+
     func testABatchedControllerLoadsOnlyWhatItReads() throws {
         let container = try makeContainer(.sqlite)
         let context = container.newBackgroundContext()

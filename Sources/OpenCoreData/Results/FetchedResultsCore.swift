@@ -40,7 +40,22 @@ final class FetchedResultsCore: ContextChangeObserver {
     private var plan: FetchPlan?
     private var entityNames: Set<String> = []
     /// The object IDs last reported, in order (for differences).
-    private var reportedIDs: [NSManagedObjectID] = []
+    /// The IDs of the objects last reported, in order (made from the layout when something reads
+    /// them after reports that nothing read them for; see `wantsIDs`).
+    private var reportedIDs: [NSManagedObjectID] {
+        get {
+            if let storedIDs { return storedIDs }
+            let ids = layout.objects.map(\.objectID)
+            storedIDs = ids
+            return ids
+        }
+        set { storedIDs = newValue }
+    }
+    private var storedIDs: [NSManagedObjectID]? = []
+    /// Whether a report needs the IDs (a snapshot sequence, or a delegate taking differences).
+    private var wantsIDs: Bool {
+        isStreaming || (sectionNameKeyPath == nil && !unimplemented.contains(.difference) && delegate != nil)
+    }
     /// The continuations of the `snapshots` sequences being iterated.
     private let streams = SnapshotStreams()
 
@@ -271,19 +286,22 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// (one placing compares the same objects many times; key-value reads dominate).
     private struct SortOrder {
         let descriptors: [OpenPredicate.NSSortDescriptor]
+        /// The descriptors' keys where they are plain keys (see `NSSortDescriptor.plainKey`).
+        private let plainKeys: [String?]
         /// Each object's sort keys, read once (see `SortKey`).
         private var known: [ObjectIdentifier: [SortKey]] = [:]
 
         init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
             self.descriptors = descriptors
+            plainKeys = descriptors.map(\.plainKey)
         }
 
         /// The object's sort keys, one per descriptor.
         mutating func keys(of object: NSManagedObject) -> [SortKey] {
             if let keys = known[ObjectIdentifier(object)] { return keys }
-            let keys = descriptors.map { descriptor in
+            let keys = descriptors.indices.map { index in
                 // A plain key is read from the object directly (no key-value protocol lookup).
-                guard let key = descriptor.plainKey else { return descriptor.sortKey(of: object) }
+                guard let key = plainKeys[index] else { return descriptors[index].sortKey(of: object) }
                 return SortKey(object.value(forKey: key))
             }
             known[ObjectIdentifier(object)] = keys
@@ -413,16 +431,24 @@ final class FetchedResultsCore: ContextChangeObserver {
     private func report(_ new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
         let old = layout
         let changes = FetchedResultsChanges(from: old, to: new, changed: changed)
-        let oldIDs = reportedIDs
-        let newIDs = new.objects.map(\.objectID)
-        guard !changes.isEmpty || oldIDs != newIDs else { return }
+        var ids: (old: [NSManagedObjectID], new: [NSManagedObjectID])?
+        if wantsIDs {
+            let oldIDs = reportedIDs
+            let newIDs = new.objects.map(\.objectID)
+            guard !changes.isEmpty || oldIDs != newIDs else { return }
+            ids = (oldIDs, newIDs)
+        } else {
+            // Nothing reads the IDs: a change of IDs alone (a save's) has no one to tell, and
+            // the IDs are made from the layout when something next asks for them.
+            guard !changes.isEmpty else { return }
+        }
         layout = new
         generation += 1
-        reportedIDs = newIDs
-        yieldSnapshot { Self.difference(oldIDs, newIDs, changes) }
+        storedIDs = ids?.new
+        if let ids { yieldSnapshot { Self.difference(ids.old, ids.new, changes) } }
         guard let delegate, let controller = reportingController else { return }
-        if sectionNameKeyPath == nil && !unimplemented.contains(.difference) {
-            delegate.controller(controller, didChangeContentWith: Self.difference(oldIDs, newIDs, changes))
+        if sectionNameKeyPath == nil && !unimplemented.contains(.difference), let ids {
+            delegate.controller(controller, didChangeContentWith: Self.difference(ids.old, ids.new, changes))
             if !unimplemented.contains(.difference) { return }
         }
         guard !changes.isEmpty else { return }
@@ -450,6 +476,10 @@ final class FetchedResultsCore: ContextChangeObserver {
 
     /// After a save gave inserted objects permanent IDs: the difference of the IDs alone.
     private func reportIDChanges() {
+        guard wantsIDs else {
+            storedIDs = nil  // made again when read
+            return
+        }
         report(layout, changed: [])
     }
 

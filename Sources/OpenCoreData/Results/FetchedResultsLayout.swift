@@ -186,6 +186,7 @@ struct FetchedResultsChanges {
         var lowerBound = -1
         var gap: [Int] = []
         func closeGap(below upperBound: Int) {
+            guard !gap.isEmpty else { return }
             let fitting = gap.filter { candidates[$0].old > lowerBound && candidates[$0].old < upperBound }
             for chosen in increasingSubsequence(fitting.map { candidates[$0].old }) { stays[fitting[chosen]] = true }
             gap = []
