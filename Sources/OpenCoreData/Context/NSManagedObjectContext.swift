@@ -348,6 +348,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()) ?? id
     }
 
+    deinit {
+        // Its objects may outlive it, and with them its registry (see `HomeBase`).
+        registry.orphan()
+    }
+
     /// The base that the context's objects whose IDs come from `origin` share (see `HomeBase`),
     /// made on first need and kept while the context lives.
     func homeBase(for origin: IDOrigin) -> HomeBase {

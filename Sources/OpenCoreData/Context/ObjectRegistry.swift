@@ -75,6 +75,8 @@ final class ObjectRegistry: @unchecked Sendable {
     @exclusivity(unchecked) private var retains: Bool
     /// What `retainsObjects` was set to.
     @exclusivity(unchecked) private var retainsRequested = false
+    /// Whether the context is gone (see `orphan()`).
+    @exclusivity(unchecked) private var isOrphaned = false
     /// `swiftTryRetain`, read once.
     private let tryRetainFunction = swiftTryRetain
 
@@ -295,6 +297,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// another object by now).
     func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
         let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
+            if isOrphaned { return nil }
             for table in tables where table.origin === origin && table.entityID == key.entityID {
                 if let position = table.position(of: object, primaryKey: key.primaryKey) {
                     releaseSlot(of: table, at: position)
@@ -312,6 +315,22 @@ final class ObjectRegistry: @unchecked Sendable {
             return nil
         }
         released?.release()
+    }
+
+    /// The context is gone: the registry forgets its objects (letting go of them if it kept them
+    /// alive), and objects that leave it from now on find nothing to do. Objects keep the
+    /// registry through their base (see `HomeBase`), so it may outlive its context; a retaining
+    /// registry would otherwise keep its objects, and they it, for good.
+    func orphan() {
+        var released: [Unmanaged<NSManagedObject>] = []
+        lock.withLock { _ in
+            isOrphaned = true
+            if retains { released = objects }
+            for table in tables { table.releaseAll() }
+            tables = []
+            clearTable(size: 0)
+        }
+        for object in released { object.release() }
     }
 
     /// Empties the table, and returns its objects (those not being freed).

@@ -100,8 +100,13 @@ extension NSManagedObject {
         if let kept = pendingSlotValue(slot) as? NSManagedObject, kept.identityKey == destination {
             return .some(kept)
         }
-        guard let context else { return nil }
-        let object = context.object(for: destination, origin: idOrigin)
+        let object: NSManagedObject
+        if let registered = registeredNeighbour(destination) {
+            object = registered
+        } else {
+            guard let context else { return nil }
+            object = context.object(for: destination, origin: idOrigin)
+        }
         if keptDestination == nil {
             keptDestination = object
         } else {

@@ -352,8 +352,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An object nobody references any more leaves its context's registry, which holds
     /// unchanged objects weakly (see `ObjectRegistry`); this may run on any thread.
     deinit {
-        guard case .base(let base) = home, let origin = base.origin, let context = base.context else { return }
-        context.registry.remove(Unmanaged.passUnretained(self), origin: origin, key: identityKey)
+        // Through the base's registry, not the context (see `HomeBase`); a registry whose
+        // context is gone has nothing for anyone, so leaving it is harmless.
+        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return }
+        registry.remove(Unmanaged.passUnretained(self), origin: origin, key: identityKey)
+    }
+
+    /// The registered object for a row of the object's store, found without loading the
+    /// context (see `HomeBase`); nil when none is registered.
+    final func registeredNeighbour(_ key: ObjectKey) -> NSManagedObject? {
+        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return nil }
+        return registry[origin, key]
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a

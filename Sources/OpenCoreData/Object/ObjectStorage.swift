@@ -48,12 +48,17 @@ enum ObjectHome {
 /// live in a side table whose counts are atomic, at the cost of two of them per object, made
 /// and dropped.
 ///
-/// The base holds the context weakly (the context holds its bases), and its origin and, for an
-/// object with no identity or an identity whose origin has another description of the
-/// object's entity, that entity, strongly.
+/// The base holds the context weakly (the context holds its bases), and the context's registry,
+/// its origin and, for an object with no identity or an identity whose origin has another
+/// description of the object's entity, that entity, strongly. The registry is there so that
+/// an object leaving it (in its `deinit`, on any thread) or looking a destination up in it
+/// need not load and retain the context: a weakly referenced object's retains take the
+/// runtime's slow path.
 final class HomeBase {
     /// The context; nil for objects of none, or once it is gone.
     weak var context: NSManagedObjectContext?
+    /// The context's registry (nil with no context), which may outlive it.
+    let registry: ObjectRegistry?
     /// The origin of the objects' IDs; nil while they have none.
     let origin: IDOrigin?
     /// The objects' entity where `origin` does not give it (see above); nil otherwise.
@@ -61,6 +66,7 @@ final class HomeBase {
 
     init(context: NSManagedObjectContext?, origin: IDOrigin?, entity: NSEntityDescription?) {
         self.context = context
+        registry = context?.registry
         self.origin = origin
         self.entity = entity
     }

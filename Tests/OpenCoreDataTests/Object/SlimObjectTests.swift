@@ -130,6 +130,34 @@ import Testing
         #expect(objects[0].entity === entity && new.managedObjectContext == nil)
     }
 
+    @Test(arguments: ContextFixture.storeTypes)
+    func objectsOutlivingTheirContextKeepNoneOfItsObjects(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        // A context that keeps its objects alive lets them go when it goes: they keep its
+        // registry through their base, but it forgets them (no cycle).
+        weak var kept: NSManagedObject?
+        weak var keeper: NSManagedObjectContext?
+        do {
+            let context = fixture.freshContext()
+            context.retainsRegisteredObjects = true
+            kept = try employees(context).first
+            keeper = context
+            #expect(kept != nil)
+        }
+        #expect(keeper == nil && kept == nil)
+        // Objects that outlive their context read no destination, and leave the forgotten
+        // registry without harm when they go.
+        var context: NSManagedObjectContext? = fixture.freshContext()
+        var objects = try employees(try #require(context))
+        let registry = try #require(base(of: objects[0])?.registry)
+        #expect(registry.count == objects.count)
+        context = nil
+        #expect(registry.count == 0)
+        #expect(objects.allSatisfy { $0.value(forKey: "department") == nil })
+        objects.removeAll()
+        #expect(registry.count == 0)
+    }
+
     @Test func aVersionOfMoreThanThirtyTwoBitsIsKeptWhole() throws {
         let model = CompanyModel.make()
         let entity = try #require(model.entitiesByName["Department"])
