@@ -284,12 +284,14 @@ final class FetchedResultsCore: ContextChangeObserver {
 
     /// Orders objects by the plan's sort descriptors, reading each object's sort values once
     /// (one placing compares the same objects many times; key-value reads dominate).
-    private struct SortOrder {
+    /// A class, so that reading keys (which adds to `known`) inside comparisons needs no
+    /// exclusive access to a captured variable.
+    private final class SortOrder {
         let descriptors: [OpenPredicate.NSSortDescriptor]
         /// The descriptors' keys where they are plain keys (see `NSSortDescriptor.plainKey`).
         private let plainKeys: [String?]
         /// Each object's sort keys, read once (see `SortKey`).
-        private var known: [ObjectIdentifier: [SortKey]] = [:]
+        @exclusivity(unchecked) private var known: [ObjectIdentifier: [SortKey]] = [:]
 
         init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
             self.descriptors = descriptors
@@ -297,7 +299,7 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
 
         /// The object's sort keys, one per descriptor.
-        mutating func keys(of object: NSManagedObject) -> [SortKey] {
+        func keys(of object: NSManagedObject) -> [SortKey] {
             if let keys = known[ObjectIdentifier(object)] { return keys }
             let keys = descriptors.indices.map { index in
                 // A plain key is read from the object directly (no key-value protocol lookup).
@@ -321,10 +323,8 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
 
         /// Whether `a` sorts before `b`.
-        mutating func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-            // The keys first: reading them may add to `known`, which must not be shared then.
-            let left = keys(of: a), right = keys(of: b)
-            return precedes(left, right)
+        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+            precedes(keys(of: a), keys(of: b))
         }
     }
 
@@ -334,8 +334,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// place are sorted and placed by binary search (after objects that sort the same).
     private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
         let old = layout
-        var order = SortOrder(plan?.sortDescriptors ?? [])
-        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool { order.precedes(a, b) }
+        let order = SortOrder(plan?.sortDescriptors ?? [])
+        let precedes = order.precedes as (NSManagedObject, NSManagedObject) -> Bool
         var names = SectionNames()
         let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
         var member: [ObjectIdentifier: Bool] = [:]
@@ -404,9 +404,10 @@ final class FetchedResultsCore: ContextChangeObserver {
         objects.reserveCapacity(kept.count + toPlace.count)
         nameIndexes.reserveCapacity(kept.count + toPlace.count)
         var start = 0
-        for object in toPlace.sorted(by: precedes) {
+        // Sorted by their keys, read once each.
+        let placing = toPlace.map { (object: $0, keys: order.keys(of: $0)) }.sorted { order.precedes($0.keys, $1.keys) }
+        for (object, keys) in placing {
             // Upper bound: the first kept object that sorts after `object`.
-            let keys = order.keys(of: object)
             var low = start, high = kept.count
             while low < high {
                 let middle = (low + high) / 2
