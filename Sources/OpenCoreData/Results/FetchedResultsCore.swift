@@ -293,9 +293,11 @@ final class FetchedResultsCore: ContextChangeObserver {
         /// Each object's sort keys, read once (see `SortKey`).
         @exclusivity(unchecked) private var known: [ObjectIdentifier: [SortKey]] = [:]
 
-        init(_ descriptors: [OpenPredicate.NSSortDescriptor]) {
+        /// `objects`: about how many objects' keys will be read (room is made for them once).
+        init(_ descriptors: [OpenPredicate.NSSortDescriptor], objects: Int) {
             self.descriptors = descriptors
             plainKeys = descriptors.map(\.plainKey)
+            known.reserveCapacity(objects)
         }
 
         /// The object's sort keys, one per descriptor.
@@ -334,7 +336,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// place are sorted and placed by binary search (after objects that sort the same).
     private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
         let old = layout
-        let order = SortOrder(plan?.sortDescriptors ?? [])
+        // A placed object's binary search reads the keys of about ten objects no other reads.
+        let order = SortOrder(plan?.sortDescriptors ?? [], objects: min(candidates.count * 12, layout.objects.count))
         let precedes = order.precedes as (NSManagedObject, NSManagedObject) -> Bool
         var names = SectionNames()
         let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
