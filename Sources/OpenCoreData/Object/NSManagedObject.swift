@@ -354,15 +354,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     deinit {
         // Through the base's registry, not the context (see `HomeBase`); a registry whose
         // context is gone has nothing for anyone, so leaving it is harmless.
-        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return }
-        registry.remove(Unmanaged.passUnretained(self), origin: origin, key: identityKey)
+        guard let registration else { return }
+        registration.registry.remove(Unmanaged.passUnretained(self), origin: registration.origin, key: identityKey)
+    }
+
+    /// The registry of the object's context (which may be gone) and its ID's origin, from its
+    /// base; nil for an object with no context or no identity.
+    private var registration: (registry: ObjectRegistry, origin: IDOrigin)? {
+        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return nil }
+        return (registry, origin)
     }
 
     /// The registered object for a row of the object's store, found without loading the
     /// context (see `HomeBase`); nil when none is registered.
     final func registeredNeighbour(_ key: ObjectKey) -> NSManagedObject? {
-        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return nil }
-        return registry[origin, key]
+        guard let registration else { return nil }
+        return registration.registry[registration.origin, key]
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
