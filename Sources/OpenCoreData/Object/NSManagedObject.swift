@@ -360,7 +360,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// The registry of the object's context (which may be gone) and its ID's origin, from its
     /// base; nil for an object with no context or no identity.
-    private var registration: (registry: ObjectRegistry, origin: IDOrigin)? {
+    private final var registration: (registry: ObjectRegistry, origin: IDOrigin)? {
         guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return nil }
         return (registry, origin)
     }
