@@ -508,10 +508,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     ///
     /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
     open func value(forKeyPath keyPath: String) -> Any? {
-        // Bytes, not characters: `String.contains` goes through Foundation's search on Linux.
-        guard keyPath.utf8.contains(UInt8(ascii: ".")) || keyPath.utf8.first == UInt8(ascii: "@") else {
-            return value(forKey: keyPath)
-        }
+        guard !keyPath.isSingleKey else { return value(forKey: keyPath) }
         return NSExpression(forKeyPath: keyPath).expressionValue(with: self, context: nil)
     }
 

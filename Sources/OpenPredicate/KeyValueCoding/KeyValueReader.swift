@@ -107,8 +107,7 @@ enum KeyValueReader {
 
     /// The value at `keyPath` (dotted), with collection operators.
     static func value(of object: Any?, forKeyPath keyPath: String) -> Any? {
-        // Bytes, not characters: `String.contains` goes through Foundation's search on Linux.
-        if !keyPath.utf8.contains(UInt8(ascii: ".")) && keyPath.utf8.first != UInt8(ascii: "@") {
+        if keyPath.isSingleKey {
             return value(of: object, forKey: keyPath)
         }
         return value(of: object, components: KeyPathComponents(keyPath).components[...])
@@ -169,5 +168,13 @@ enum KeyValueReader {
         default:
             return nil
         }
+    }
+}
+
+extension String {
+    /// Whether this key path is one key: no dot, and no collection operator (`@count`).
+    /// Bytes, not characters: `String.contains` goes through Foundation's search on Linux.
+    package var isSingleKey: Bool {
+        !utf8.contains(UInt8(ascii: ".")) && utf8.first != UInt8(ascii: "@")
     }
 }

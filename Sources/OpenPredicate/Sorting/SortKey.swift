@@ -67,9 +67,7 @@ extension NSSortDescriptor {
     /// The descriptor's key when it is one key (no key path, no Swift key path reader), which
     /// an object's `value(forKey:)` reads as `sortKey(of:)` would; nil otherwise.
     package var plainKey: String? {
-        guard keyPathReader == nil, let keyString, !keyString.utf8.contains(UInt8(ascii: ".")),
-            keyString.utf8.first != UInt8(ascii: "@")
-        else { return nil }
+        guard keyPathReader == nil, let keyString, keyString.isSingleKey else { return nil }
         return keyString
     }
 
