@@ -13,7 +13,7 @@ import Synchronization
 /// last strong reference goes on another is a race; a model is shared across threads only
 /// while something keeps it.
 final class EntityReference: Sendable {
-    private nonisolated(unsafe) unowned(unsafe) let target: NSEntityDescription
+    private unowned(unsafe) let target: NSEntityDescription
     private let alive = Atomic(true)
 
     init(_ entity: NSEntityDescription) {
