@@ -134,7 +134,10 @@ extension NSManagedObjectContext {
     /// See [stalenessInterval](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/stalenessinterval).
     public var stalenessInterval: TimeInterval {
         get { changeState.locked { $0.stalenessInterval } }
-        set { changeState.locked { $0.stalenessInterval = newValue } }
+        set {
+            changeState.locked { $0.stalenessInterval = newValue }
+            updateFetchedRowFiring()
+        }
     }
 
     // MARK: - Merging a save

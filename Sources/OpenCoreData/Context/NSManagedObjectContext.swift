@@ -127,7 +127,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// is its root's. Set the parent before using the context.
     /// See [parent](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/parent).
     open var parent: NSManagedObjectContext? {
-        didSet { isChild = parent != nil }
+        didSet {
+            isChild = parent != nil
+            updateFetchedRowFiring()
+        }
     }
     /// Whether `parent` is set: read where a fault fires, without calling the open getter.
     final private(set) var isChild = false
@@ -349,7 +352,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        // Its objects may outlive it, and with them its registry (see `HomeBase`).
+        // Its objects may outlive it, and with them its registry (see `HomeBase`); their faults
+        // no longer fire.
+        for base in homeBases.values { base.firesFromFetchedRow.store(false, ordering: .relaxed) }
         registry.orphan()
     }
 
@@ -358,8 +363,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func homeBase(for origin: IDOrigin) -> HomeBase {
         if let base = homeBases[ObjectIdentifier(origin)] { return base }
         let base = HomeBase(context: self, origin: origin, entity: nil)
+        base.firesFromFetchedRow.store(firesFromFetchedRow, ordering: .relaxed)
         homeBases[ObjectIdentifier(origin)] = base
         return base
+    }
+
+    /// Whether the context's faults fetched with their row may fire by taking it without asking
+    /// the context (see `HomeBase.firesFromFetchedRow`): not in a child context (whose faults
+    /// load from the parent), and not with a staleness interval (the row's age is checked).
+    private var firesFromFetchedRow: Bool { !isChild && stalenessInterval < 0 }
+
+    /// Tells the context's bases whether its faults fire from their fetched row, after a change
+    /// to `parent` or `stalenessInterval`.
+    func updateFetchedRowFiring() {
+        let fires = firesFromFetchedRow
+        for base in homeBases.values { base.firesFromFetchedRow.store(fires, ordering: .relaxed) }
     }
 
     /// Adds a new object to the context; it is saved at the next `save()`.

@@ -57,13 +57,14 @@ extension NSManagedObject {
     /// through `Any`. Not for use in your own code.
     public final func _managedValue<Destination: NSManagedObject>(forKey key: String) -> Destination? {
         if isKeyPathStandIn { return KeyPathRecorder.read(key) }
-        let layout = self.layout
-        guard let slot = layout.slot(named: key) else { return castDestination(value(forKey: key), key: key) }
+        guard let (slot, decoding, count) = slotFacts(forKey: key) else {
+            return castDestination(value(forKey: key), key: key)
+        }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
-        if valuesArePending, case .toOne = layout.decodings[slot], let row = fetchedRow, row.count == layout.count,
-            let destination = pendingDestination(row[slot], slot: slot)
+        if valuesArePending, case .toOne = decoding, let stored = pendingStoredValue(slot: slot, count: count),
+            let destination = pendingDestination(stored, slot: slot)
         {
             guard let destination else { return nil }
             if let typed = destination as? Destination { return typed }
@@ -85,14 +86,13 @@ extension NSManagedObject {
         forKey key: String, typed: (StoreValue, AttributeKind) -> Value?, cast: (Any?) -> Value?
     ) -> Value {
         if isKeyPathStandIn { return KeyPathRecorder.read(key) }
-        let layout = self.layout
         let value: Any?
-        if let slot = layout.slot(named: key) {
+        if let (slot, decoding, count) = slotFacts(forKey: key) {
             willAccessValue(forKey: key)
             defer { didAccessValue(forKey: key) }
             fireFault()
-            if valuesArePending, case .attribute(let kind) = layout.decodings[slot], let row = fetchedRow,
-                row.count == layout.count, let result = typed(row[slot], kind)
+            if valuesArePending, case .attribute(let kind) = decoding,
+                let stored = pendingStoredValue(slot: slot, count: count), let result = typed(stored, kind)
             {
                 return result
             }
@@ -104,6 +104,28 @@ extension NSManagedObject {
             managedTypeMismatch(value, key: key, type: Value.self)
         }
         return result
+    }
+
+    /// The slot of a stored property, how its fetched value decodes and the layout's slot count:
+    /// what a read needs of the layout, taken before the access hooks run (so that the layout
+    /// need not be kept across them).
+    @inline(__always)
+    private func slotFacts(forKey key: String) -> (slot: Int, decoding: PropertyLayout.Decoding, count: Int)? {
+        let layout = self.layout
+        guard let slot = layout.slot(named: key) else { return nil }
+        return (slot, layout.decodings[slot], layout.count)
+    }
+
+    /// The fetched row's value at `slot` while the row follows a layout of `count` slots; nil
+    /// otherwise. Not inlined: with no call between reading the row and its value, the row is
+    /// borrowed rather than retained and released.
+    @inline(never)
+    final func pendingStoredValue(slot: Int, count: Int) -> StoreValue? {
+        switch link {
+        case .row(let row): row.count == count ? row[slot] : nil
+        case .state(let state): state.fetchedRow.flatMap { $0.count == count ? $0[slot] : nil }
+        case .batch, nil: nil
+        }
     }
 
     private func managedTypeMismatch(_ value: Any?, key: String, type: Any.Type) -> Never {

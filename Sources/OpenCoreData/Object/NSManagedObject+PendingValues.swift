@@ -80,12 +80,12 @@ extension NSManagedObject {
         }
     }
 
-    /// What a pending object keeps at `slot` of its values (see `pendingDestination(_:slot:)`),
-    /// without making its state.
+    /// The destination a pending object keeps at `slot` of its values (see
+    /// `pendingDestination(_:slot:)`), without making its state.
     @inline(__always)
-    private func pendingSlotValue(_ slot: Int) -> Any? {
+    private func keptSlotDestination(_ slot: Int) -> NSManagedObject? {
         guard case .state(let state) = link else { return nil }
-        return state.values[slot: slot]
+        return state.values[slot: slot] as? NSManagedObject
     }
 
     /// A pending to-one relationship's destination, from the fetched row's value at `slot`:
@@ -97,7 +97,7 @@ extension NSManagedObject {
         // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
         // first in `keptDestination` (no allocation), others in their slot.
         if let kept = keptDestination, kept.identityKey == destination { return .some(kept) }
-        if let kept = pendingSlotValue(slot) as? NSManagedObject, kept.identityKey == destination {
+        if let kept = keptSlotDestination(slot), kept.identityKey == destination {
             return .some(kept)
         }
         let object: NSManagedObject

@@ -220,6 +220,14 @@ extension NSManagedObject {
     func fireFault() {
         guard faulted else { return }
         faulted = false
+        // The common case, without loading the context: a fault fetched with its row takes the
+        // row as its values where it is (what `loadValues(for:)` does for it; such an object has
+        // no changes to lay on).
+        if case .row = link, case .base(let base) = home, base.firesFromFetchedRow.load(ordering: .relaxed) {
+            valuesArePending = true
+            awakeFromFetch()
+            return
+        }
         // One load of the weak reference. An object whose deletion was saved, or whose context is
         // gone, has no values left: its properties read as nil.
         guard let context = self.context else { return }

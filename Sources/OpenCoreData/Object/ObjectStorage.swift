@@ -2,6 +2,7 @@
 // for what it links to, one for where its entity, ID and context come from, one byte of flags.
 
 import OpenStoreCore
+import Synchronization
 
 /// What an object keeps beyond a fault's fields, in one word: its fetched row, its batch while a
 /// batched fault, or once it has values, extras or a made ID of its own, its state, which then
@@ -63,6 +64,11 @@ final class HomeBase {
     let origin: IDOrigin?
     /// The objects' entity where `origin` does not give it (see above); nil otherwise.
     let entity: NSEntityDescription?
+    /// Whether a fault of this base fetched with its row fires by taking that row, without
+    /// asking its context (`NSManagedObject.fireFault()`): true while the context lives, is not
+    /// a child and has no staleness interval, as the context keeps it for the bases it made
+    /// (`NSManagedObjectContext.homeBase(for:)`); false for other bases.
+    let firesFromFetchedRow = Atomic(false)
 
     init(context: NSManagedObjectContext?, origin: IDOrigin?, entity: NSEntityDescription?) {
         self.context = context
