@@ -298,11 +298,14 @@ final class ObjectRegistry: @unchecked Sendable {
     func remove(_ object: Unmanaged<NSManagedObject>, origin: IDOrigin, key: ObjectKey) {
         let released: Unmanaged<NSManagedObject>? = lock.withLock { _ in
             if isOrphaned { return nil }
-            for table in tables where table.origin === origin && table.entityID == key.entityID {
-                if let position = table.position(of: object, primaryKey: key.primaryKey) {
-                    releaseSlot(of: table, at: position)
-                    return nil
-                }
+            // By index rather than `for in`, which retains the array and each table in turn.
+            for tableIndex in tables.indices {
+                let table = tables[tableIndex]
+                guard table.origin === origin, table.entityID == key.entityID,
+                    let position = table.position(of: object, primaryKey: key.primaryKey)
+                else { continue }
+                releaseSlot(of: table, at: position)
+                return nil
             }
             guard !index.isEmpty, let scope = scope(origin, key.entityID, adding: false) else { return nil }
             // Found by the object's identity, probing from its ID's home slot.

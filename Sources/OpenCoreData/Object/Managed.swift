@@ -110,7 +110,7 @@ extension NSManagedObject {
     /// what a read needs of the layout, taken before the access hooks run (so that the layout
     /// need not be kept across them).
     @inline(__always)
-    private func slotFacts(forKey key: String) -> (slot: Int, decoding: PropertyLayout.Decoding, count: Int)? {
+    final func slotFacts(forKey key: String) -> (slot: Int, decoding: PropertyLayout.Decoding, count: Int)? {
         let layout = self.layout
         guard let slot = layout.slot(named: key) else { return nil }
         return (slot, layout.decodings[slot], layout.count)

@@ -62,19 +62,26 @@ extension NSManagedObject {
     /// relationship, a transformable attribute, a row that does not follow the layout).
     @inline(__always)
     func pendingValue(slot: Int, layout: PropertyLayout) -> Any?? {
-        guard let row = fetchedRow, row.count == layout.count else { return nil }
-        switch layout.decodings[slot] {
+        pendingValue(slot: slot, decoding: layout.decodings[slot], count: layout.count)
+    }
+
+    /// `pendingValue(slot:layout:)` with what it needs of the layout: the slot's decoding and
+    /// the layout's slot count.
+    @inline(__always)
+    func pendingValue(slot: Int, decoding: PropertyLayout.Decoding, count: Int) -> Any?? {
+        switch decoding {
         case .attribute(let kind):
-            let stored = row[slot]
+            guard let stored = pendingStoredValue(slot: slot, count: count) else { return nil }
             if case .null = stored { return .some(nil) }
             // A transformed value is made once, when the values are decoded: reading it again
             // gives the same object, and changes made to that object are kept.
             if case .transformable = kind { return nil }
             return .some(stored.swiftValue(kind: kind))
         case .toOne:
-            return pendingDestination(row[slot], slot: slot).map { $0 as Any? }
+            guard let stored = pendingStoredValue(slot: slot, count: count) else { return nil }
+            return pendingDestination(stored, slot: slot).map { $0 as Any? }
         case .transient:
-            return .some(nil)
+            return pendingStoredValue(slot: slot, count: count) == nil ? nil : .some(nil)
         case .toMany:
             return nil
         }

@@ -468,11 +468,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// An unknown key stops the process with Apple's `NSUnknownKeyException` reason.
     open func value(forKey key: String) -> Any? {
         // Stored properties by slot: one lookup of the name, no cast.
-        let layout = self.layout
-        guard let slot = layout.slot(named: key) else { return unslottedValue(forKey: key) }
+        guard let (slot, decoding, count) = slotFacts(forKey: key) else { return unslottedValue(forKey: key) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
+        if valuesArePending, let value = pendingValue(slot: slot, decoding: decoding, count: count) { return value }
         return loadedValue(slot: slot, layout: layout)
     }
 
