@@ -90,11 +90,11 @@
         // @unchecked Sendable: used by one thread at a time: the event loop while the caller
         // waits for the query, then the caller.
 
-        var body: ((PostgreSQLResultRow) throws -> Void)?
-        private var types: [PostgresDataType] = []
-        private var formats: [PostgresFormat] = []
-        private var cells: [ByteBuffer?] = []
-        private var described = false
+        // Touched for every row, by one thread at a time: no dynamic exclusivity checks.
+        @exclusivity(unchecked) var body: ((PostgreSQLResultRow) throws -> Void)?
+        @exclusivity(unchecked) private var types: [PostgresDataType] = []
+        @exclusivity(unchecked) private var formats: [PostgresFormat] = []
+        @exclusivity(unchecked) private var described = false
         /// What `body` threw.
         private(set) var error: (any Error)?
 
@@ -118,17 +118,17 @@
         }
 
         func handle(_ row: PostgresRow) throws {
-            cells.removeAll(keepingCapacity: true)
-            for cell in row {
-                if !described {
+            // The columns' types and formats once per query; the cells by index (iterating a
+            // row makes a `PostgresCell` per column, with a copy of its description).
+            if !described {
+                for cell in row {
                     types.append(cell.dataType)
                     formats.append(cell.format)
                 }
-                cells.append(cell.bytes)
+                described = true
             }
-            described = true
             do {
-                try body?(PostgreSQLResultRow(types: types, formats: formats, cells: cells))
+                try body?(PostgreSQLResultRow(types: types, formats: formats, row: PostgresRandomAccessRow(row)))
             } catch {
                 self.error = error
                 throw error

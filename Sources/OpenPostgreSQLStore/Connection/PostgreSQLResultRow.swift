@@ -20,10 +20,12 @@
     package struct PostgreSQLResultRow {
         let types: [PostgresDataType]
         let formats: [PostgresFormat]
-        let cells: [ByteBuffer?]
+        /// The row's cells, reached by index without making a `PostgresCell` (and copying its
+        /// column's description) for each.
+        let row: PostgresRandomAccessRow
 
         /// The number of columns.
-        package var count: Int { cells.count }
+        package var count: Int { row.count }
 
         /// Whether the column is NULL.
         package func isNull(_ index: Int) -> Bool {
@@ -32,8 +34,11 @@
 
         /// An `int2`, `int4`, `int8` or `oid` column; `bool` as 0 or 1.
         package func int64(_ index: Int) -> Int64? {
-            guard let bytes = cell(index) else { return nil }
-            guard formats[index] == .binary else { return string(index).flatMap { Int64($0) } }
+            cell(index).flatMap { int64($0, index) }
+        }
+
+        private func int64(_ bytes: ByteBuffer, _ index: Int) -> Int64? {
+            guard formats[index] == .binary else { return string(bytes, index).flatMap { Int64($0) } }
             switch types[index] {
             case .int8 where bytes.readableBytes == 8: return bytes.getInteger(at: bytes.readerIndex, as: Int64.self)
             case .int4 where bytes.readableBytes == 4:
@@ -50,8 +55,11 @@
 
         /// A `float4` or `float8` column; integers and `numeric` converted to the nearest `Double`.
         package func double(_ index: Int) -> Double? {
-            guard let bytes = cell(index) else { return nil }
-            guard formats[index] == .binary else { return string(index).flatMap { Double($0) } }
+            cell(index).flatMap { double($0, index) }
+        }
+
+        private func double(_ bytes: ByteBuffer, _ index: Int) -> Double? {
+            guard formats[index] == .binary else { return string(bytes, index).flatMap { Double($0) } }
             switch types[index] {
             case .float8 where bytes.readableBytes == 8:
                 return bytes.getInteger(at: bytes.readerIndex, as: UInt64.self).map { Double(bitPattern: $0) }
@@ -60,13 +68,16 @@
             case .numeric:
                 return PostgreSQLNumericDigits(buffer: bytes).flatMap { Double($0.scientific) }
             default:
-                return int64(index).map { Double($0) }
+                return int64(bytes, index).map { Double($0) }
             }
         }
 
         /// A `text`, `varchar`, `bpchar`, `name` (or `json`) column, decoded as UTF-8.
         package func string(_ index: Int) -> String? {
-            guard let bytes = cell(index) else { return nil }
+            cell(index).flatMap { string($0, index) }
+        }
+
+        private func string(_ bytes: ByteBuffer, _ index: Int) -> String? {
             if formats[index] == .binary {
                 switch types[index] {
                 case .text, .varchar, .bpchar, .name, .json: break
@@ -93,18 +104,18 @@
         package func value(_ index: Int) -> StoreValue {
             guard let bytes = cell(index) else { return .null }
             switch types[index] {
-            case .int2, .int4, .int8, .oid, .bool: return int64(index).map(StoreValue.integer) ?? .null
-            case .float4, .float8: return double(index).map(StoreValue.double) ?? .null
+            case .int2, .int4, .int8, .oid, .bool: return int64(bytes, index).map(StoreValue.integer) ?? .null
+            case .float4, .float8: return double(bytes, index).map(StoreValue.double) ?? .null
             case .numeric:
                 if formats[index] == .text {
-                    return string(index).flatMap { Decimal(string: $0) }.map(StoreValue.decimal) ?? .null
+                    return string(bytes, index).flatMap { Decimal(string: $0) }.map(StoreValue.decimal) ?? .null
                 }
                 return PostgreSQLNumericDigits(buffer: bytes)?.storeValue ?? .null
-            case .text, .varchar, .bpchar, .name: return string(index).map(StoreValue.string) ?? .null
+            case .text, .varchar, .bpchar, .name: return string(bytes, index).map(StoreValue.string) ?? .null
             case .uuid:
                 guard formats[index] == .binary, bytes.readableBytes == 16,
                     let uuid = bytes.getBytes(at: bytes.readerIndex, length: 16)
-                else { return string(index).flatMap { UUID(uuidString: $0) }.map(StoreValue.uuid) ?? .null }
+                else { return string(bytes, index).flatMap { UUID(uuidString: $0) }.map(StoreValue.uuid) ?? .null }
                 return .uuid(
                     UUID(
                         uuid: (
@@ -117,8 +128,8 @@
         }
 
         private func cell(_ index: Int) -> ByteBuffer? {
-            guard index >= 0, index < cells.count else { return nil }
-            return cells[index]
+            guard index >= 0, index < row.count else { return nil }
+            return row[data: index].value
         }
     }
 #endif
