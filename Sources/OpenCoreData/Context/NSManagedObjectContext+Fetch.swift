@@ -320,14 +320,24 @@ extension NSManagedObjectContext {
             let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
                 faults.fault(for: $0, in: self)
             }
-            for (index, object) in objects.enumerated() {
-                if request.shouldRefreshRefetchedObjects, !created[index], !object.hasChanges, !object.isFault {
-                    object.refault(keepChanges: false)
+            let refreshes = request.shouldRefreshRefetchedObjects
+            let firesFaults = !request.returnsObjectsAsFaults
+            // A new fault takes its row as `cache` would give it, without its checks, while no
+            // row is cached by key (that copy would have to go) and no fetch time is kept.
+            let newFaultsTakeRows = fetchedAt == nil && rowCache.isEmpty
+            for index in objects.indices {
+                let object = objects[index]
+                if created[index], newFaultsTakeRows {
+                    object.takeFetchedRow(rows[index].values, version: rows[index].version)
+                } else {
+                    if refreshes, !created[index], !object.hasChanges, !object.isFault {
+                        object.refault(keepChanges: false)
+                    }
+                    if created[index] || object.isFault || refreshes {
+                        cache(rows[index], for: object, fetchedAt: fetchedAt)
+                    }
                 }
-                if created[index] || object.isFault || request.shouldRefreshRefetchedObjects {
-                    cache(rows[index], for: object, fetchedAt: fetchedAt)
-                }
-                if !request.returnsObjectsAsFaults { object.fireFault() }
+                if firesFaults { object.fireFault() }
             }
             return .objects(objects)
         case .dictionaries(let rows):

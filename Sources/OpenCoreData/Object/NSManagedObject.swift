@@ -283,6 +283,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
+    /// A new fault takes the row fetched for it: `fetchedRow` and `version` set, without the
+    /// steps an object with a past needs (leaving a batch, a state to update).
+    @inline(__always)
+    final func takeFetchedRow(_ values: [StoreValue], version: Int64) {
+        guard link == nil, version >= 0, version < Int64(Self.wideVersionMark) else {
+            fetchedRow = values
+            self.version = version
+            return
+        }
+        link = .row(values)
+        versionOrBatchIndex = UInt32(truncatingIfNeeded: version)
+    }
+
     /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
     /// once fired, while `valuesArePending`, the values themselves, read slot by slot. Setting a
     /// row ends the object's place in a batch.
@@ -412,12 +425,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// `base` is the context's base for the origin (`NSManagedObjectContext.homeBase(for:)`).
     static func fault(entity: NSEntityDescription, base: HomeBase, key: ObjectKey) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
-        object.dropValues(keeping: nil)
+        // A fault, with no values of its own (`dropValues(keeping: nil)`, needed only when the
+        // entity's layout was not fixed yet).
+        if object.link != nil { object.dropValues(keeping: nil) }
+        object.flags.remove(.defaultValues)
+        object.flags.insert(.faulted)
         // The identity without `setIdentity(origin:key:)`'s check of the entity (the caller's).
         object.home = .base(base)
         object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         object.identityPrimaryKey = key.primaryKey
-        object.faulted = true
         return object
     }
 
