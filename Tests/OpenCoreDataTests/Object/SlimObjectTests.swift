@@ -151,8 +151,12 @@ import Testing
         var objects = try employees(try #require(context))
         let registry = try #require(base(of: objects[0])?.registry)
         #expect(registry.count == objects.count)
+        #expect(objects.allSatisfy { $0.isFault })
         context = nil
         #expect(registry.count == 0)
+        // Their faults do not fire from the rows they were fetched with (their bases were told
+        // the context is gone): their properties read nil, as before the context went.
+        #expect(objects.allSatisfy { $0.value(forKey: "name") == nil })
         #expect(objects.allSatisfy { $0.value(forKey: "department") == nil })
         objects.removeAll()
         #expect(registry.count == 0)
