@@ -371,11 +371,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether the context's faults fetched with their row may fire by taking it without asking
     /// the context (see `HomeBase.firesFromFetchedRow`): not in a child context (whose faults
     /// load from the parent), and not with a staleness interval (the row's age is checked).
-    private var firesFromFetchedRow: Bool { !isChild && stalenessInterval < 0 }
+    private final var firesFromFetchedRow: Bool { !isChild && stalenessInterval < 0 }
 
     /// Tells the context's bases whether its faults fire from their fetched row, after a change
     /// to `parent` or `stalenessInterval`.
-    func updateFetchedRowFiring() {
+    final func updateFetchedRowFiring() {
         let fires = firesFromFetchedRow
         for base in homeBases.values { base.firesFromFetchedRow.store(fires, ordering: .relaxed) }
     }
