@@ -69,7 +69,7 @@ extension NSManagedObject {
             guard let destination else { return nil }
             if let typed = destination as? Destination { return typed }
         }
-        return castDestination(loadedValue(slot: slot, layout: layout), key: key)
+        return castDestination(loadedValue(slot: slot, decoding: decoding, count: count), key: key)
     }
 
     private func castDestination<Destination: NSManagedObject>(_ value: Any?, key: String) -> Destination? {
@@ -96,7 +96,7 @@ extension NSManagedObject {
             {
                 return result
             }
-            value = loadedValue(slot: slot, layout: layout)
+            value = loadedValue(slot: slot, decoding: decoding, count: count)
         } else {
             value = self.value(forKey: key)
         }

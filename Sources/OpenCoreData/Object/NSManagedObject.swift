@@ -488,15 +488,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }
         fireFault()
-        if valuesArePending, let value = pendingValue(slot: slot, decoding: decoding, count: count) { return value }
-        return loadedValue(slot: slot, layout: layout)
+        return loadedValue(slot: slot, decoding: decoding, count: count)
     }
 
     /// The value of a stored property once the object is not a fault: what `value(forKey:)`
     /// returns for a slot, between its access hooks.
     @inline(__always)
-    final func loadedValue(slot: Int, layout: PropertyLayout) -> Any? {
-        if valuesArePending, let value = pendingValue(slot: slot, layout: layout) { return value }
+    final func loadedValue(slot: Int, decoding: PropertyLayout.Decoding, count: Int) -> Any? {
+        if valuesArePending, let value = pendingValue(slot: slot, decoding: decoding, count: count) { return value }
         if case .toMany(let relationship) = layout.kinds[slot] { return toManyValue(relationship) }
         return values[slot: slot]
     }
