@@ -98,6 +98,9 @@ package protocol RowStore: AnyObject {
     var schema: StoreSchema { get }
     /// Runs a plan.
     func execute(_ plan: FetchPlan) throws -> FetchOutput
+    /// Runs a plan whose output is `.rows` into blocks of rows (see `RowBlock`); nil when the
+    /// store does not, and `execute(_:)` is to be used. The default is nil.
+    func rowBlocks(_ plan: FetchPlan) throws -> [RowBlock]?
     /// Runs a plan whose output is `.dictionaries`, straight into `NSDictionary` results (see
     /// `DictionaryResultBuilder`), relationships given as `objectID` names their rows. The
     /// default runs `execute(_:)` and converts its `DictionaryRows`.
@@ -161,6 +164,9 @@ package protocol PreparedSave: AnyObject {
 extension RowStore {
     /// The store cannot tell (see the requirement).
     package func changeStamp(entityIDs: Set<Int>) throws -> [Int64]? { nil }
+
+    /// The store gives rows one array each (see the requirement).
+    package func rowBlocks(_ plan: FetchPlan) throws -> [RowBlock]? { nil }
 
     /// A store without batch writes (see the requirement).
     package func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome {

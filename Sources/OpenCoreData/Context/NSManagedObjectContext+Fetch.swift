@@ -80,8 +80,15 @@ extension NSManagedObjectContext {
                     try batchedObjects(
                         plan, store: store, coordinator: coordinator, batchSize: batchSize, prefetching: prefetching))
             }
-            let results = try results(
-                of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
+            let results: FetchResults
+            if case .rows = plan.output, request.resultType == .managedObjectResultType,
+                let blocks = try store.rows.rowBlocks(plan)
+            {
+                results = objects(ofBlocks: blocks, request: request, store: store, coordinator: coordinator)
+            } else {
+                results = try self.results(
+                    of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
+            }
             if case .count = plan.output { return results }
             if request.resultType == .managedObjectResultType && (batchSize > 0 || !prefetching.isEmpty),
                 case .objects(let objects) = results
@@ -344,6 +351,45 @@ extension NSManagedObjectContext {
             let maker = PermanentIDMaker(store: store, coordinator: coordinator)
             return .dictionaries(rows.foundationResults { maker.id(for: $0) })
         }
+    }
+
+    /// The objects of rows a store read into blocks (see `RowBlock`): as `results(of:)` makes
+    /// them of rows, new faults reading their values in their block.
+    private func objects<ResultType>(
+        ofBlocks blocks: [RowBlock], request: NSFetchRequest<ResultType>, store: RowBackedPersistentStore,
+        coordinator: NSPersistentStoreCoordinator
+    ) -> FetchResults {
+        var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
+        let fetchedAt = rowCacheTimestamp()
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(blocks.reduce(0) { $0 + $1.count })
+        for block in blocks { keys.append(contentsOf: block.keys) }
+        let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
+            faults.fault(for: $0, in: self)
+        }
+        let refreshes = request.shouldRefreshRefetchedObjects
+        let firesFaults = !request.returnsObjectsAsFaults
+        // As in `results(of:)`.
+        let newFaultsTakeRows = fetchedAt == nil && rowCache.isEmpty
+        var index = 0
+        for block in blocks {
+            for row in 0..<block.count {
+                let object = objects[index]
+                if created[index], newFaultsTakeRows {
+                    object.takeBlockRow(block, row: row)
+                } else {
+                    if refreshes, !created[index], !object.hasChanges, !object.isFault {
+                        object.refault(keepChanges: false)
+                    }
+                    if created[index] || object.isFault || refreshes {
+                        cache(block.snapshot(ofRow: row), for: object, fetchedAt: fetchedAt)
+                    }
+                }
+                if firesFaults { object.fireFault() }
+                index += 1
+            }
+        }
+        return .objects(objects)
     }
 
     private func dictionaries(_ plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator)

@@ -116,18 +116,6 @@ extension NSManagedObject {
         return (slot, layout.decodings[slot], layout.count)
     }
 
-    /// The fetched row's value at `slot` while the row follows a layout of `count` slots; nil
-    /// otherwise. Not inlined: with no call between reading the row and its value, the row is
-    /// borrowed rather than retained and released.
-    @inline(never)
-    final func pendingStoredValue(slot: Int, count: Int) -> StoreValue? {
-        switch link {
-        case .row(let row): row.count == count ? row[slot] : nil
-        case .state(let state): state.fetchedRow.flatMap { $0.count == count ? $0[slot] : nil }
-        case .batch, nil: nil
-        }
-    }
-
     private func managedTypeMismatch(_ value: Any?, key: String, type: Any.Type) -> Never {
         AppleException.internalInconsistency(
             "The managed property '\(key)' of \(Swift.type(of: self)) holds \(value.map { "\($0)" } ?? "nil"), which is not \(type)"

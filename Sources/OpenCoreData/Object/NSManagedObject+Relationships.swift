@@ -223,7 +223,7 @@ extension NSManagedObject {
         // The common case, without loading the context: a fault fetched with its row takes the
         // row as its values where it is (what `loadValues(for:)` does for it; such an object has
         // no changes to lay on).
-        if case .row = link, case .base(let base) = home, base.firesFromFetchedRow.load(ordering: .relaxed) {
+        if linksFetchedRow, case .base(let base) = home, base.firesFromFetchedRow.load(ordering: .relaxed) {
             valuesArePending = true
             awakeFromFetch()
             return

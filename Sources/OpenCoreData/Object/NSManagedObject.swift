@@ -162,11 +162,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The object's state beyond a fault's, made on first need (taking over what `link` held).
     private var ensuredState: ObjectState {
         if case .state(let state) = link { return state }
+        leaveBlock()
+        // A version of more than 32 bits, taken out of the block, made the state.
+        if case .state(let state) = link { return state }
         let state = ObjectState(values: storedValues)
         switch link {
         case .row(let row): state.fetchedRow = row
         case .batch(let batch): state.batch = batch
-        case .state, nil: break
+        case .state, .block, nil: break
         }
         link = .state(state)
         return state
@@ -235,6 +238,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
         set {
             if let newValue {
+                leaveBlock()
                 versionOrBatchIndex = UInt32(truncatingIfNeeded: newValue.index)
                 switch link {
                 case nil, .batch: link = .batch(newValue.batch)
@@ -265,6 +269,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         get {
             switch link {
             case .batch: return 0
+            case .block(let block): return block.versions[Int(versionOrBatchIndex)]
             case .state(let state):
                 if state.batch != nil { return 0 }
                 if versionOrBatchIndex == Self.wideVersionMark { return state.wideVersion }
@@ -273,6 +278,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             return Int64(versionOrBatchIndex)
         }
         set {
+            leaveBlock()
             leaveBatch()
             if newValue >= 0, newValue < Int64(Self.wideVersionMark) {
                 versionOrBatchIndex = UInt32(truncatingIfNeeded: newValue)
@@ -296,6 +302,28 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         versionOrBatchIndex = UInt32(truncatingIfNeeded: version)
     }
 
+    /// `takeFetchedRow` for a row of a block: the object reads its values in the block.
+    @inline(__always)
+    final func takeBlockRow(_ block: RowBlock, row: Int) {
+        guard link == nil, row < Int(UInt32.max) else {
+            fetchedRow = block.values(ofRow: row)
+            version = block.versions[row]
+            return
+        }
+        link = .block(block)
+        versionOrBatchIndex = UInt32(truncatingIfNeeded: row)
+    }
+
+    /// An object reading its row in a block takes a copy of its own, and its version back where
+    /// the row's index was: before anything else changes its link or that field.
+    private final func leaveBlock() {
+        guard case .block(let block) = link else { return }
+        let row = Int(versionOrBatchIndex)
+        link = .row(block.values(ofRow: row))
+        versionOrBatchIndex = 0
+        version = block.versions[row]
+    }
+
     /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
     /// once fired, while `valuesArePending`, the values themselves, read slot by slot. Setting a
     /// row ends the object's place in a batch.
@@ -303,14 +331,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         @inline(__always) get {
             switch link {
             case .row(let row): row
+            case .block(let block): block.values(ofRow: Int(versionOrBatchIndex))
             case .state(let state): state.fetchedRow
             case .batch, nil: nil
             }
         }
         set {
             if newValue == nil { keptDestination = nil }
+            leaveBlock()
             switch link {
-            case nil, .row: link = newValue.map(ObjectLink.row)
+            case nil, .row, .block: link = newValue.map(ObjectLink.row)
             case .batch:
                 guard let newValue else { return }
                 leaveBatch()
@@ -322,10 +352,25 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
+    /// The fetched row's value at `slot` while the row follows a layout of `count` slots; nil
+    /// otherwise. Not inlined: with no call between reading the row and its value, the row is
+    /// borrowed rather than retained and released.
+    @inline(never)
+    final func pendingStoredValue(slot: Int, count: Int) -> StoreValue? {
+        switch link {
+        case .row(let row): row.count == count ? row[slot] : nil
+        case .block(let block): block.width == count ? block[Int(versionOrBatchIndex), slot] : nil
+        case .state(let state): state.fetchedRow.flatMap { $0.count == count ? $0[slot] : nil }
+        case .batch, nil: nil
+        }
+    }
+
     /// Whether the object links its fetched row and nothing else (see `ObjectLink.row`).
     final var linksFetchedRow: Bool {
-        if case .row = link { return true }
-        return false
+        switch link {
+        case .row, .block: true
+        default: false
+        }
     }
 
     /// Whether the values have not been loaded yet.

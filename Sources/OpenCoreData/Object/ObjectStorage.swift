@@ -10,6 +10,9 @@ import Synchronization
 enum ObjectLink {
     /// The fetched row (see `NSManagedObject.fetchedRow`).
     case row([StoreValue])
+    /// The fetched row, in the block of rows its fetch read (see `RowBlock`); the row's index in
+    /// the block is kept where the version otherwise is, and its version in the block.
+    case block(RowBlock)
     /// The batch of a batched fault (see `NSManagedObject.batchMember`).
     case batch(FaultBatch)
     case state(ObjectState)

@@ -107,16 +107,54 @@ package struct SQLRowDecoder {
     /// without a generic call per column.
     @inlinable
     package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
+        guard let (entityID, slotReaders) = entity(of: statement) else { return nil }
+        let primaryKey = statement.int64(at: 0)
+        var values: [StoreValue] = []
+        values.reserveCapacity(slotReaders.count)
+        let toMany = Self.appendValues(of: statement, slotReaders, layout: layout, readsToMany: readsToMany, to: &values)
+        if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
+        decodedCount += 1
+        return RowSnapshot(
+            key: ObjectKey(entityID: entityID, primaryKey: primaryKey), version: statement.int64(at: 2), values: values)
+    }
+
+    /// Adds the current row of `statement` to the block `block` gives for its width (its
+    /// entity's slot count); false when its entity is not one of the decoder's. For a decoder
+    /// that does not read to-many slots (`readsToMany` false): they stay `.null`.
+    @inlinable
+    package mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) -> Bool {
+        guard let (entityID, slotReaders) = entity(of: statement) else { return false }
+        let layout = layout
+        let readsToMany = readsToMany
+        block(slotReaders.count).appendRow(
+            key: ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)), version: statement.int64(at: 2)
+        ) { values in
+            _ = Self.appendValues(of: statement, slotReaders, layout: layout, readsToMany: readsToMany, to: &values)
+        }
+        decodedCount += 1
+        return true
+    }
+
+    /// The schema entity of the current row and its slot readers; nil for an entity not read.
+    @inlinable
+    func entity<Row: SQLRow>(of statement: Row) -> (Int, [SlotReader])? {
         let number = Int(statement.int64(at: 1))
         guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,
             let slotReaders = readers[entityIDsByNumber[number]]
         else { return nil }
-        let entityID = entityIDsByNumber[number]
-        let primaryKey = statement.int64(at: 0)
-        var values: [StoreValue] = []
-        values.reserveCapacity(slotReaders.count)
+        return (entityIDsByNumber[number], slotReaders)
+    }
+
+    /// Appends the values of the current row's slots to `values`; the to-many slots to fill
+    /// (by slot index in the row), which are `.objects([])` until then (`.null` unless
+    /// `readsToMany`). Static, so that a closure calling it does not copy the decoder.
+    @inlinable
+    static func appendValues<Row: SQLRow>(
+        of statement: Row, _ slotReaders: [SlotReader], layout: AppleSQLLayout, readsToMany: Bool,
+        to values: inout [StoreValue]
+    ) -> [(slot: Int, relationship: Int)] {
         var toMany: [(slot: Int, relationship: Int)] = []
-        for reader in slotReaders {
+        for (slot, reader) in slotReaders.enumerated() {
             switch reader {
             case .null:
                 values.append(.null)
@@ -134,14 +172,11 @@ package struct SQLRowDecoder {
                     values.append(.null)
                     continue
                 }
-                toMany.append((values.count, relationship))
+                toMany.append((slot, relationship))
                 values.append(.objects([]))
             }
         }
-        if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
-        decodedCount += 1
-        return RowSnapshot(
-            key: ObjectKey(entityID: entityID, primaryKey: primaryKey), version: statement.int64(at: 2), values: values)
+        return toMany
     }
 
     /// Fills the to-many slots of the rows decoded so far, which must be `rows[offset...]` in

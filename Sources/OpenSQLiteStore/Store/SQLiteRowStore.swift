@@ -296,6 +296,37 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         }
     }
 
+    /// Runs a plan whose output is `.rows` into blocks of rows (see `RowStore.rowBlocks(_:)`),
+    /// read straight from SQLite's statement; nil when the plan does not compile to one
+    /// statement (then `execute(_:)` answers it).
+    package func rowBlocks(_ plan: FetchPlan) throws -> [RowBlock]? {
+        guard case .rows = plan.output, case .compiled(let query) = SQLCompiler(layout: layout, dialect: dialect).compile(plan)
+        else { return nil }
+        return try withSession { connection in
+            let statement = try connection.statement(query.sql)
+            defer { statement.reset() }
+            try statement.bind(query.arguments)
+            var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+            var blocks: [RowBlock] = []
+            // Rows go to the last block while it has room and their entity's width.
+            var current: RowBlock?
+            var counter = FetchRowCounter()
+            let watched = counter.isWatching
+            while try statement.step() {
+                if watched { try counter.count() }
+                _ = decoder.decode(statement) { width in
+                    if let current, !current.isFull, current.width == width { return current }
+                    let block = RowBlock(width: width)
+                    blocks.append(block)
+                    current = block
+                    return block
+                }
+            }
+            try counter.finish()
+            return blocks
+        }
+    }
+
     /// Runs a compiled dictionary fetch into `sink`, read straight from SQLite's statement (see
     /// `SQLFetchStore.runDictionaries(_:into:)`).
     package func runDictionaries(_ compiled: SQLDictionaryQuery, into sink: inout some DictionaryRowSink) throws {
