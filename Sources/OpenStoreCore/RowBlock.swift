@@ -1,62 +1,65 @@
-/// Rows of one fetch kept together: their values in one array, row after row, so that a fetch
-/// of many rows makes one allocation per block rather than one array per row, and frees them
-/// the same way. Objects made from the rows read their values in place (see
+/// Rows of one fetch kept together: their values in one allocation, row after row, so that a
+/// fetch of many rows makes one allocation per block rather than one array per row, and frees
+/// them the same way. Objects made from the rows read their values in place (see
 /// `NSManagedObject.fetchedRow`); a block lives while one of them still reads from it, so stores
-/// keep blocks small (`RowBlock.capacity` rows).
+/// keep blocks small (at most `RowBlock.capacity` rows).
 ///
 /// ```swift
-/// let block = RowBlock(width: 3)
-/// block.append(key: key, version: 1, values: [.string("Ada"), .integer(36), .null])
-/// block[0, 1]   // .integer(36)
+/// let block = RowBlock(width: 2, rows: 32)
+/// block.nextRow.initialize(to: .string("Ada"))
+/// (block.nextRow + 1).initialize(to: .integer(36))
+/// block.endRow(key: key, version: 1)
+/// block.values(ofRow: 0)   // [.string("Ada"), .integer(36)]
 /// ```
 package final class RowBlock {
-    /// The rows a store puts in one block.
+    /// The most rows a store puts in one block.
     package static let capacity = 256
 
     /// The number of values per row (the entity's slots).
     package let width: Int
+    /// The number of rows the block has room for.
+    package let rowCapacity: Int
+    /// The rows' values, row after row: `count` rows of `width` values. A `let`, so that other
+    /// modules read it without an exclusivity check.
+    package let values: UnsafeMutablePointer<StoreValue>
     // Filled by one thread, then only read: no dynamic exclusivity checks.
-
-    /// The rows' values, row after row.
-    @exclusivity(unchecked) package private(set) var values: [StoreValue] = []
     /// The rows' keys and versions, by row.
     @exclusivity(unchecked) package private(set) var keys: [ObjectKey] = []
     @exclusivity(unchecked) package private(set) var versions: [Int64] = []
 
-    package init(width: Int) {
-        self.width = width
-        values.reserveCapacity(width * Self.capacity)
-        keys.reserveCapacity(Self.capacity)
-        versions.reserveCapacity(Self.capacity)
+    /// An empty block for `rows` rows of `width` values.
+    package init(width: Int, rows: Int) {
+        self.width = max(width, 0)
+        rowCapacity = max(rows, 1)
+        values = .allocate(capacity: max(self.width * rowCapacity, 1))
+        keys.reserveCapacity(rowCapacity)
+        versions.reserveCapacity(rowCapacity)
+    }
+
+    deinit {
+        values.deinitialize(count: keys.count * width)
+        values.deallocate()
     }
 
     /// The number of rows.
     package var count: Int { keys.count }
 
-    /// Whether the block holds `capacity` rows.
-    package var isFull: Bool { keys.count >= Self.capacity }
+    /// Whether the block has no room for another row.
+    package var isFull: Bool { keys.count >= rowCapacity }
 
-    /// The value at `slot` of the row at `row` (read through this, not `values`, from another
-    /// module: its accesses to `values` are not checked for exclusivity).
-    package subscript(row: Int, slot: Int) -> StoreValue {
-        values[row &* width &+ slot]
-    }
+    /// Where the next row's values go: the caller initializes all `width` of them, then calls
+    /// `endRow(key:version:)`. Only while the block is not full.
+    package var nextRow: UnsafeMutablePointer<StoreValue> { values + keys.count * width }
 
-    /// Adds a row whose `width` values `append` appends to `values`.
-    package func appendRow(key: ObjectKey, version: Int64, _ append: (inout [StoreValue]) -> Void) {
-        append(&values)
+    /// Ends the row whose `width` values were just initialized at `nextRow`.
+    package func endRow(key: ObjectKey, version: Int64) {
         keys.append(key)
         versions.append(version)
     }
 
-    /// Adds a row.
-    package func append(key: ObjectKey, version: Int64, values row: [StoreValue]) {
-        appendRow(key: key, version: version) { $0.append(contentsOf: row) }
-    }
-
     /// The values of the row at `row`, as an array of their own.
     package func values(ofRow row: Int) -> [StoreValue] {
-        Array(values[row * width..<(row + 1) * width])
+        Array(UnsafeBufferPointer(start: values + row * width, count: width))
     }
 
     /// The row at `row` as a snapshot.

@@ -359,7 +359,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final func pendingStoredValue(slot: Int, count: Int) -> StoreValue? {
         switch link {
         case .row(let row): row.count == count ? row[slot] : nil
-        case .block(let block): block.width == count ? block[Int(versionOrBatchIndex), slot] : nil
+        case .block(let block): block.width == count ? block.values[Int(versionOrBatchIndex) &* count &+ slot] : nil
         case .state(let state): state.fetchedRow.flatMap { $0.count == count ? $0[slot] : nil }
         case .batch, nil: nil
         }

@@ -111,7 +111,15 @@ package struct SQLRowDecoder {
         let primaryKey = statement.int64(at: 0)
         var values: [StoreValue] = []
         values.reserveCapacity(slotReaders.count)
-        let toMany = Self.appendValues(of: statement, slotReaders, layout: layout, readsToMany: readsToMany, to: &values)
+        var toMany: [(slot: Int, relationship: Int)] = []
+        for (slot, reader) in slotReaders.enumerated() {
+            if readsToMany, case .toMany(let relationship) = reader {
+                toMany.append((slot, relationship))
+                values.append(.objects([]))
+            } else {
+                values.append(value(of: statement, reader))
+            }
+        }
         if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
         decodedCount += 1
         return RowSnapshot(
@@ -119,18 +127,18 @@ package struct SQLRowDecoder {
     }
 
     /// Adds the current row of `statement` to the block `block` gives for its width (its
-    /// entity's slot count); false when its entity is not one of the decoder's. For a decoder
-    /// that does not read to-many slots (`readsToMany` false): they stay `.null`.
+    /// entity's slot count; a block with room for a row); false when its entity is not one of
+    /// the decoder's. To-many slots stay `.null` (members not loaded), whatever `readsToMany`.
     @inlinable
     package mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) -> Bool {
         guard let (entityID, slotReaders) = entity(of: statement) else { return false }
-        let layout = layout
-        let readsToMany = readsToMany
-        block(slotReaders.count).appendRow(
-            key: ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)), version: statement.int64(at: 2)
-        ) { values in
-            _ = Self.appendValues(of: statement, slotReaders, layout: layout, readsToMany: readsToMany, to: &values)
+        let block = block(slotReaders.count)
+        let row = block.nextRow
+        for (slot, reader) in slotReaders.enumerated() {
+            (row + slot).initialize(to: value(of: statement, reader))
         }
+        block.endRow(
+            key: ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)), version: statement.int64(at: 2))
         decodedCount += 1
         return true
     }
@@ -145,38 +153,20 @@ package struct SQLRowDecoder {
         return (entityIDsByNumber[number], slotReaders)
     }
 
-    /// Appends the values of the current row's slots to `values`; the to-many slots to fill
-    /// (by slot index in the row), which are `.objects([])` until then (`.null` unless
-    /// `readsToMany`). Static, so that a closure calling it does not copy the decoder.
+    /// The value of one slot of the current row; `.null` for a to-many slot (filled by
+    /// `fillToMany` when the decoder reads them).
     @inlinable
-    static func appendValues<Row: SQLRow>(
-        of statement: Row, _ slotReaders: [SlotReader], layout: AppleSQLLayout, readsToMany: Bool,
-        to values: inout [StoreValue]
-    ) -> [(slot: Int, relationship: Int)] {
-        var toMany: [(slot: Int, relationship: Int)] = []
-        for (slot, reader) in slotReaders.enumerated() {
-            switch reader {
-            case .null:
-                values.append(.null)
-            case .attribute(let index, let kind):
-                values.append(statement.value(at: index, kind: kind))
-            case .toOne(let index, let entityColumn, let destination):
-                if statement.isNull(at: index) {
-                    values.append(.null)
-                } else {
-                    let entity = entityColumn.flatMap { layout.entityID(forNumber: Int(statement.int64(at: $0))) } ?? destination
-                    values.append(.object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index))))
-                }
-            case .toMany(let relationship):
-                guard readsToMany else {
-                    values.append(.null)
-                    continue
-                }
-                toMany.append((slot, relationship))
-                values.append(.objects([]))
-            }
+    func value<Row: SQLRow>(of statement: Row, _ reader: SlotReader) -> StoreValue {
+        switch reader {
+        case .null, .toMany:
+            return .null
+        case .attribute(let index, let kind):
+            return statement.value(at: index, kind: kind)
+        case .toOne(let index, let entityColumn, let destination):
+            if statement.isNull(at: index) { return .null }
+            let entity = entityColumn.flatMap { layout.entityID(forNumber: Int(statement.int64(at: $0))) } ?? destination
+            return .object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index)))
         }
-        return toMany
     }
 
     /// Fills the to-many slots of the rows decoded so far, which must be `rows[offset...]` in

@@ -308,15 +308,19 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             try statement.bind(query.arguments)
             var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
             var blocks: [RowBlock] = []
-            // Rows go to the last block while it has room and their entity's width.
+            // Rows go to the last block while it has room and their entity's width. Blocks grow
+            // from 32 rows (or the limit) to `RowBlock.capacity`, so that a small result takes
+            // a small block.
             var current: RowBlock?
+            var rows = plan.limit > 0 ? min(plan.limit, 32) : 32
             var counter = FetchRowCounter()
             let watched = counter.isWatching
             while try statement.step() {
                 if watched { try counter.count() }
                 _ = decoder.decode(statement) { width in
                     if let current, !current.isFull, current.width == width { return current }
-                    let block = RowBlock(width: width)
+                    if current != nil { rows = min(rows * 4, RowBlock.capacity) }
+                    let block = RowBlock(width: width, rows: rows)
                     blocks.append(block)
                     current = block
                     return block
