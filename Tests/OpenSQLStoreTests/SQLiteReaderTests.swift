@@ -11,8 +11,10 @@ import Testing
     static let cars = FetchPlan(entityID: 1, entityIDs: [1, 2], output: .rows)
     static let count = FetchPlan(entityID: 1, entityIDs: [1, 2], output: .count)
 
-    static func open(_ folder: TemporaryFolder, readerLimit: Int = SQLiteRowStore.defaultReaderLimit,
-                     pragmas: [(name: String, value: String)] = []) throws -> SQLiteRowStore {
+    static func open(
+        _ folder: TemporaryFolder, readerLimit: Int = SQLiteRowStore.defaultReaderLimit,
+        pragmas: [(name: String, value: String)] = []
+    ) throws -> SQLiteRowStore {
         try SQLiteRowStore.open(
             at: folder.file("Cars.sqlite"), schema: SQLiteSaveTests.schema, readOnly: false, modelVersionHashes: [:],
             pragmas: pragmas, readerLimit: readerLimit)
@@ -60,7 +62,9 @@ import Testing
         let serial = try Self.open(serialFolder, readerLimit: 0)
         #expect(serial.testingReaders == nil)
         let heldSerial = try serial.prepare(SaveChanges(inserted: [SQLiteSaveTests.car(1, "A")]))
-        Thread.detachNewThread { Self.waitUntil { serial.testingQueuedCalls == 1 }; try? heldSerial.commit() }
+        Thread.detachNewThread {
+            Self.waitUntil { serial.testingQueuedCalls == 1 }; try? heldSerial.commit()
+        }
         // Waits for the save, then sees it.
         #expect(Self.plates(try serial.execute(Self.cars)) == ["A"])
     }
@@ -100,7 +104,9 @@ import Testing
         #expect(store.testingReaders?.opened == 2)
         #expect(store.testingReaders?.waiting == 3)
         release[0].signal()
-        Self.waitUntil { order.current.count == 3 }
+        // Counted under the lock: a copy read outside it races with the appends (as ThreadSanitizer
+        // sees the runtime's reference counts).
+        Self.waitUntil { order.read { $0.count } == 3 }
         release[1].signal()
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(order.current == [0, 1, 2])
@@ -172,6 +178,7 @@ private final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     init(_ value: Value) { self.value = value }
     func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+    func read<Result>(_ body: (Value) -> Result) -> Result { lock.withLock { body(value) } }
     var current: Value { lock.withLock { value } }
 }
 

@@ -314,13 +314,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         versionOrBatchIndex = UInt32(truncatingIfNeeded: row)
     }
 
-    /// An object reading its row in a block takes a copy of its own, and its version back where
-    /// the row's index was: before anything else changes its link or that field.
-    private final func leaveBlock() {
+    /// An object reading its row in a block takes a copy of its own (unless the row is about to
+    /// be replaced), and its version back where the row's index was: before anything else
+    /// changes its link or that field.
+    private final func leaveBlock(keepingRow: Bool = true) {
         guard case .block(let block) = link else { return }
         let row = Int(versionOrBatchIndex)
-        link = .row(block.values(ofRow: row))
-        versionOrBatchIndex = 0
+        link = keepingRow ? .row(block.values(ofRow: row)) : nil
         version = block.versions[row]
     }
 
@@ -338,7 +338,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
         set {
             if newValue == nil { keptDestination = nil }
-            leaveBlock()
+            leaveBlock(keepingRow: false)
             switch link {
             case nil, .row, .block: link = newValue.map(ObjectLink.row)
             case .batch:
