@@ -199,10 +199,12 @@ func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
-let lines: [(label: String, rules: Bool, typed: Bool)] = [
+let allLines: [(label: String, rules: Bool, typed: Bool)] = [
     ("plain, no rules", false, false), ("plain, rules", true, false), ("typed, no rules", false, true),
     ("typed, rules", true, true),
 ]
+/// `ONLY=<substring>` runs the lines whose label contains it (and the raw loop), for profiling.
+let lines = allLines.filter { line in environment["ONLY"].map { line.label.contains($0) } ?? true }
 var timings = Array(repeating: Timing(), count: lines.count)
 var raw = Timing()
 for _ in 0..<rounds {
@@ -232,20 +234,22 @@ for (index, line) in lines.enumerated() {
 print(
     "raw C API".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
         + String(format: " %6.0f %9.2f×", rawSave, 1.0))
-let plain = median(timings[0].save), ruled = median(timings[1].save)
-let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
-let plainValidate = median(timings[0].validate), ruledValidate = median(timings[1].validate)
-let typedPlainValidate = median(timings[2].validate), typedRuledValidate = median(timings[3].validate)
-print(
-    String(
-        format: "save, rules / no rules: plain %.2f×, typed %.2f×; typed / plain: no rules %.2f×, rules %.2f×",
-        ruled / plain, typedRuled / typedPlain, typedPlain / plain, typedRuled / ruled))
-print(
-    String(
-        format: "validateForInsert, rules / no rules: plain %.2f×, typed %.2f×", ruledValidate / plainValidate,
-        typedRuledValidate / typedPlainValidate))
-results["save rules/no rules plain"] = ruled / plain
-results["save rules/no rules typed"] = typedRuled / typedPlain
+if lines.count == allLines.count {
+    let plain = median(timings[0].save), ruled = median(timings[1].save)
+    let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
+    let plainValidate = median(timings[0].validate), ruledValidate = median(timings[1].validate)
+    let typedPlainValidate = median(timings[2].validate), typedRuledValidate = median(timings[3].validate)
+    print(
+        String(
+            format: "save, rules / no rules: plain %.2f×, typed %.2f×; typed / plain: no rules %.2f×, rules %.2f×",
+            ruled / plain, typedRuled / typedPlain, typedPlain / plain, typedRuled / ruled))
+    print(
+        String(
+            format: "validateForInsert, rules / no rules: plain %.2f×, typed %.2f×", ruledValidate / plainValidate,
+            typedRuledValidate / typedPlainValidate))
+    results["save rules/no rules plain"] = ruled / plain
+    results["save rules/no rules typed"] = typedRuled / typedPlain
+}
 if let data = try? JSONSerialization.data(withJSONObject: results, options: [.sortedKeys]),
     let json = String(data: data, encoding: .utf8)
 {

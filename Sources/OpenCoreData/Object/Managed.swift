@@ -111,9 +111,12 @@ extension NSManagedObject {
     /// need not be kept across them).
     @inline(__always)
     final func slotFacts(forKey key: String) -> (slot: Int, decoding: PropertyLayout.Decoding, count: Int)? {
-        let layout = self.layout
-        guard let slot = layout.slot(named: key) else { return nil }
-        return (slot, layout.decodings[slot], layout.count)
+        // Not retained: what holds the layout (the entity, the ID origin or the object's state)
+        // outlives this read, which changes nothing.
+        Unmanaged.passUnretained(layout)._withUnsafeGuaranteedRef { layout in
+            guard let slot = layout.slot(named: key) else { return nil }
+            return (slot, layout.decodings[slot], layout.count)
+        }
     }
 
     private func managedTypeMismatch(_ value: Any?, key: String, type: Any.Type) -> Never {

@@ -217,8 +217,16 @@ extension NSManagedObject {
     ///
     /// Changed values (of an object refreshed with `mergeChanges`, or changed while it could not
     /// be loaded) are kept over the loaded ones, laid on after `awakeFromFetch()`.
-    func fireFault() {
-        guard faulted else { return }
+    ///
+    /// Inlined to its test, which every read of a property makes; the firing is not.
+    @inline(__always)
+    final func fireFault() {
+        if faulted { fireFaultNow() }
+    }
+
+    /// `fireFault()` of a fault.
+    @inline(never)
+    private final func fireFaultNow() {
         faulted = false
         // The common case, without loading the context: a fault fetched with its row takes the
         // row as its values where it is (what `loadValues(for:)` does for it; such an object has

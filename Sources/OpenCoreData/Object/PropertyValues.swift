@@ -34,6 +34,8 @@ final class PropertyLayout {
     let names: [String]
     /// Their lengths in UTF-8, by slot.
     private let nameLengths: [Int]
+    /// Their two words, by slot (see `slot(named:)`).
+    private let nameWords: [NameWords]
     let slotByName: [String: Int]
     /// A slot array with no values, shared (copy on write) by every `PropertyValues` made empty.
     let emptySlots: [Any?]
@@ -63,6 +65,7 @@ final class PropertyLayout {
         self.properties = properties
         names = properties.map(\.name)
         nameLengths = names.map(\.utf8.count)
+        nameWords = names.map(NameWords.init)
         self.kinds = kinds
         self.decodings = decodings
         var slots: [String: Int] = Dictionary(minimumCapacity: properties.count)
@@ -79,16 +82,33 @@ final class PropertyLayout {
 
     var count: Int { properties.count }
 
-    /// The slot of a stored property. Names are compared one by one for entities of a few
-    /// properties (short names compare as two machine words, cheaper than hashing the key), and
-    /// looked up by hash for larger ones.
+    /// The slot of a stored property. A name that is the same string as the property's (same
+    /// two words: a short name, or the property's own string) is found without comparing
+    /// characters or calling anything; another is compared (see `slot(comparing:)`).
     @inline(__always)
     func slot(named name: String) -> Int? {
+        let words = NameWords(name)
+        for slot in nameWords.indices where nameWords[slot] == words { return slot }
+        return slot(comparing: name)
+    }
+
+    /// The slot of a stored property whose name is not the same string as `name`'s: names are
+    /// compared one by one for entities of a few properties (lengths first: comparing two
+    /// strings that differ costs more than comparing counts), and looked up by hash for larger
+    /// ones.
+    @inline(never)
+    func slot(comparing name: String) -> Int? {
         guard names.count <= Self.scanLimit else { return slotByName[name] }
-        // Lengths first: comparing two strings that differ costs more than comparing counts.
         let length = name.utf8.count
         for slot in names.indices where nameLengths[slot] == length && names[slot] == name { return slot }
         return nil
+    }
+
+    /// The two words a `String` is made of: equal words are equal strings (the converse does not
+    /// hold: a long string's words point to its storage).
+    struct NameWords: Equatable {
+        let count: UInt64, object: UInt64
+        init(_ name: String) { (count, object) = unsafeBitCast(name, to: (UInt64, UInt64).self) }
     }
 
     /// Up to this many properties, `slot(named:)` compares names rather than hashing.
