@@ -65,6 +65,26 @@ import Testing
         #expect(layout.slot(named: "") == nil)
     }
 
+    /// A key that is not the same string as the property's name (built at run time) finds the
+    /// slot as the name itself does.
+    @Test func slotsAreFoundByKeysThatAreOtherStringsOfTheSameName() {
+        let entity = NSEntityDescription()
+        entity.name = "Cafe"
+        entity.properties = [
+            attribute("price", .doubleAttributeType), attribute("caf\u{E9}", .stringAttributeType),
+            attribute("openedOnTheFirstDayOfSpring", .dateAttributeType),
+        ]
+        let layout = entity.propertyLayout
+        #expect(layout.slot(named: "price") == 0)
+        #expect(layout.slot(named: String("xprice".dropFirst())) == 0)
+        #expect(layout.slot(named: ["caf", "\u{E9}"].joined()) == 1)
+        #expect(layout.slot(named: "caf\u{E9}") == 1)
+        #expect(layout.slot(named: "openedOnTheFirstDayOfSpring") == 2)
+        #expect(layout.slot(named: ["opened", "OnTheFirstDayOfSpring"].joined()) == 2)
+        #expect(layout.slot(named: "cafe") == nil)
+        #expect(layout.slot(named: "openedOnTheFirstDayOfSummer") == nil)
+    }
+
     @Test func valuesReadTheSameBySlotAndByName() {
         let model = CompanyModel.make()  // kept: entities hold their model and super-entity weakly
         let layout = model[entity: "Employee"].propertyLayout
