@@ -269,6 +269,9 @@ final class FetchedResultsCore: ContextChangeObserver {
             new = layout
         } else {
             new = placing(Array(candidates.values))
+            let changed = Set(candidates.keys)
+            report(new, changes: FetchedResultsChanges(from: layout, to: new, placing: changed), changed: changed)
+            return
         }
         report(new, changed: Set(candidates.keys))
     }
@@ -431,10 +434,13 @@ final class FetchedResultsCore: ContextChangeObserver {
 
     // MARK: - Reporting
 
-    /// Makes `new` the layout and tells the delegate what changed, if anything did.
-    private func report(_ new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
+    /// Makes `new` the layout and tells the delegate what changed, if anything did: `changes`
+    /// when given, else what `FetchedResultsChanges(from:to:changed:)` finds.
+    private func report(
+        _ new: FetchedResultsLayout, changes placed: FetchedResultsChanges? = nil, changed: Set<ObjectIdentifier>
+    ) {
         let old = layout
-        let changes = FetchedResultsChanges(from: old, to: new, changed: changed)
+        let changes = placed ?? FetchedResultsChanges(from: old, to: new, changed: changed)
         var ids: (old: [NSManagedObjectID], new: [NSManagedObjectID])?
         if wantsIDs {
             let oldIDs = reportedIDs
@@ -493,17 +499,29 @@ final class FetchedResultsCore: ContextChangeObserver {
     static func difference(
         _ oldIDs: [NSManagedObjectID], _ newIDs: [NSManagedObjectID], _ changes: FetchedResultsChanges
     ) -> CollectionDifference<NSManagedObjectID> {
-        var stays = [Bool](repeating: false, count: oldIDs.count)
-        var inserted = [Bool](repeating: true, count: newIDs.count)
-        for pair in changes.stayed where oldIDs[pair.old] == newIDs[pair.new] {
-            stays[pair.old] = true
-            inserted[pair.new] = false
-        }
+        var stays = [Bool](repeating: true, count: oldIDs.count)
+        var inserted = [Bool](repeating: false, count: newIDs.count)
+        for position in changes.deletedPositions { stays[position] = false }
+        for position in changes.insertedPositions { inserted[position] = true }
         var movedTo: [Int: Int] = [:]
         var movedFrom: [Int: Int] = [:]
-        for move in changes.movedPositions where oldIDs[move.old] == newIDs[move.new] {
+        for move in changes.movedPositions {
+            stays[move.old] = false
+            inserted[move.new] = true
+            guard oldIDs[move.old] == newIDs[move.new] else { continue }
             movedTo[move.old] = move.new
             movedFrom[move.new] = move.old
+        }
+        // The objects that stayed, in the same order in both: one whose ID changed is removed
+        // under the old ID and inserted under the new one.
+        var newOffset = 0
+        for offset in oldIDs.indices where stays[offset] {
+            while inserted[newOffset] { newOffset += 1 }
+            if oldIDs[offset] != newIDs[newOffset] {
+                stays[offset] = false
+                inserted[newOffset] = true
+            }
+            newOffset += 1
         }
         var steps: [CollectionDifference<NSManagedObjectID>.Change] = []
         for (offset, id) in oldIDs.enumerated() where !stays[offset] {

@@ -79,9 +79,12 @@ struct FetchedResultsChanges {
     var inserted: [(object: NSManagedObject, at: IndexPath)] = []
     var moved: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
     var updated: [(object: NSManagedObject, from: IndexPath, to: IndexPath)] = []
-    /// The old and new positions in `objects` of the objects that stayed.
-    var stayed: [(old: Int, new: Int)] = []
-    /// The old and new positions in `objects` of the objects that moved, in new order.
+    /// The old positions in `objects` of the deleted objects, ascending.
+    var deletedPositions: [Int] = []
+    /// The new positions in `objects` of the inserted objects, ascending.
+    var insertedPositions: [Int] = []
+    /// The old and new positions in `objects` of the objects that moved, in new order. Every
+    /// other object in both layouts stayed: those keep their order in both.
     var movedPositions: [(old: Int, new: Int)] = []
 
     var isEmpty: Bool {
@@ -92,28 +95,10 @@ struct FetchedResultsChanges {
     /// The changes from `old` to `new`; `changed` holds the objects whose values may have
     /// changed (staying ones among them are updates).
     init(from old: FetchedResultsLayout, to new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
-        // Sections: the n-th of a name matches the n-th of that name; matched sections whose
-        // order is kept stay, the others are deleted and inserted.
-        func keys(_ layout: FetchedResultsLayout) -> [SectionKey] {
-            var seen: [String: Int] = [:]
-            return layout.sections.map { section in
-                defer { seen[section.name, default: 0] += 1 }
-                return SectionKey(name: section.name, occurrence: seen[section.name] ?? 0)
-            }
-        }
-        let newSectionByKey = Dictionary(uniqueKeysWithValues: keys(new).enumerated().map { ($1, $0) })
-        let matches = keys(old).enumerated().compactMap { old, key in newSectionByKey[key].map { (old, $0) } }
-        var newSectionOf = [Int?](repeating: nil, count: old.sections.count)
-        var newSectionStays = [Bool](repeating: false, count: new.sections.count)
-        for chosen in Self.increasingSubsequence(matches.map(\.1)) {
-            newSectionOf[matches[chosen].0] = matches[chosen].1
-            newSectionStays[matches[chosen].1] = true
-        }
-        deletedSections = newSectionOf.indices.filter { newSectionOf[$0] == nil }
-        insertedSections = newSectionStays.indices.filter { !newSectionStays[$0] }
-
+        let newSectionOf = matchSections(old, new)
         for (index, object) in old.objects.enumerated() where new.positions[ObjectIdentifier(object)] == nil {
             deleted.append((object, old.indexPath(at: index)))
+            deletedPositions.append(index)
         }
         // Which old objects may have changed, by old position (one lookup per changed object
         // rather than one per object).
@@ -132,6 +117,7 @@ struct FetchedResultsChanges {
             while new.sections[newSection].end <= index { newSection += 1 }
             guard let oldIndex = old.positions[ObjectIdentifier(object)] else {
                 inserted.append((object, new.indexPath(at: index)))
+                insertedPositions.append(index)
                 continue
             }
             if oldIndex < old.sections[oldSection].start || oldIndex >= old.sections[oldSection].end {
@@ -146,7 +132,6 @@ struct FetchedResultsChanges {
         let staying = Self.staying(candidates)
         for (position, candidate) in candidates.enumerated() {
             if staying[position] {
-                stayed.append((candidate.old, candidate.new))
                 if candidate.changed {
                     updated.append(
                         (new.objects[candidate.new], old.indexPath(at: candidate.old), new.indexPath(at: candidate.new)))
@@ -155,10 +140,134 @@ struct FetchedResultsChanges {
                 movers.append((candidate.old, candidate.new))
             }
         }
+        setMoves(movers, old, new)
+    }
+
+    /// The changes from `old` to `new` when only the objects in `changed` may have entered,
+    /// left, moved or changed section, every other object keeping its section's name and its
+    /// order among the others (how the controller places changed objects): the changes
+    /// `init(from:to:changed:)` finds, in time that grows with the changed objects rather than
+    /// with the results. Nil where a section holding unchanged objects might not stay (a name
+    /// with more than one section), which that initializer handles.
+    init?(from old: FetchedResultsLayout, to new: FetchedResultsLayout, placing changed: Set<ObjectIdentifier>) {
+        guard Self.namesAreDistinct(old), Self.namesAreDistinct(new) else { return nil }
+        let newSectionOf = matchSections(old, new)
+        // Where each changed object was and is.
+        var candidatesInSection = [Int](repeating: 0, count: old.sections.count)
+        var inBoth: [(old: Int, new: Int)] = []
+        var changedInNew: [Int] = []
+        for id in changed {
+            let oldIndex = old.positions[id], newIndex = new.positions[id]
+            if let oldIndex { candidatesInSection[old.section(at: oldIndex)] += 1 }
+            if let newIndex { changedInNew.append(newIndex) }
+            switch (oldIndex, newIndex) {
+            case (let oldIndex?, nil): deletedPositions.append(oldIndex)
+            case (nil, let newIndex?): insertedPositions.append(newIndex)
+            case (let oldIndex?, let newIndex?): inBoth.append((oldIndex, newIndex))
+            case (nil, nil): break
+            }
+        }
+        // Unchanged objects stay, with their sections.
+        for (section, count) in candidatesInSection.enumerated()
+        where count < old.sections[section].count && newSectionOf[section] == nil {
+            return nil
+        }
+        deletedPositions.sort()
+        insertedPositions.sort()
+        changedInNew.sort()
+        deleted = deletedPositions.map { (old.objects[$0], old.indexPath(at: $0)) }
+        inserted = insertedPositions.map { (new.objects[$0], new.indexPath(at: $0)) }
+
+        // As `staying(_:)` decides with every unchanged object in order: a changed object that
+        // stays in its section stays if its old position is between those of the unchanged
+        // objects around its new one, and then as many of those between the same two as keep
+        // their order; the others move.
+        inBoth.sort { $0.new < $1.new }
+        var movers: [(old: Int, new: Int)] = []
+        var next = 0
+        while next < inBoth.count {
+            // The changed objects (in `changedInNew`) between two unchanged ones, and those.
+            var run = Self.lowerBound(of: inBoth[next].new, in: changedInNew)
+            while run > 0 && changedInNew[run - 1] == changedInNew[run] - 1 { run -= 1 }
+            let lower = changedInNew[run] - 1
+            var upper = lower + 1
+            while run < changedInNew.count && changedInNew[run] == upper {
+                run += 1
+                upper += 1
+            }
+            let lowerBound = lower >= 0 ? old.positions[ObjectIdentifier(new.objects[lower])] ?? -1 : -1
+            let upperBound =
+                upper < new.objects.count ? old.positions[ObjectIdentifier(new.objects[upper])] ?? Int.max : Int.max
+            var fitting: [(old: Int, new: Int)] = []
+            while next < inBoth.count && inBoth[next].new < upper {
+                let candidate = inBoth[next]
+                next += 1
+                let staysInSection = newSectionOf[old.section(at: candidate.old)] == new.section(at: candidate.new)
+                if staysInSection && candidate.old > lowerBound && candidate.old < upperBound {
+                    fitting.append(candidate)
+                } else {
+                    movers.append(candidate)
+                }
+            }
+            var stays = [Bool](repeating: false, count: fitting.count)
+            for chosen in Self.increasingSubsequence(fitting.map(\.old)) { stays[chosen] = true }
+            for (position, candidate) in fitting.enumerated() {
+                if stays[position] {
+                    updated.append(
+                        (new.objects[candidate.new], old.indexPath(at: candidate.old), new.indexPath(at: candidate.new)))
+                } else {
+                    movers.append(candidate)
+                }
+            }
+        }
+        setMoves(movers, old, new)
+    }
+
+    /// Matches the sections of `old` and `new` (the n-th of a name with the n-th of that name;
+    /// matched sections whose order is kept stay, the others are deleted and inserted), sets
+    /// `deletedSections` and `insertedSections`, and returns each old section's new index, nil
+    /// for a deleted one.
+    private mutating func matchSections(_ old: FetchedResultsLayout, _ new: FetchedResultsLayout) -> [Int?] {
+        func keys(_ layout: FetchedResultsLayout) -> [SectionKey] {
+            var seen: [String: Int] = [:]
+            return layout.sections.map { section in
+                defer { seen[section.name, default: 0] += 1 }
+                return SectionKey(name: section.name, occurrence: seen[section.name] ?? 0)
+            }
+        }
+        let newSectionByKey = Dictionary(uniqueKeysWithValues: keys(new).enumerated().map { ($1, $0) })
+        let matches = keys(old).enumerated().compactMap { old, key in newSectionByKey[key].map { (old, $0) } }
+        var newSectionOf = [Int?](repeating: nil, count: old.sections.count)
+        var newSectionStays = [Bool](repeating: false, count: new.sections.count)
+        for chosen in Self.increasingSubsequence(matches.map(\.1)) {
+            newSectionOf[matches[chosen].0] = matches[chosen].1
+            newSectionStays[matches[chosen].1] = true
+        }
+        deletedSections = newSectionOf.indices.filter { newSectionOf[$0] == nil }
+        insertedSections = newSectionStays.indices.filter { !newSectionStays[$0] }
+        return newSectionOf
+    }
+
+    /// Sets `movedPositions` (in new order) and `moved`.
+    private mutating func setMoves(_ movers: [(old: Int, new: Int)], _ old: FetchedResultsLayout, _ new: FetchedResultsLayout) {
         movedPositions = movers.sorted { $0.new < $1.new }
         for mover in movedPositions {
             moved.append((new.objects[mover.new], old.indexPath(at: mover.old), new.indexPath(at: mover.new)))
         }
+    }
+
+    private static func namesAreDistinct(_ layout: FetchedResultsLayout) -> Bool {
+        Set(layout.sections.lazy.map(\.name)).count == layout.sections.count
+    }
+
+    /// The first index of `sorted` whose value is not below `value`.
+    private static func lowerBound(of value: Int, in sorted: [Int]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     private struct SectionKey: Hashable {
