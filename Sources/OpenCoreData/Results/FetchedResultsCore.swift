@@ -293,6 +293,8 @@ final class FetchedResultsCore: ContextChangeObserver {
         let descriptors: [OpenPredicate.NSSortDescriptor]
         /// The descriptors' keys where they are plain keys (see `NSSortDescriptor.plainKey`).
         private let plainKeys: [String?]
+        /// The descriptors' directions, read once.
+        private let ascending: [Bool]
         /// Each object's sort keys, read once (see `SortKey`).
         @exclusivity(unchecked) private var known: [ObjectIdentifier: [SortKey]] = [:]
 
@@ -300,25 +302,29 @@ final class FetchedResultsCore: ContextChangeObserver {
         init(_ descriptors: [OpenPredicate.NSSortDescriptor], objects: Int) {
             self.descriptors = descriptors
             plainKeys = descriptors.map(\.plainKey)
+            ascending = descriptors.map(\.ascending)
             known.reserveCapacity(objects)
         }
 
-        /// The object's sort keys, one per descriptor.
+        /// The object's sort keys, one per descriptor, read once and kept.
         func keys(of object: NSManagedObject) -> [SortKey] {
             if let keys = known[ObjectIdentifier(object)] { return keys }
-            let keys = descriptors.indices.map { index in
-                // A plain key is read from the object directly (no key-value protocol lookup).
-                guard let key = plainKeys[index] else { return descriptors[index].sortKey(of: object) }
-                return SortKey(object.value(forKey: key))
-            }
+            let keys = descriptors.indices.map { key($0, of: object) }
             known[ObjectIdentifier(object)] = keys
             return keys
+        }
+
+        /// The object's sort key for one descriptor, not kept.
+        private func key(_ index: Int, of object: NSManagedObject) -> SortKey {
+            // A plain key is read from the object directly (no key-value protocol lookup).
+            guard let key = plainKeys[index] else { return descriptors[index].sortKey(of: object) }
+            return SortKey(object.value(forKey: key))
         }
 
         /// Whether an object with keys `a` sorts before one with keys `b`.
         func precedes(_ a: [SortKey], _ b: [SortKey]) -> Bool {
             for index in descriptors.indices {
-                switch descriptors[index].compareKeys(a[index], b[index]) {
+                switch descriptors[index].compareKeys(a[index], b[index], ascending: ascending[index]) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
                 case .orderedSame: continue
@@ -327,9 +333,16 @@ final class FetchedResultsCore: ContextChangeObserver {
             return false
         }
 
-        /// Whether `a` sorts before `b`.
-        func precedes(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
-            precedes(keys(of: a), keys(of: b))
+        /// How an object with keys `keys` sorts against `object`, whose keys are read as the
+        /// comparison needs them and not kept: a binary search or a neighbour reads most objects
+        /// once, and most comparisons end at the first key.
+        func compare(_ keys: [SortKey], _ object: NSManagedObject) -> ComparisonResult {
+            for index in descriptors.indices {
+                let result = descriptors[index].compareKeys(
+                    keys[index], key(index, of: object), ascending: ascending[index])
+                if result != .orderedSame { return result }
+            }
+            return .orderedSame
         }
     }
 
@@ -339,9 +352,7 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// place are sorted and placed by binary search (after objects that sort the same).
     private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
         let old = layout
-        // A placed object's binary search reads the keys of about ten objects no other reads.
-        let order = SortOrder(plan?.sortDescriptors ?? [], objects: min(candidates.count * 12, layout.objects.count))
-        let precedes = order.precedes as (NSManagedObject, NSManagedObject) -> Bool
+        let order = SortOrder(plan?.sortDescriptors ?? [], objects: candidates.count)
         var names = SectionNames()
         let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
         var member: [ObjectIdentifier: Bool] = [:]
@@ -358,13 +369,15 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
         oldPositions.sort()
 
-        var kept: [NSManagedObject] = []
+        // What keeps its place, by old position (copying positions rather than objects, which
+        // the runtime would retain one by one twice over).
+        var kept: [Int] = []
         var keptNames: [Int] = []
-        kept.reserveCapacity(old.objects.count + toPlace.count)
-        keptNames.reserveCapacity(old.objects.count + toPlace.count)
+        kept.reserveCapacity(old.objects.count)
+        keptNames.reserveCapacity(old.objects.count)
         func keep(_ range: Range<Int>) {
             guard !range.isEmpty else { return }
-            kept += old.objects[range]
+            kept += range
             var section = old.section(at: range.lowerBound)
             var start = range.lowerBound
             while start < range.upperBound {
@@ -388,46 +401,62 @@ final class FetchedResultsCore: ContextChangeObserver {
                 after += 1
             }
             let nameIndex = names.index(of: sectionName(of: object))
+            let keys = order.keys(of: object)
             let fits =
                 nameIndex == oldNameIndexes[old.section(at: position)]
-                && (kept.last.map { !precedes(object, $0) } ?? true)
-                && (after < old.objects.count ? !precedes(old.objects[after], object) : true)
+                && (kept.last.map { order.compare(keys, old.objects[$0]) != .orderedAscending } ?? true)
+                && (after < old.objects.count ? order.compare(keys, old.objects[after]) != .orderedDescending : true)
             if fits {
-                kept.append(object)
+                kept.append(position)
                 keptNames.append(nameIndex)
             } else {
                 toPlace.append(object)
             }
         }
         keep(next..<old.objects.count)
-        guard !toPlace.isEmpty else {
-            return FetchedResultsLayout(
-                objects: kept, nameIndexes: sectionNameKeyPath == nil ? nil : keptNames, names: names.names)
-        }
 
-        var objects: [NSManagedObject] = []
-        var nameIndexes: [Int] = []
-        objects.reserveCapacity(kept.count + toPlace.count)
-        nameIndexes.reserveCapacity(kept.count + toPlace.count)
+        // Where each placed object goes among the kept ones (by binary search, in the order of
+        // their keys, read once each), then the objects in one pass.
+        let keys = toPlace.map { order.keys(of: $0) }
+        var placements: [(keptBefore: Int, object: NSManagedObject)] = []
+        placements.reserveCapacity(toPlace.count)
         var start = 0
-        // Sorted by their keys, read once each.
-        let placing = toPlace.map { (object: $0, keys: order.keys(of: $0)) }.sorted { order.precedes($0.keys, $1.keys) }
-        for (object, keys) in placing {
-            // Upper bound: the first kept object that sorts after `object`.
+        for placed in keys.indices.sorted(by: { order.precedes(keys[$0], keys[$1]) }) {
+            // Upper bound: the first kept object that sorts after the placed one.
             var low = start, high = kept.count
             while low < high {
                 let middle = (low + high) / 2
-                let middleKeys = order.keys(of: kept[middle])
-                if order.precedes(keys, middleKeys) { high = middle } else { low = middle + 1 }
+                if order.compare(keys[placed], old.objects[kept[middle]]) == .orderedAscending {
+                    high = middle
+                } else {
+                    low = middle + 1
+                }
             }
-            objects += kept[start..<low]
-            nameIndexes += keptNames[start..<low]
-            objects.append(object)
-            nameIndexes.append(names.index(of: sectionName(of: object)))
+            placements.append((low, toPlace[placed]))
             start = low
         }
-        objects += kept[start...]
-        nameIndexes += keptNames[start...]
+        var nameIndexes: [Int] = []
+        nameIndexes.reserveCapacity(kept.count + placements.count)
+        let objects = old.objects.withUnsafeBufferPointer { oldObjects in
+            [NSManagedObject](unsafeUninitializedCapacity: kept.count + placements.count) { buffer, count in
+                var taken = 0
+                func take(upTo end: Int) {
+                    for index in taken..<end {
+                        (buffer.baseAddress.unsafelyUnwrapped + count).initialize(to: oldObjects[kept[index]])
+                        count += 1
+                    }
+                    nameIndexes += keptNames[taken..<end]
+                    taken = end
+                }
+                for (keptBefore, object) in placements {
+                    take(upTo: keptBefore)
+                    (buffer.baseAddress.unsafelyUnwrapped + count).initialize(to: object)
+                    count += 1
+                    nameIndexes.append(names.index(of: sectionName(of: object)))
+                }
+                take(upTo: kept.count)
+            }
+        }
         return FetchedResultsLayout(
             objects: objects, nameIndexes: sectionNameKeyPath == nil ? nil : nameIndexes, names: names.names)
     }

@@ -80,11 +80,19 @@ extension NSSortDescriptor {
     /// and dates compared with `compare:`.
     @inline(__always)
     package func compareKeys(_ a: SortKey, _ b: SortKey) -> ComparisonResult {
+        compareKeys(a, b, ascending: ascending)
+    }
+
+    /// `compareKeys(_:_:)` with the descriptor's `ascending`, read once by a caller that
+    /// compares many keys (Foundation's getter costs more than the comparison).
+    @inline(__always)
+    package func compareKeys(_ a: SortKey, _ b: SortKey, ascending: Bool) -> ComparisonResult {
         if comparatorBox == nil, selectorName == nil || selectorName == SortComparison.defaultSelector,
             let result = SortKey.compareFast(a, b)
         {
             return ascending ? result : SortComparison.reversed(result)
         }
-        return compareValues(a.value, b.value)
+        let result = compareAscending(a.value, b.value)
+        return ascending ? result : SortComparison.reversed(result)
     }
 }
