@@ -236,7 +236,7 @@ extension NSManagedObjectContext {
         defer {
             changeState.tellObservers(
                 ContextChanges(
-                    inserted: inserted, updated: refreshed.union(updatedFaults), deleted: deleted,
+                    inserted: Array(inserted), updated: Array(refreshed) + Array(updatedFaults), deleted: Array(deleted),
                     updatedElsewhere: updatedElsewhere))
         }
         var info: [AnyHashable: Any] = [:]
@@ -302,13 +302,19 @@ extension NSManagedObjectContext {
     /// that still hold: objects still inserted, updated or deleted in this context.
     func postObjectsDidChange() {
         let pending = changeState.takePending()
-        for object in pending.inserted + pending.updated + pending.deleted { object.eventOldValues = [:] }
+        for objects in [pending.inserted, pending.updated, pending.deleted] {
+            for object in objects where object.extras != nil { object.eventOldValues = [:] }
+        }
         let inserted = Set(pending.inserted.filter { $0.context === self && $0.inserted })
         let updated = Set(pending.updated.filter { $0.context === self && $0.isUpdated })
         let deleted = Set(pending.deleted.filter { $0.context === self && $0.deleted })
         let refreshed = Set(pending.refreshed.filter { $0.context === self && !$0.deleted }).subtracting(updated)
-        // Inserted objects changed since they were announced, for observers only.
-        let changedInserts = pending.updated.filter { $0.context === self && $0.inserted }
+        // For observers: the updated and refreshed objects, and inserted ones changed since they
+        // were announced.
+        var observed = Array(updated)
+        observed.reserveCapacity(updated.count + refreshed.count + pending.updated.count)
+        observed += refreshed
+        for object in pending.updated where object.context === self && object.inserted { observed.append(object) }
         var info: [AnyHashable: Any] = [:]
         if !inserted.isEmpty { info[NSInsertedObjectsKey] = inserted }
         if !updated.isEmpty { info[NSUpdatedObjectsKey] = updated }
@@ -317,9 +323,8 @@ extension NSManagedObjectContext {
         if !info.isEmpty {
             NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
         }
-        guard !info.isEmpty || !changedInserts.isEmpty else { return }
-        changeState.tellObservers(
-            ContextChanges(inserted: inserted, updated: updated.union(refreshed).union(changedInserts), deleted: deleted))
+        guard !info.isEmpty || !observed.isEmpty else { return }
+        changeState.tellObservers(ContextChanges(inserted: Array(inserted), updated: observed, deleted: Array(deleted)))
     }
 }
 

@@ -442,7 +442,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Forgets every unsaved change: inserted objects leave, deleted ones come back, changed ones
     /// return to their saved values.
     open func rollback() {
-        let dropped = Set(insertedList.objects)
+        let dropped = insertedList.objects
         for object in insertedList {
             registry[object.objectID] = nil
             object.inserted = false
@@ -464,7 +464,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         processPendingChanges()
         // Their values are the saved ones again (they reload when next read).
         for object in restored { object.awake(fromSnapshotEvents: .rollback) }
-        changeState.tellObservers(ContextChanges(updated: Set(restored), deleted: dropped))
+        changeState.tellObservers(ContextChanges(updated: restored, deleted: dropped))
     }
 
     /// Forgets every object and change; objects fetched before are no longer valid.

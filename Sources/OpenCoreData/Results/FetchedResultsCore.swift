@@ -245,9 +245,10 @@ final class FetchedResultsCore: ContextChangeObserver {
             return
         }
         var candidates: [ObjectIdentifier: NSManagedObject] = [:]
-        for object in changes.inserted.union(changes.updated).union(changes.deleted)
-        where entityNames.contains(object.entity.name ?? "") {
-            candidates[ObjectIdentifier(object)] = object
+        for objects in [changes.inserted, changes.updated, changes.deleted] {
+            for object in objects where entityNames.contains(object.entity.name ?? "") {
+                candidates[ObjectIdentifier(object)] = object
+            }
         }
         for id in changes.updatedElsewhere where entityNames.contains(id.entity.name ?? "") {
             let object = context.object(with: id)
