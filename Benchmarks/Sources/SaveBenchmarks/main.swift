@@ -13,7 +13,10 @@
 //   `validateValue(_:forKey:)` would send every property through it; this one does not, so its
 //   save checks only the properties with rules, as the plain lines do);
 // - raw C API: the same rows and columns, one transaction, one prepared INSERT (the values are
-//   made before the clock starts, as the objects are for the other lines).
+//   made before the clock starts, as the objects are for the other lines);
+// - floor: the raw loop plus what Apple's API has any save of new objects do besides writing
+//   them: a permanent ID object per object and the sets the notifications carry (the objects
+//   twice, their IDs once), with `NSObject`s standing in for objects and IDs.
 //
 // Each line makes a fresh store, inserts the objects (not timed), then times `validateForInsert()`
 // on every object and, separately, `save()` (which validates again). OBJECTS=<n> sets the count
@@ -151,8 +154,23 @@ func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
     }
 }
 
-/// The floor: the same rows with the raw C API, one transaction, one prepared INSERT.
-func runRaw(into timing: inout Timing) {
+/// A stand-in for an object in the floor: an `NSObject` (hashed and compared as one).
+final class FloorObject: NSObject {}
+
+/// A stand-in for an object ID in the floor: an `NSObject` with its store, entity and row.
+final class FloorID: NSObject {
+    let store: AnyObject
+    let entity: Int
+    let row: Int64
+    init(store: AnyObject, entity: Int, row: Int64) { (self.store, self.entity, self.row) = (store, entity, row) }
+}
+
+/// The raw loop: the same rows with the raw C API, one transaction, one prepared INSERT. With
+/// `notifying`, the floor: the raw loop plus what Apple's API has any save of new objects do
+/// besides writing them — a permanent ID object per object, and the sets its notifications
+/// carry: the objects (`NSManagedObjectContextObjectsDidChange`'s inserted objects, then
+/// `NSManagedObjectContextDidSave`'s) and their IDs (`NSManagedObjectContextDidSaveObjectIDs`).
+func runRaw(into timing: inout Timing, notifying: Bool = false) {
     let url = temporaryStore()
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     var db: OpaquePointer?
@@ -167,9 +185,13 @@ func runRaw(into timing: inout Timing) {
             + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let rows = (0..<objectCount).map(values)
+    let objects = notifying ? (0..<objectCount).map { _ in FloorObject() } : []
+    let store = NSObject()
+    var notified = 0
     timing.save.append(
         milliseconds(
             clock.measure {
+                if notifying { notified += Set(objects).count }
                 sqlite3_exec(db, "BEGIN", nil, nil, nil)
                 var insert: OpaquePointer?
                 sqlite3_prepare_v2(
@@ -186,7 +208,12 @@ func runRaw(into timing: inout Timing) {
                 }
                 sqlite3_finalize(insert)
                 sqlite3_exec(db, "COMMIT", nil, nil, nil)
+                if notifying {
+                    let ids = (0..<objectCount).map { FloorID(store: store, entity: 1, row: Int64($0 + 1)) }
+                    notified += Set(objects).count + Set(ids).count
+                }
             }))
+    guard notified == (notifying ? 3 * objectCount : 0) else { exit(1) }
     let written = rowCount(url)
     guard written == objectCount else {
         print("error: the raw C API wrote \(written) rows, not \(objectCount)")
@@ -207,6 +234,7 @@ let allLines: [(label: String, rules: Bool, typed: Bool)] = [
 let lines = allLines.filter { line in environment["ONLY"].map { line.label.contains($0) } ?? true }
 var timings = Array(repeating: Timing(), count: lines.count)
 var raw = Timing()
+var floor = Timing()
 for _ in 0..<rounds {
     for (index, line) in lines.enumerated() {
         do {
@@ -217,6 +245,7 @@ for _ in 0..<rounds {
         }
     }
     runRaw(into: &raw)
+    runRaw(into: &floor, notifying: true)
 }
 
 let rawSave = median(raw.save)
@@ -234,6 +263,11 @@ for (index, line) in lines.enumerated() {
 print(
     "raw C API".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
         + String(format: " %6.0f %9.2f×", rawSave, 1.0))
+let floorSave = median(floor.save)
+print(
+    "floor".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
+        + String(format: " %6.0f %9.2f×", floorSave, floorSave / rawSave))
+results["floor"] = floorSave
 if lines.count == allLines.count {
     let plain = median(timings[0].save), ruled = median(timings[1].save)
     let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
