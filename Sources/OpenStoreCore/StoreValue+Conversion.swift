@@ -133,15 +133,31 @@ extension StoreValue {
     /// back (what `setValue(_:forKey:)` keeps): one cast to a concrete type, where the general
     /// path first looks through optionals, `NSNull` and bridged classes. Nil otherwise.
     @inline(__always)
+    /// Read from the value's container without a runtime cast (see `ValueSemantics.exactly`):
+    /// a value stored as anything else (bridged, boxed, optional) takes the general path.
     private init?(exactly value: Any?, kind: AttributeKind) {
         switch kind {
-        case .integer64: if let integer = value as? Int64 { self = .integer(integer) } else { return nil }
-        case .integer32: if let integer = value as? Int32 { self = .integer(Int64(integer)) } else { return nil }
-        case .integer16: if let integer = value as? Int16 { self = .integer(Int64(integer)) } else { return nil }
-        case .string: if let string = value as? String { self = .string(string) } else { return nil }
-        case .double: if let number = value as? Double { self = .double(number) } else { return nil }
-        case .date: if let date = value as? Date { self = .date(date) } else { return nil }
-        case .boolean: if let flag = value as? Bool { self = .bool(flag) } else { return nil }
+        case .integer64:
+            guard let integer = ValueSemantics.exactly(value, Int64.self) else { return nil }
+            self = .integer(integer)
+        case .integer32:
+            guard let integer = ValueSemantics.exactly(value, Int32.self) else { return nil }
+            self = .integer(Int64(integer))
+        case .integer16:
+            guard let integer = ValueSemantics.exactly(value, Int16.self) else { return nil }
+            self = .integer(Int64(integer))
+        case .string:
+            guard let string = ValueSemantics.exactly(value, String.self) else { return nil }
+            self = .string(string)
+        case .double:
+            guard let number = ValueSemantics.exactly(value, Double.self) else { return nil }
+            self = .double(number)
+        case .date:
+            guard let date = ValueSemantics.exactly(value, Date.self) else { return nil }
+            self = .date(date)
+        case .boolean:
+            guard let flag = ValueSemantics.exactly(value, Bool.self) else { return nil }
+            self = .bool(flag)
         default: return nil
         }
     }

@@ -247,23 +247,35 @@ extension NSManagedObjectContext {
         var groupIndex: [GroupKey: Int] = [:]
         // The store and schema number of each entity's objects that have no assigned store.
         var placements: [ObjectIdentifier: (store: RowBackedPersistentStore, entityID: Int)] = [:]
+        // The group of the last object's entity, when it had no assigned store: objects of one
+        // entity usually come in a row.
+        var last: (entity: ObjectIdentifier, group: Int)?
         for object in objects where object.objectID.isTemporaryID {
             let assigned = object.assignedStore
+            let entity = object.entity
+            if assigned == nil, let last, last.entity == ObjectIdentifier(entity) {
+                groups[last.group].objects.append(object)
+                continue
+            }
             let placement: (store: RowBackedPersistentStore, entityID: Int)
-            if assigned == nil, let known = placements[ObjectIdentifier(object.entity)] {
+            if assigned == nil, let known = placements[ObjectIdentifier(entity)] {
                 placement = known
             } else {
-                placement = try self.placement(of: object.entity, among: assigned.map { [$0] }, coordinator: coordinator)
-                if assigned == nil { placements[ObjectIdentifier(object.entity)] = placement }
+                placement = try self.placement(of: entity, among: assigned.map { [$0] }, coordinator: coordinator)
+                if assigned == nil { placements[ObjectIdentifier(entity)] = placement }
             }
             let (store, entityID) = placement
             let groupKey = GroupKey(store: ObjectIdentifier(store), entityID: entityID)
+            let group: Int
             if let index = groupIndex[groupKey] {
+                group = index
                 groups[index].objects.append(object)
             } else {
+                group = groups.count
                 groupIndex[groupKey] = groups.count
                 groups.append(Group(store: store, entityID: entityID, objects: [object]))
             }
+            last = assigned == nil ? (ObjectIdentifier(entity), group) : nil
         }
         for group in groups {
             let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
