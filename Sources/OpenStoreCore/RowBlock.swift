@@ -11,7 +11,9 @@
 /// block.endRow(key: key, version: 1)
 /// block.values(ofRow: 0)   // [.string("Ada"), .integer(36)]
 /// ```
-package final class RowBlock {
+///
+/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+public final class RowBlock {
     /// The most rows a store puts in one block.
     package static let capacity = 256
 
@@ -49,10 +51,10 @@ package final class RowBlock {
 
     /// Where the next row's values go: the caller initializes all `width` of them, then calls
     /// `endRow(key:version:)`. Only while the block is not full.
-    package var nextRow: UnsafeMutablePointer<StoreValue> { values + keys.count * width }
+    @usableFromInline package var nextRow: UnsafeMutablePointer<StoreValue> { values + keys.count * width }
 
     /// Ends the row whose `width` values were just initialized at `nextRow`.
-    package func endRow(key: ObjectKey, version: Int64) {
+    @usableFromInline package func endRow(key: ObjectKey, version: Int64) {
         keys.append(key)
         versions.append(version)
     }

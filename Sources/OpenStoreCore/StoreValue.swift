@@ -2,21 +2,26 @@ import OpenPredicate
 
 /// The number of a row in its entity's table: the entity's number and the primary key (Apple's
 /// `Z_ENT` and `Z_PK`). Object IDs of saved objects wrap one.
-package struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
+///
+/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+public struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
     package let entityID: Int
     package let primaryKey: Int64
 
-    package init(entityID: Int, primaryKey: Int64) {
+    @usableFromInline package init(entityID: Int, primaryKey: Int64) {
         self.entityID = entityID
         self.primaryKey = primaryKey
     }
 
-    package var description: String { "\(entityID)/p\(primaryKey)" }
+    /// `entity/p key`, as in logs.
+    public var description: String { "\(entityID)/p\(primaryKey)" }
 }
 
 /// A stored value: one case per kind of value a store keeps, so that comparison, sorting and
 /// SQL binding never go through `Any`.
-package enum StoreValue: Hashable, Sendable {
+///
+/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+public enum StoreValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)

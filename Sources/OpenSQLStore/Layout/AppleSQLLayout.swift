@@ -69,7 +69,7 @@ import OpenStoreCore
 ///
 /// **Not covered yet:** `objectID` and `undefined` attributes have no column; `Z_MODELCACHE` (Apple's
 /// compiled copy of the model, which stores written before 2013 lack too) is not written.
-package struct AppleSQLLayout: Sendable {
+@usableFromInline package struct AppleSQLLayout: Sendable {
     package let schema: StoreSchema
     /// One table per hierarchy root, in root order.
     package let tables: [AppleSQLTable]
@@ -155,7 +155,7 @@ package struct AppleSQLLayout: Sendable {
     package func entityNumber(of entityID: Int) -> Int { entities[entityID - 1].entityNumber }
 
     /// The schema entity with the store's number `Z_ENT`, if the schema has it.
-    package func entityID(forNumber number: Int) -> Int? { schemaIDsByNumber[number] }
+    @usableFromInline package func entityID(forNumber number: Int) -> Int? { schemaIDsByNumber[number] }
 }
 
 /// Apple's SQL column types, in the order Apple sorts columns by.

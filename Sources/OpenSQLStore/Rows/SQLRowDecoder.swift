@@ -21,7 +21,12 @@ import OpenStoreCore
 /// for all the rows read (restricted to their primary keys, bound as one JSON array), in order for
 /// an ordered relationship and by `Z_PK` otherwise. Rows whose `Z_ENT` is not one of `entities`
 /// are skipped.
-package struct SQLRowDecoder {
+///
+/// Public, with `SQLRow` and the store values it reads (this module is no product: nothing
+/// outside the package sees them), for `decode(_:into:)` alone: the compiler keeps the body of a
+/// public inlinable function for other modules, so each store's fetch loop is specialized for
+/// its own rows, with no generic call per column (not so for a package function).
+public struct SQLRowDecoder {
     /// How one slot is read from the current row.
     @usableFromInline enum SlotReader {
         case null
@@ -103,9 +108,7 @@ package struct SQLRowDecoder {
     }
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
-    /// entity is not one of the decoder's. Inlinable, so that each store reads its own rows
-    /// without a generic call per column.
-    @inlinable
+    /// entity is not one of the decoder's.
     package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
         guard let (entityID, slotReaders) = entity(of: statement) else { return nil }
         let primaryKey = statement.int64(at: 0)
@@ -130,7 +133,7 @@ package struct SQLRowDecoder {
     /// entity's slot count; a block with room for a row); false when its entity is not one of
     /// the decoder's. To-many slots stay `.null` (members not loaded), whatever `readsToMany`.
     @inlinable
-    package mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) -> Bool {
+    public mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) -> Bool {
         guard let (entityID, slotReaders) = entity(of: statement) else { return false }
         let block = block(slotReaders.count)
         let row = block.nextRow

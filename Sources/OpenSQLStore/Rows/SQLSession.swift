@@ -33,7 +33,9 @@ extension SQLSession {
 }
 
 /// One result row of a `SQLSession` query, read by column index (from 0).
-package protocol SQLRow {
+///
+/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+public protocol SQLRow {
     func isNull(at index: Int32) -> Bool
     /// The column as an integer (0 for NULL).
     func int64(at index: Int32) -> Int64
