@@ -12,7 +12,7 @@
 /// block.values(ofRow: 0)   // [.string("Ada"), .integer(36)]
 /// ```
 ///
-/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
 public final class RowBlock {
     /// The most rows a store puts in one block.
     package static let capacity = 256

@@ -158,7 +158,7 @@ package struct PropertySchema: Sendable {
 
 /// The attribute types, as stores keep their values.
 ///
-/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
 public enum AttributeKind: Sendable, Equatable {
     case integer16, integer32, integer64, decimal, double, float, string, boolean, date, binary, uuid, uri
     case transformable, objectID, undefined

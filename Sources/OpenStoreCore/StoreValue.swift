@@ -3,7 +3,7 @@ import OpenPredicate
 /// The number of a row in its entity's table: the entity's number and the primary key (Apple's
 /// `Z_ENT` and `Z_PK`). Object IDs of saved objects wrap one.
 ///
-/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
 public struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
     package let entityID: Int
     package let primaryKey: Int64
@@ -20,7 +20,7 @@ public struct ObjectKey: Hashable, Sendable, CustomStringConvertible {
 /// A stored value: one case per kind of value a store keeps, so that comparison, sorting and
 /// SQL binding never go through `Any`.
 ///
-/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
 public enum StoreValue: Hashable, Sendable {
     case null
     case bool(Bool)
@@ -40,12 +40,14 @@ public enum StoreValue: Hashable, Sendable {
 
 /// A row as a store hands it out: the object's key, its optimistic-locking version (`Z_OPT`) and
 /// one value per slot of its entity (`EntitySchema.properties`).
-package struct RowSnapshot: Sendable {
+///
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
+public struct RowSnapshot: Sendable {
     package let key: ObjectKey
     package var version: Int64
     package var values: [StoreValue]
 
-    package init(key: ObjectKey, version: Int64, values: [StoreValue]) {
+    @usableFromInline package init(key: ObjectKey, version: Int64, values: [StoreValue]) {
         self.key = key
         self.version = version
         self.values = values

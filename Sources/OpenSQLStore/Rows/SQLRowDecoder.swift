@@ -23,9 +23,10 @@ import OpenStoreCore
 /// are skipped.
 ///
 /// Public, with `SQLRow` and the store values it reads (this module is no product: nothing
-/// outside the package sees them), for `decode(_:into:)` alone: the compiler keeps the body of a
-/// public inlinable function for other modules, so each store's fetch loop is specialized for
-/// its own rows, with no generic call per column (not so for a package function).
+/// outside the package sees them), for the two `decode` methods alone: the compiler keeps the
+/// body of a public inlinable function for other modules, so each store's fetch loop is
+/// specialized for its own rows, with no generic call per column (not so for a package
+/// function).
 public struct SQLRowDecoder {
     /// How one slot is read from the current row.
     @usableFromInline enum SlotReader {
@@ -58,7 +59,7 @@ public struct SQLRowDecoder {
     @usableFromInline var decodedCount = 0
     /// Whether to-many slots are read at all: when false, `decode` leaves them `.null` (members
     /// not loaded, see `RowStore.members(of:slot:)`) and `fillToMany` has nothing to do.
-    package var readsToMany = true
+    @usableFromInline package var readsToMany = true
 
     /// A decoder for the rows a fetch of `entityID` selects (its table's entities), to-many
     /// slots not read (`readsToMany` false).
@@ -109,7 +110,8 @@ public struct SQLRowDecoder {
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
     /// entity is not one of the decoder's.
-    package mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
+    @inlinable
+    public mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
         guard let (entityID, slotReaders) = entity(of: statement) else { return nil }
         let primaryKey = statement.int64(at: 0)
         var values: [StoreValue] = []

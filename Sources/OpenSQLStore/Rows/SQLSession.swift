@@ -34,7 +34,7 @@ extension SQLSession {
 
 /// One result row of a `SQLSession` query, read by column index (from 0).
 ///
-/// Public only for `SQLRowDecoder.decode(_:into:)` (see there): no product holds this module.
+/// Public only for `SQLRowDecoder`'s `decode` methods (see there): no product holds this module.
 public protocol SQLRow {
     func isNull(at index: Int32) -> Bool
     /// The column as an integer (0 for NULL).
