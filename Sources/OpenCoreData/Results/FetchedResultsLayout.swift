@@ -342,9 +342,9 @@ struct FetchedResultsChanges {
 /// and positions, made once per layout and never changed, hashed by a multiply rather than
 /// `Hasher` (a layout of 10^5 objects is made again for every change report).
 struct ObjectPositions {
-    /// Object addresses (0: empty) and their positions, `mask + 1` slots, at most half full.
-    private var addresses: [UInt] = []
-    private var indexes: [Int] = []
+    /// Object addresses (0: empty) and their positions side by side (one cache line per probe),
+    /// `mask + 1` slots, at most half full.
+    private var slots: [(address: UInt, index: Int)] = []
     private var mask = 0
 
     init() {}
@@ -353,16 +353,14 @@ struct ObjectPositions {
         var capacity = 16
         while capacity < objects.count * 2 { capacity *= 2 }
         mask = capacity - 1
-        addresses = [UInt](repeating: 0, count: capacity)
-        indexes = [Int](repeating: 0, count: capacity)
-        addresses.withUnsafeMutableBufferPointer { addresses in
-            indexes.withUnsafeMutableBufferPointer { indexes in
-                for (index, object) in objects.enumerated() {
-                    let address = UInt(bitPattern: ObjectIdentifier(object))
+        slots = Array(repeating: (0, 0), count: capacity)
+        slots.withUnsafeMutableBufferPointer { slots in
+            // The objects' references read as addresses: nothing retained or released.
+            objects.withUnsafeBytes { references in
+                for (index, address) in references.bindMemory(to: UInt.self).enumerated() {
                     var slot = Self.home(of: address, mask: mask)
-                    while addresses[slot] != 0 && addresses[slot] != address { slot = (slot + 1) & mask }
-                    addresses[slot] = address
-                    indexes[slot] = index
+                    while slots[slot].address != 0 && slots[slot].address != address { slot = (slot + 1) & mask }
+                    slots[slot] = (address, index)
                 }
             }
         }
@@ -380,9 +378,9 @@ struct ObjectPositions {
         let address = UInt(bitPattern: id)
         var slot = Self.home(of: address, mask: mask)
         while true {
-            let stored = addresses[slot]
-            if stored == address { return indexes[slot] }
-            if stored == 0 { return nil }
+            let stored = slots[slot]
+            if stored.address == address { return stored.index }
+            if stored.address == 0 { return nil }
             slot = (slot + 1) & mask
         }
     }
