@@ -111,8 +111,9 @@ extension NSManagedObject {
     /// need not be kept across them).
     @inline(__always)
     final func slotFacts(forKey key: String) -> (slot: Int, decoding: PropertyLayout.Decoding, count: Int)? {
-        // Not retained: what holds the layout (the entity, the ID origin or the object's state)
-        // outlives this read, which changes nothing.
+        // Not retained: what holds the layout outlives this read, which changes nothing. That is
+        // the object's state (every object of an entity still editable has one), its ID origin,
+        // or its entity (which keeps the layout once it cannot change: `hasFixedLayout`).
         Unmanaged.passUnretained(layout)._withUnsafeGuaranteedRef { layout in
             guard let slot = layout.slot(named: key) else { return nil }
             return (slot, layout.decodings[slot], layout.count)
