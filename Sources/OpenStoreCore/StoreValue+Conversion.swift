@@ -34,7 +34,7 @@ extension StoreValue {
     /// attributes and stores what it is given; here an integer attribute refuses a fractional or
     /// out-of-range number instead of silently truncating it on the way to the store.
     package init(_ value: Any?, kind: AttributeKind, property: String? = nil) throws {
-        if let common = StoreValue(exactly: value, kind: kind) {
+        if let common = Self.exactly(value, kind: kind) {
             self = common
             return
         }
@@ -133,32 +133,19 @@ extension StoreValue {
     /// back (what `setValue(_:forKey:)` keeps): one cast to a concrete type, where the general
     /// path first looks through optionals, `NSNull` and bridged classes. Nil otherwise.
     @inline(__always)
-    /// Read from the value's container without a runtime cast (see `ValueSemantics.exactly`):
-    /// a value stored as anything else (bridged, boxed, optional) takes the general path.
-    private init?(exactly value: Any?, kind: AttributeKind) {
+    /// The common case, read from the value's container without a runtime cast (see
+    /// `ValueSemantics.exactly`): nil for a value stored as anything else (bridged, boxed,
+    /// optional), which takes the general path.
+    private static func exactly(_ value: Any?, kind: AttributeKind) -> StoreValue? {
         switch kind {
-        case .integer64:
-            guard let integer = ValueSemantics.exactly(value, Int64.self) else { return nil }
-            self = .integer(integer)
-        case .integer32:
-            guard let integer = ValueSemantics.exactly(value, Int32.self) else { return nil }
-            self = .integer(Int64(integer))
-        case .integer16:
-            guard let integer = ValueSemantics.exactly(value, Int16.self) else { return nil }
-            self = .integer(Int64(integer))
-        case .string:
-            guard let string = ValueSemantics.exactly(value, String.self) else { return nil }
-            self = .string(string)
-        case .double:
-            guard let number = ValueSemantics.exactly(value, Double.self) else { return nil }
-            self = .double(number)
-        case .date:
-            guard let date = ValueSemantics.exactly(value, Date.self) else { return nil }
-            self = .date(date)
-        case .boolean:
-            guard let flag = ValueSemantics.exactly(value, Bool.self) else { return nil }
-            self = .bool(flag)
-        default: return nil
+        case .integer64: ValueSemantics.exactly(value, Int64.self).map(StoreValue.integer)
+        case .integer32: ValueSemantics.exactly(value, Int32.self).map { .integer(Int64($0)) }
+        case .integer16: ValueSemantics.exactly(value, Int16.self).map { .integer(Int64($0)) }
+        case .string: ValueSemantics.exactly(value, String.self).map(StoreValue.string)
+        case .double: ValueSemantics.exactly(value, Double.self).map(StoreValue.double)
+        case .date: ValueSemantics.exactly(value, Date.self).map(StoreValue.date)
+        case .boolean: ValueSemantics.exactly(value, Bool.self).map(StoreValue.bool)
+        default: nil
         }
     }
 

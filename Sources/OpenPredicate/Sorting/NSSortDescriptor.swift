@@ -195,6 +195,12 @@ open class NSSortDescriptor: Foundation.NSSortDescriptor, NSSecureCoding {
     /// Compares two values already read with `sortValue(of:)`, honouring `ascending`.
     @inline(__always)
     package func compareValues(_ a: Any?, _ b: Any?) -> ComparisonResult {
+        compareValues(a, b, ascending: ascending)
+    }
+
+    /// `compareValues(_:_:)` in the direction `ascending` (the descriptor's, read by the caller).
+    @inline(__always)
+    func compareValues(_ a: Any?, _ b: Any?, ascending: Bool) -> ComparisonResult {
         let result = compareAscending(a, b)
         return ascending ? result : SortComparison.reversed(result)
     }

@@ -92,7 +92,6 @@ extension NSSortDescriptor {
         {
             return ascending ? result : SortComparison.reversed(result)
         }
-        let result = compareAscending(a.value, b.value)
-        return ascending ? result : SortComparison.reversed(result)
+        return compareValues(a.value, b.value, ascending: ascending)
     }
 }
