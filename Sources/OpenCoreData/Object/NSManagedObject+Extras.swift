@@ -1,18 +1,19 @@
 /// What an object keeps only once it is inserted or changed, has read a fetched property, or was
 /// assigned a store: most fetched objects are only read, and carry none of it (one reference to
-/// nothing instead of five fields in every object).
+/// nothing instead of five fields in every object). Touched only through its object, on its
+/// context's queue: no dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class ObjectExtras {
     /// The values last saved or fetched, once they differ from the current ones (the first
     /// write through `NSManagedObject.values` keeps them here); nil while they are the current
     /// values.
-    var committed: PropertyValues?
+    @exclusivity(unchecked) var committed: PropertyValues?
     /// Names of the properties changed since the last save (or fetch).
-    var changedKeys: Set<String> = []
+    @exclusivity(unchecked) var changedKeys: Set<String> = []
     /// The values properties had before their first change since the context last announced
     /// its changes (`changedValuesForCurrentEvent()`).
-    var eventOldValues: [String: Any] = [:]
+    @exclusivity(unchecked) var eventOldValues: [String: Any] = [:]
     /// Results of fetched properties read since the object was last a fault, by name.
-    var fetchedValues: [String: [Any]] = [:]
+    @exclusivity(unchecked) var fetchedValues: [String: [Any]] = [:]
     /// The store `NSManagedObjectContext.assign(_:to:)` chose for this inserted object.
     weak var assignedStore: NSPersistentStore?
 

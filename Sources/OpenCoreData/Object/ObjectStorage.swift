@@ -19,19 +19,22 @@ enum ObjectLink {
 }
 
 /// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
+///
+/// Touched only through its object, on its context's queue, as the object's own fields are:
+/// dynamic exclusivity checks are left out (`@exclusivity(unchecked)`), on every read.
 final class ObjectState {
     /// The object's current values (see `NSManagedObject.storedValues`).
-    var values: PropertyValues
+    @exclusivity(unchecked) var values: PropertyValues
     /// See `NSManagedObject.extras`.
-    var extras: ObjectExtras?
+    @exclusivity(unchecked) var extras: ObjectExtras?
     /// See `NSManagedObject.fetchedRow`.
-    var fetchedRow: [StoreValue]?
+    @exclusivity(unchecked) var fetchedRow: [StoreValue]?
     /// The object's ID, once made (see `NSManagedObject.objectID`).
-    var id: NSManagedObjectID?
+    @exclusivity(unchecked) var id: NSManagedObjectID?
     /// The batch of a batched fault that has a state too (see `NSManagedObject.batchMember`).
-    var batch: FaultBatch?
+    @exclusivity(unchecked) var batch: FaultBatch?
     /// A row version beyond the object's 32-bit field (see `NSManagedObject.version`).
-    var wideVersion: Int64 = 0
+    @exclusivity(unchecked) var wideVersion: Int64 = 0
 
     init(values: PropertyValues) {
         self.values = values

@@ -269,9 +269,11 @@ final class FetchedResultsCore: ContextChangeObserver {
             }
             new = layout
         } else {
-            new = placing(Array(candidates.values))
+            let (placed, positions) = placing(Array(candidates.values))
             let changed = Set(candidates.keys)
-            report(new, changes: FetchedResultsChanges(from: layout, to: new, placing: changed), changed: changed)
+            report(
+                placed, changes: FetchedResultsChanges(from: layout, to: placed, placing: changed, at: positions),
+                changed: changed)
             return
         }
         report(new, changed: Set(candidates.keys))
@@ -339,8 +341,14 @@ final class FetchedResultsCore: ContextChangeObserver {
         /// once, and most comparisons end at the first key.
         func compare(_ keys: [SortKey], _ object: NSManagedObject) -> ComparisonResult {
             for index in descriptors.indices {
-                let result = descriptors[index].compareKeys(
-                    keys[index], key(index, of: object), ascending: ascending[index])
+                let descriptor = descriptors[index]
+                // A plain key's value is compared as read, with no key made of it.
+                let result =
+                    if let key = plainKeys[index] {
+                        descriptor.compareKey(keys[index], toValue: object.value(forKey: key), ascending: ascending[index])
+                    } else {
+                        descriptor.compareKeys(keys[index], descriptor.sortKey(of: object), ascending: ascending[index])
+                    }
                 if result != .orderedSame { return result }
             }
             return .orderedSame
@@ -351,7 +359,8 @@ final class FetchedResultsCore: ContextChangeObserver {
     /// member that still belongs, keeps its section name and still sorts between the objects
     /// before and after it keeps its place; the others leave, and the members that have no
     /// place are sorted and placed by binary search (after objects that sort the same).
-    private func placing(_ candidates: [NSManagedObject]) -> FetchedResultsLayout {
+    /// Also returns where the candidates were and are (see `PlacedPositions`).
+    private func placing(_ candidates: [NSManagedObject]) -> (FetchedResultsLayout, PlacedPositions) {
         let old = layout
         let order = SortOrder(plan?.sortDescriptors ?? [], objects: candidates.count)
         var names = SectionNames()
@@ -359,11 +368,13 @@ final class FetchedResultsCore: ContextChangeObserver {
         var member: [ObjectIdentifier: Bool] = [:]
         var oldPositions: [Int] = []
         var toPlace: [NSManagedObject] = []
-        for object in candidates {
+        var placed = PlacedPositions(old: [:], new: [:], oldOfUnchanged: { _ in nil })
+        for (object, position) in zip(candidates, old.positions(of: candidates)) {
             let id = ObjectIdentifier(object)
             member[id] = isMember(object)
-            if let position = old.positions[id] {
+            if let position {
                 oldPositions.append(position)
+                placed.old[id] = position
             } else if member[id] == true {
                 toPlace.append(object)
             }
@@ -408,6 +419,8 @@ final class FetchedResultsCore: ContextChangeObserver {
                 && (kept.last.map { order.compare(keys, old.objects[$0]) != .orderedAscending } ?? true)
                 && (after < old.objects.count ? order.compare(keys, old.objects[after]) != .orderedDescending : true)
             if fits {
+                // Its new position is known once the placed objects are (below).
+                placed.new[ObjectIdentifier(object)] = kept.count
                 kept.append(position)
                 keptNames.append(nameIndex)
             } else {
@@ -436,6 +449,19 @@ final class FetchedResultsCore: ContextChangeObserver {
             placements.append((low, toPlace[placed]))
             start = low
         }
+        // The new position of the kept object at `index` of `kept`: it comes after the objects
+        // placed before it (those placed before a kept object with an index up to its own).
+        func newPosition(ofKept index: Int) -> Int {
+            var low = 0, high = placements.count
+            while low < high {
+                let middle = (low + high) / 2
+                if placements[middle].keptBefore <= index { low = middle + 1 } else { high = middle }
+            }
+            return index + low
+        }
+        for (id, index) in placed.new { placed.new[id] = newPosition(ofKept: index) }
+        var placedAt: [Int] = []
+        placedAt.reserveCapacity(placements.count)
         var nameIndexes: [Int] = []
         nameIndexes.reserveCapacity(kept.count + placements.count)
         let objects = old.objects.withUnsafeBufferPointer { oldObjects in
@@ -452,14 +478,26 @@ final class FetchedResultsCore: ContextChangeObserver {
                 for (keptBefore, object) in placements {
                     take(upTo: keptBefore)
                     (buffer.baseAddress.unsafelyUnwrapped + count).initialize(to: object)
+                    placed.new[ObjectIdentifier(object)] = count
+                    placedAt.append(count)
                     count += 1
                     nameIndexes.append(names.index(of: sectionName(of: object)))
                 }
                 take(upTo: kept.count)
             }
         }
-        return FetchedResultsLayout(
+        // Every other object was kept: the n-th not placed is the n-th kept.
+        placed.oldOfUnchanged = { [kept, placedAt] position in
+            var low = 0, high = placedAt.count
+            while low < high {
+                let middle = (low + high) / 2
+                if placedAt[middle] < position { low = middle + 1 } else { high = middle }
+            }
+            return kept[position - low]
+        }
+        let layout = FetchedResultsLayout(
             objects: objects, nameIndexes: sectionNameKeyPath == nil ? nil : nameIndexes, names: names.names)
+        return (layout, placed)
     }
 
     // MARK: - Reporting

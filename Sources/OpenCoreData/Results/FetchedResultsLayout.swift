@@ -13,8 +13,12 @@ struct FetchedResultsLayout {
 
     private(set) var objects: [NSManagedObject] = []
     private(set) var sections: [Section] = []
-    /// Where each object sits in `objects`, by identity.
-    private(set) var positions = ObjectPositions()
+    /// Where each object sits in `objects`, by identity: made on first use, as a change report
+    /// finds the few positions it needs without it (see `positions(of:)`).
+    var positions: ObjectPositions { positionTable.table(of: objects) }
+    /// The table `positions` makes, shared by the copies of this layout (whose objects never
+    /// change).
+    private let positionTable = PositionTable()
 
     /// No objects: no sections with a section key path, one empty section without.
     init(sectioned: Bool) {
@@ -25,7 +29,6 @@ struct FetchedResultsLayout {
     /// section named "" holds every object (even none).
     init(objects: [NSManagedObject], nameIndexes: [Int]?, names: [String]) {
         self.objects = objects
-        positions = ObjectPositions(objects)
         guard let nameIndexes else {
             sections = [Section(name: "", start: 0, count: objects.count)]
             return
@@ -55,6 +58,18 @@ struct FetchedResultsLayout {
         return IndexPath(indexes: [section, index - sections[section].start])
     }
 
+    /// The positions in `objects` of `wanted` (nil for one not there): from `positions` if made,
+    /// else by one pass over the objects, looking each up in a table of the wanted ones.
+    func positions(of wanted: [NSManagedObject]) -> [Int?] {
+        if let table = positionTable.made { return wanted.map { table[ObjectIdentifier($0)] } }
+        let wantedAt = ObjectPositions(wanted)
+        var found = [Int?](repeating: nil, count: wanted.count)
+        ObjectPositions.forEachAddress(in: objects) { position, address in
+            if let index = wantedAt[address: address] { found[index] = position }
+        }
+        return found
+    }
+
     /// The index in `objects` of an index path, if it names an object.
     func index(of indexPath: IndexPath) -> Int? {
         guard indexPath.count == 2, sections.indices.contains(indexPath[0]) else { return nil }
@@ -62,6 +77,18 @@ struct FetchedResultsLayout {
         guard indexPath[1] >= 0, indexPath[1] < section.count else { return nil }
         return section.start + indexPath[1]
     }
+}
+
+/// Where the changed objects of a change report were and are, and where each unchanged object
+/// was: all that `FetchedResultsChanges(from:to:placing:at:)` needs of the two layouts'
+/// positions, which the controller's placing knows without a table of every object.
+struct PlacedPositions {
+    /// The old positions of the changed objects that were in the old layout.
+    var old: [ObjectIdentifier: Int]
+    /// The new positions of the changed objects that are in the new layout.
+    var new: [ObjectIdentifier: Int]
+    /// The old position of the unchanged object at a new position.
+    var oldOfUnchanged: (Int) -> Int?
 }
 
 /// What changed between two layouts, in the batch-update convention: deletions and move
@@ -96,7 +123,8 @@ struct FetchedResultsChanges {
     /// changed (staying ones among them are updates).
     init(from old: FetchedResultsLayout, to new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
         let newSectionOf = matchSections(old, new)
-        for (index, object) in old.objects.enumerated() where new.positions[ObjectIdentifier(object)] == nil {
+        let oldPositions = old.positions, newPositions = new.positions
+        for (index, object) in old.objects.enumerated() where newPositions[ObjectIdentifier(object)] == nil {
             deleted.append((object, old.indexPath(at: index)))
             deletedPositions.append(index)
         }
@@ -104,7 +132,7 @@ struct FetchedResultsChanges {
         // rather than one per object).
         var changedAt = [Bool](repeating: false, count: old.objects.count)
         for id in changed {
-            if let index = old.positions[id] { changedAt[index] = true }
+            if let index = oldPositions[id] { changedAt[index] = true }
         }
         // Objects in both that stay in their (staying) section are candidates to stay.
         var candidates: [(old: Int, new: Int, changed: Bool)] = []
@@ -115,7 +143,7 @@ struct FetchedResultsChanges {
         var oldSection = 0
         for (index, object) in new.objects.enumerated() {
             while new.sections[newSection].end <= index { newSection += 1 }
-            guard let oldIndex = old.positions[ObjectIdentifier(object)] else {
+            guard let oldIndex = oldPositions[ObjectIdentifier(object)] else {
                 inserted.append((object, new.indexPath(at: index)))
                 insertedPositions.append(index)
                 continue
@@ -149,7 +177,10 @@ struct FetchedResultsChanges {
     /// `init(from:to:changed:)` finds, in time that grows with the changed objects rather than
     /// with the results. Nil where a section holding unchanged objects might not stay (a name
     /// with more than one section), which that initializer handles.
-    init?(from old: FetchedResultsLayout, to new: FetchedResultsLayout, placing changed: Set<ObjectIdentifier>) {
+    init?(
+        from old: FetchedResultsLayout, to new: FetchedResultsLayout, placing changed: Set<ObjectIdentifier>,
+        at positions: PlacedPositions
+    ) {
         guard Self.namesAreDistinct(old), Self.namesAreDistinct(new) else { return nil }
         let newSectionOf = matchSections(old, new)
         // Where each changed object was and is.
@@ -157,7 +188,7 @@ struct FetchedResultsChanges {
         var inBoth: [(old: Int, new: Int)] = []
         var changedInNew: [Int] = []
         for id in changed {
-            let oldIndex = old.positions[id], newIndex = new.positions[id]
+            let oldIndex = positions.old[id], newIndex = positions.new[id]
             if let oldIndex { candidatesInSection[old.section(at: oldIndex)] += 1 }
             if let newIndex { changedInNew.append(newIndex) }
             switch (oldIndex, newIndex) {
@@ -195,9 +226,8 @@ struct FetchedResultsChanges {
                 run += 1
                 upper += 1
             }
-            let lowerBound = lower >= 0 ? old.positions[ObjectIdentifier(new.objects[lower])] ?? -1 : -1
-            let upperBound =
-                upper < new.objects.count ? old.positions[ObjectIdentifier(new.objects[upper])] ?? Int.max : Int.max
+            let lowerBound = lower >= 0 ? positions.oldOfUnchanged(lower) ?? -1 : -1
+            let upperBound = upper < new.objects.count ? positions.oldOfUnchanged(upper) ?? Int.max : Int.max
             var fitting: [(old: Int, new: Int)] = []
             while next < inBoth.count && inBoth[next].new < upper {
                 let candidate = inBoth[next]
@@ -339,8 +369,8 @@ struct FetchedResultsChanges {
 }
 
 /// Where each object of a layout sits, by identity: an open-addressing table of object addresses
-/// and positions, made once per layout and never changed, hashed by a multiply rather than
-/// `Hasher` (a layout of 10^5 objects is made again for every change report).
+/// and positions, never changed once made, hashed by a multiply rather than `Hasher` (one
+/// lookup per object of 10^5).
 struct ObjectPositions {
     /// Object addresses (0: empty) and their positions side by side (one cache line per probe),
     /// `mask + 1` slots, at most half full.
@@ -352,17 +382,24 @@ struct ObjectPositions {
     init(_ objects: [NSManagedObject]) {
         var capacity = 16
         while capacity < objects.count * 2 { capacity *= 2 }
-        mask = capacity - 1
+        let mask = capacity - 1
+        self.mask = mask
         slots = Array(repeating: (0, 0), count: capacity)
         slots.withUnsafeMutableBufferPointer { slots in
-            // The objects' references read as addresses: nothing retained or released.
-            objects.withUnsafeBytes { references in
-                for (index, address) in references.bindMemory(to: UInt.self).enumerated() {
-                    var slot = Self.home(of: address, mask: mask)
-                    while slots[slot].address != 0 && slots[slot].address != address { slot = (slot + 1) & mask }
-                    slots[slot] = (address, index)
-                }
+            Self.forEachAddress(in: objects) { index, address in
+                var slot = Self.home(of: address, mask: mask)
+                while slots[slot].address != 0 && slots[slot].address != address { slot = (slot + 1) & mask }
+                slots[slot] = (address, index)
             }
+        }
+    }
+
+    /// Calls `body` with each object's position and address: the references read as
+    /// addresses, nothing retained or released.
+    @inline(__always)
+    static func forEachAddress(in objects: [NSManagedObject], _ body: (Int, UInt) -> Void) {
+        objects.withUnsafeBytes { references in
+            for (index, address) in references.bindMemory(to: UInt.self).enumerated() { body(index, address) }
         }
     }
 
@@ -373,9 +410,12 @@ struct ObjectPositions {
     }
 
     /// The position of the object with this identity; nil for one not in the layout.
-    subscript(id: ObjectIdentifier) -> Int? {
+    subscript(id: ObjectIdentifier) -> Int? { self[address: UInt(bitPattern: id)] }
+
+    /// The position of the object at this address; nil for one not in the layout.
+    @inline(__always)
+    subscript(address address: UInt) -> Int? {
         guard mask > 0 else { return nil }
-        let address = UInt(bitPattern: id)
         var slot = Self.home(of: address, mask: mask)
         while true {
             let stored = slots[slot]
@@ -383,5 +423,18 @@ struct ObjectPositions {
             if stored.address == 0 { return nil }
             slot = (slot + 1) & mask
         }
+    }
+}
+
+/// A layout's `ObjectPositions`, made on first use (see `FetchedResultsLayout.positions`).
+private final class PositionTable {
+    /// The table, once made. Used on the controller's context's queue only.
+    @exclusivity(unchecked) private(set) var made: ObjectPositions?
+
+    func table(of objects: [NSManagedObject]) -> ObjectPositions {
+        if let made { return made }
+        let table = ObjectPositions(objects)
+        made = table
+        return table
     }
 }

@@ -61,6 +61,22 @@ package struct SortKey {
         default: nil
         }
     }
+
+    /// `compareFast(self, SortKey(value))` without making the second key: nil where `value` is
+    /// not exactly of this key's fast kind (the general rules then give the same answer).
+    @inline(__always)
+    fileprivate func compareFast(toValue value: Any?) -> ComparisonResult? {
+        switch fast {
+        case .string(let left):
+            ValueSemantics.exactly(value, String.self).map { ValueSemantics.compareStrings(left, $0) }
+        case .number(let left): ValueSemantics.exactNumber(value).map { ValueSemantics.compare(left, $0) }
+        case .date(let left):
+            ValueSemantics.exactly(value, Date.self).map {
+                left < $0 ? .orderedAscending : (left > $0 ? .orderedDescending : .orderedSame)
+            }
+        case nil: nil
+        }
+    }
 }
 
 extension NSSortDescriptor {
@@ -93,5 +109,17 @@ extension NSSortDescriptor {
             return ascending ? result : SortComparison.reversed(result)
         }
         return compareValues(a.value, b.value, ascending: ascending)
+    }
+
+    /// `compareKeys(a, sortKey-of-value, ascending:)` for a value read by the caller, without
+    /// making its key: for a key compared once against many values (a binary search).
+    @inline(__always)
+    package func compareKey(_ a: SortKey, toValue value: Any?, ascending: Bool) -> ComparisonResult {
+        if comparatorBox == nil, selectorName == nil || selectorName == SortComparison.defaultSelector,
+            let result = a.compareFast(toValue: value)
+        {
+            return ascending ? result : SortComparison.reversed(result)
+        }
+        return compareValues(a.value, value, ascending: ascending)
     }
 }

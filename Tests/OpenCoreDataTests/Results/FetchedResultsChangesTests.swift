@@ -71,7 +71,10 @@ import Testing
             }
             let new = Self.layout(items, sectioned: sectioned)
             let whole = FetchedResultsChanges(from: old, to: new, changed: changed)
-            guard let placed = FetchedResultsChanges(from: old, to: new, placing: changed) else { continue }
+            guard
+                let placed = FetchedResultsChanges(
+                    from: old, to: new, placing: changed, at: PlacedPositions(old, new, changed: changed))
+            else { continue }
             placedAtAll += 1
             #expect(Self.summary(placed) == Self.summary(whole), "round \(round)")
         }
@@ -87,7 +90,44 @@ import Testing
         let objects = (0..<3).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
         let old = FetchedResultsLayout(objects: objects, nameIndexes: [0, 1, 0], names: ["a", "b"])
         let new = FetchedResultsLayout(objects: objects, nameIndexes: [0, 1, 1], names: ["a", "b"])
-        #expect(FetchedResultsChanges(from: old, to: new, placing: [ObjectIdentifier(objects[2])]) == nil)
+        let changed: Set = [ObjectIdentifier(objects[2])]
+        #expect(
+            FetchedResultsChanges(from: old, to: new, placing: changed, at: PlacedPositions(old, new, changed: changed))
+                == nil)
         #expect(FetchedResultsChanges(from: old, to: new, changed: [ObjectIdentifier(objects[2])]).moved.count == 1)
+    }
+
+    /// A report finds the changed objects' positions by one pass over the objects when the
+    /// layout's table is not made (`positions(of:)`): the same answers as the table, for objects
+    /// in the layout and out of it, before and after the table is made.
+    @Test func positionsOfSomeObjectsAgreeWithTheTable() {
+        let entity = NSEntityDescription()
+        entity.name = "Card"
+        var random = SplitMix64(seed: 33)
+        for round in 0..<50 {
+            let all = (0..<Int.random(in: 0..<300, using: &random)).map { _ in
+                NSManagedObject(entity: entity, insertInto: nil)
+            }
+            let members = all.filter { _ in Bool.random(using: &random) }
+            let layout = FetchedResultsLayout(objects: members, nameIndexes: nil, names: [])
+            let wanted = all.filter { _ in Int.random(in: 0..<4, using: &random) == 0 }.shuffled(using: &random)
+            let scanned = layout.positions(of: wanted)
+            let table = layout.positions
+            let expected = wanted.map { object in members.firstIndex { $0 === object } }
+            #expect(scanned == expected, "round \(round)")
+            #expect(wanted.map { table[ObjectIdentifier($0)] } == expected, "round \(round)")
+            #expect(layout.positions(of: wanted) == expected, "round \(round)")
+        }
+    }
+}
+
+extension PlacedPositions {
+    /// The positions the controller's placing hands over, read from the layouts' tables.
+    init(_ old: FetchedResultsLayout, _ new: FetchedResultsLayout, changed: Set<ObjectIdentifier>) {
+        let oldPositions = old.positions, newPositions = new.positions
+        self.init(
+            old: Dictionary(uniqueKeysWithValues: changed.compactMap { id in oldPositions[id].map { (id, $0) } }),
+            new: Dictionary(uniqueKeysWithValues: changed.compactMap { id in newPositions[id].map { (id, $0) } }),
+            oldOfUnchanged: { oldPositions[ObjectIdentifier(new.objects[$0])] })
     }
 }
