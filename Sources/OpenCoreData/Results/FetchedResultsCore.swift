@@ -34,6 +34,9 @@ final class FetchedResultsCore: ContextChangeObserver {
     var unimplemented: Set<DelegateMethod> = []
 
     private(set) var layout: FetchedResultsLayout
+    /// The sections `sections()` made, by generation. They share the layout's objects: a change
+    /// report drops them before it lays the objects out again in place.
+    private var sectionCache: (generation: Int, sections: [FetchedSection])?
     private(set) var hasFetched = false
     /// Bumped at every change of `layout`, so that views of it can be cached.
     private(set) var generation = 0
@@ -269,11 +272,25 @@ final class FetchedResultsCore: ContextChangeObserver {
             }
             new = layout
         } else {
-            let (placed, positions) = placing(Array(candidates.values))
-            let changed = Set(candidates.keys)
-            report(
-                placed, changes: FetchedResultsChanges(from: layout, to: placed, placing: changed, at: positions),
-                changed: changed)
+            let placement = placing(Array(candidates.values))
+            // The old objects are laid out again in place, unless something else holds them:
+            // the sections handed out are made again from the new layout.
+            sectionCache = nil
+            if wantsIDs { _ = reportedIDs }  // made from the old objects while it has them
+            var objects = layout.objects
+            let oldSections = layout.withoutObjects()
+            layout = oldSections
+            let placed = placement.layout(arranging: &objects, sectioned: sectionNameKeyPath != nil)
+            guard
+                let changes = FetchedResultsChanges(
+                    from: oldSections, to: placed, placing: candidates, at: placement.positions)
+            else {
+                // The whole comparison reads the old objects: laid out again as they were.
+                layout = oldSections.withObjects(placement.oldObjects(from: placed.objects))
+                report(placed, changed: Set(candidates.keys))
+                return
+            }
+            report(placed, changes: changes, changed: Set(candidates.keys))
             return
         }
         report(new, changed: Set(candidates.keys))
@@ -355,46 +372,41 @@ final class FetchedResultsCore: ContextChangeObserver {
         }
     }
 
-    /// The layout after `candidates` (objects that may have changed) were placed again. An old
-    /// member that still belongs, keeps its section name and still sorts between the objects
-    /// before and after it keeps its place; the others leave, and the members that have no
-    /// place are sorted and placed by binary search (after objects that sort the same).
-    /// Also returns where the candidates were and are (see `PlacedPositions`).
-    private func placing(_ candidates: [NSManagedObject]) -> (FetchedResultsLayout, PlacedPositions) {
+    /// Where `candidates` (objects that may have changed) go in the layout. An old member that
+    /// still belongs, keeps its section name and still sorts between the objects before and
+    /// after it keeps its place; the others leave, and the members that have no place are sorted
+    /// and placed by binary search (after objects that sort the same).
+    private func placing(_ candidates: [NSManagedObject]) -> Placement {
         let old = layout
         let order = SortOrder(plan?.sortDescriptors ?? [], objects: candidates.count)
-        var names = SectionNames()
-        let oldNameIndexes = old.sections.map { names.index(of: $0.name) }
+        var placement = Placement(oldCount: old.objects.count)
+        let oldNameIndexes = old.sections.map { placement.names.index(of: $0.name) }
         var member: [ObjectIdentifier: Bool] = [:]
         var oldPositions: [Int] = []
         var toPlace: [NSManagedObject] = []
-        var placed = PlacedPositions(old: [:], new: [:], oldOfUnchanged: { _ in nil })
         for (object, position) in zip(candidates, old.positions(of: candidates)) {
             let id = ObjectIdentifier(object)
             member[id] = isMember(object)
             if let position {
                 oldPositions.append(position)
-                placed.old[id] = position
+                placement.positions.old[id] = position
             } else if member[id] == true {
                 toPlace.append(object)
             }
         }
         oldPositions.sort()
 
-        // What keeps its place, by old position (copying positions rather than objects, which
-        // the runtime would retain one by one twice over).
-        var kept: [Int] = []
-        var keptNames: [Int] = []
-        kept.reserveCapacity(old.objects.count)
-        keptNames.reserveCapacity(old.objects.count)
+        // What keeps its place, by old position.
+        placement.kept.reserveCapacity(old.objects.count)
+        placement.keptNames.reserveCapacity(old.objects.count)
         func keep(_ range: Range<Int>) {
             guard !range.isEmpty else { return }
-            kept += range
+            placement.kept += range
             var section = old.section(at: range.lowerBound)
             var start = range.lowerBound
             while start < range.upperBound {
                 let end = min(range.upperBound, old.sections[section].end)
-                keptNames += repeatElement(oldNameIndexes[section], count: end - start)
+                placement.keptNames += repeatElement(oldNameIndexes[section], count: end - start)
                 start = end
                 section += 1
             }
@@ -404,7 +416,10 @@ final class FetchedResultsCore: ContextChangeObserver {
             keep(next..<position)
             next = position + 1
             let object = old.objects[position]
-            guard member[ObjectIdentifier(object)] == true else { continue }
+            guard member[ObjectIdentifier(object)] == true else {
+                placement.departing.append((position, object))
+                continue
+            }
             // The next object that is not a candidate: it keeps its place.
             var following = rank + 1
             var after = position + 1
@@ -412,92 +427,159 @@ final class FetchedResultsCore: ContextChangeObserver {
                 following += 1
                 after += 1
             }
-            let nameIndex = names.index(of: sectionName(of: object))
+            let nameIndex = placement.names.index(of: sectionName(of: object))
             let keys = order.keys(of: object)
             let fits =
                 nameIndex == oldNameIndexes[old.section(at: position)]
-                && (kept.last.map { order.compare(keys, old.objects[$0]) != .orderedAscending } ?? true)
+                && (placement.kept.last.map { order.compare(keys, old.objects[$0]) != .orderedAscending } ?? true)
                 && (after < old.objects.count ? order.compare(keys, old.objects[after]) != .orderedDescending : true)
             if fits {
                 // Its new position is known once the placed objects are (below).
-                placed.new[ObjectIdentifier(object)] = kept.count
-                kept.append(position)
-                keptNames.append(nameIndex)
+                placement.positions.new[ObjectIdentifier(object)] = placement.kept.count
+                placement.kept.append(position)
+                placement.keptNames.append(nameIndex)
             } else {
+                placement.departing.append((position, object))
                 toPlace.append(object)
             }
         }
         keep(next..<old.objects.count)
 
         // Where each placed object goes among the kept ones (by binary search, in the order of
-        // their keys, read once each), then the objects in one pass.
+        // their keys, read once each).
         let keys = toPlace.map { order.keys(of: $0) }
-        var placements: [(keptBefore: Int, object: NSManagedObject)] = []
-        placements.reserveCapacity(toPlace.count)
         var start = 0
         for placed in keys.indices.sorted(by: { order.precedes(keys[$0], keys[$1]) }) {
             // Upper bound: the first kept object that sorts after the placed one.
-            var low = start, high = kept.count
+            var low = start, high = placement.kept.count
             while low < high {
                 let middle = (low + high) / 2
-                if order.compare(keys[placed], old.objects[kept[middle]]) == .orderedAscending {
+                if order.compare(keys[placed], old.objects[placement.kept[middle]]) == .orderedAscending {
                     high = middle
                 } else {
                     low = middle + 1
                 }
             }
-            placements.append((low, toPlace[placed]))
+            let object = toPlace[placed]
+            placement.placed.append((low, object, placement.names.index(of: sectionName(of: object))))
             start = low
         }
-        // The new position of the kept object at `index` of `kept`: it comes after the objects
-        // placed before it (those placed before a kept object with an index up to its own).
+        placement.finish()
+        return placement
+    }
+
+    /// Where a change report puts the changed objects (see `placing(_:)`): which old objects
+    /// keep their places, which leave them, and where the placed ones go among the kept.
+    private struct Placement {
+        /// The number of old objects.
+        let oldCount: Int
+        /// The old positions of the objects that keep their places, ascending.
+        var kept: [Int] = []
+        /// The section name index of each kept object (in `names`).
+        var keptNames: [Int] = []
+        /// The old objects that leave their places (gone, or placed again), by old position,
+        /// ascending: with `kept`, every old position once.
+        var departing: [(position: Int, object: NSManagedObject)] = []
+        /// The placed objects in new order: each goes before the kept object at `keptBefore`
+        /// of `kept` (after those placed before it), with its section name index.
+        var placed: [(keptBefore: Int, object: NSManagedObject, name: Int)] = []
+        var names = SectionNames()
+        /// Where the changed objects were and are (see `PlacedPositions`).
+        var positions = PlacedPositions(old: [:], new: [:], oldOfUnchanged: { _ in nil })
+
+        init(oldCount: Int) { self.oldCount = oldCount }
+
+        /// The new position of the kept object at `index` of `kept`: after the objects placed
+        /// before it (those placed before a kept object with an index up to its own).
         func newPosition(ofKept index: Int) -> Int {
-            var low = 0, high = placements.count
+            var low = 0, high = placed.count
             while low < high {
                 let middle = (low + high) / 2
-                if placements[middle].keptBefore <= index { low = middle + 1 } else { high = middle }
+                if placed[middle].keptBefore <= index { low = middle + 1 } else { high = middle }
             }
             return index + low
         }
-        for (id, index) in placed.new { placed.new[id] = newPosition(ofKept: index) }
-        var placedAt: [Int] = []
-        placedAt.reserveCapacity(placements.count)
-        var nameIndexes: [Int] = []
-        nameIndexes.reserveCapacity(kept.count + placements.count)
-        let objects = old.objects.withUnsafeBufferPointer { oldObjects in
-            [NSManagedObject](unsafeUninitializedCapacity: kept.count + placements.count) { buffer, count in
-                var taken = 0
-                func take(upTo end: Int) {
-                    for index in taken..<end {
-                        (buffer.baseAddress.unsafelyUnwrapped + count).initialize(to: oldObjects[kept[index]])
-                        count += 1
-                    }
-                    nameIndexes += keptNames[taken..<end]
-                    taken = end
+
+        /// Completes `positions` once every object has its place.
+        mutating func finish() {
+            for (id, index) in positions.new { positions.new[id] = newPosition(ofKept: index) }
+            // The n-th placed object goes after the n objects placed before it.
+            let placedAt = placed.indices.map { placed[$0].keptBefore + $0 }
+            for (index, at) in placedAt.enumerated() { positions.new[ObjectIdentifier(placed[index].object)] = at }
+            // Every other new position holds a kept object: the n-th not placed is the n-th kept.
+            positions.oldOfUnchanged = { [kept] position in
+                var low = 0, high = placedAt.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if placedAt[middle] < position { low = middle + 1 } else { high = middle }
                 }
-                for (keptBefore, object) in placements {
-                    take(upTo: keptBefore)
-                    (buffer.baseAddress.unsafelyUnwrapped + count).initialize(to: object)
-                    placed.new[ObjectIdentifier(object)] = count
-                    placedAt.append(count)
-                    count += 1
-                    nameIndexes.append(names.index(of: sectionName(of: object)))
-                }
-                take(upTo: kept.count)
+                return kept[position - low]
             }
         }
-        // Every other object was kept: the n-th not placed is the n-th kept.
-        placed.oldOfUnchanged = { [kept, placedAt] position in
-            var low = 0, high = placedAt.count
-            while low < high {
-                let middle = (low + high) / 2
-                if placedAt[middle] < position { low = middle + 1 } else { high = middle }
+
+        /// The new layout, its objects laid out in `objects` (the old ones, in old order): the
+        /// kept objects moved rather than copied, so that none is retained or released (a
+        /// report over 10^5 objects did both to every one of them), the departing ones released,
+        /// the placed ones put in. Where `objects` is shared, its first change copies it.
+        func layout(arranging objects: inout [NSManagedObject], sectioned: Bool) -> FetchedResultsLayout {
+            let newCount = kept.count + placed.count
+            // Room for the new objects (retained fillers, taken out again below).
+            if newCount > oldCount, let filler = placed.first?.object {
+                objects.append(contentsOf: repeatElement(filler, count: newCount - oldCount))
             }
-            return kept[position - low]
+            let count = objects.count
+            var taken: [NSManagedObject] = []
+            taken.reserveCapacity(departing.count + count - oldCount)
+            objects.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress.unsafelyUnwrapped
+                // The departing objects and the fillers out, then the kept ones to the front.
+                for (position, _) in departing { taken.append((base + position).move()) }
+                for position in oldCount..<count { taken.append((base + position).move()) }
+                var write = 0, read = 0
+                for end in departing.lazy.map(\.position) + [oldCount] {
+                    if write != read && end > read { (base + write).moveInitialize(from: base + read, count: end - read) }
+                    write += end - read
+                    read = end + 1
+                }
+                // From the end: each run of kept objects to its new place, the placed ones
+                // between (the unfilled part always as long as the placed objects left).
+                var end = newCount, keptEnd = kept.count
+                for (keptBefore, object, _) in placed.reversed() {
+                    let run = keptEnd - keptBefore
+                    (base + end - run).moveInitialize(from: base + keptBefore, count: run)
+                    end -= run + 1
+                    keptEnd = keptBefore
+                    (base + end).initialize(to: object)
+                }
+                // Fewer objects than before: the end filled with departed objects, released
+                // with the end below.
+                for position in newCount..<count { (base + position).initialize(to: taken.removeLast()) }
+            }
+            objects.removeLast(count - newCount)
+            guard sectioned else { return FetchedResultsLayout(objects: objects, nameIndexes: nil, names: names.names) }
+            var nameIndexes: [Int] = []
+            nameIndexes.reserveCapacity(newCount)
+            var keptTaken = 0
+            for (keptBefore, _, name) in placed {
+                nameIndexes += keptNames[keptTaken..<keptBefore]
+                nameIndexes.append(name)
+                keptTaken = keptBefore
+            }
+            nameIndexes += keptNames[keptTaken...]
+            return FetchedResultsLayout(objects: objects, nameIndexes: nameIndexes, names: names.names)
         }
-        let layout = FetchedResultsLayout(
-            objects: objects, nameIndexes: sectionNameKeyPath == nil ? nil : nameIndexes, names: names.names)
-        return (layout, placed)
+
+        /// The old objects in old order again, from the new ones (for the whole comparison).
+        func oldObjects(from objects: [NSManagedObject]) -> [NSManagedObject] {
+            [NSManagedObject](unsafeUninitializedCapacity: oldCount) { buffer, count in
+                let base = buffer.baseAddress.unsafelyUnwrapped
+                for (index, position) in kept.enumerated() {
+                    (base + position).initialize(to: objects[newPosition(ofKept: index)])
+                }
+                for (position, object) in departing { (base + position).initialize(to: object) }
+                count = oldCount
+            }
+        }
     }
 
     // MARK: - Reporting
@@ -509,9 +591,13 @@ final class FetchedResultsCore: ContextChangeObserver {
     ) {
         let old = layout
         let changes = placed ?? FetchedResultsChanges(from: old, to: new, changed: changed)
+        // Read before the layout changes (they may be made from it).
+        let oldIDs = wantsIDs ? reportedIDs : nil
+        // The new layout holds the objects (a placing took them from the old one), even where
+        // nothing changed and nothing is reported.
+        layout = new
         var ids: (old: [NSManagedObjectID], new: [NSManagedObjectID])?
-        if wantsIDs {
-            let oldIDs = reportedIDs
+        if let oldIDs {
             let newIDs = new.objects.map(\.objectID)
             guard !changes.isEmpty || oldIDs != newIDs else { return }
             ids = (oldIDs, newIDs)
@@ -520,7 +606,6 @@ final class FetchedResultsCore: ContextChangeObserver {
             // the IDs are made from the layout when something next asks for them.
             guard !changes.isEmpty else { return }
         }
-        layout = new
         generation += 1
         storedIDs = ids?.new
         if let ids { yieldSnapshot { Self.difference(ids.old, ids.new, changes) } }
@@ -532,7 +617,8 @@ final class FetchedResultsCore: ContextChangeObserver {
         guard !changes.isEmpty else { return }
         delegate.controllerWillChangeContent(controller)
         for index in changes.deletedSections {
-            delegate.controller(controller, didChange: sectionInfo(old, index), atSectionIndex: index, for: .delete)
+            delegate.controller(
+                controller, didChange: deletedSectionInfo(old, index, changes), atSectionIndex: index, for: .delete)
         }
         for index in changes.insertedSections {
             delegate.controller(controller, didChange: sectionInfo(new, index), atSectionIndex: index, for: .insert)
@@ -645,6 +731,32 @@ final class FetchedResultsCore: ContextChangeObserver {
 
     deinit {
         for continuation in streams.continuations { continuation.finish() }
+    }
+
+    /// The sections of the current layout (made once per layout; see `sectionCache`).
+    func sections() -> [FetchedSection] {
+        if let sectionCache, sectionCache.generation == generation { return sectionCache.sections }
+        let layout = self.layout
+        let sections = layout.sections.indices.map { sectionInfo(layout, $0) }
+        sectionCache = (generation, sections)
+        return sections
+    }
+
+    /// A deleted section of the old layout as the delegate sees it. Where a report laid the
+    /// old objects out again in place (the old layout keeps only its sections), the section's
+    /// objects are those the changes say left it: every one did, or it would not be deleted.
+    private func deletedSectionInfo(_ old: FetchedResultsLayout, _ index: Int, _ changes: FetchedResultsChanges)
+        -> FetchedSection
+    {
+        let section = old.sections[index]
+        guard old.objects.isEmpty, section.count > 0 else { return sectionInfo(old, index) }
+        var members =
+            changes.deleted.lazy.filter { $0.at[0] == index }.map { ($0.at[1], $0.object) }
+            + changes.moved.lazy.filter { $0.from[0] == index }.map { ($0.from[1], $0.object) }
+        members.sort { $0.0 < $1.0 }
+        return FetchedSection(
+            name: section.name, indexTitle: indexTitle(forSectionName: section.name),
+            objects: ArraySlice(members.map(\.1)))
     }
 
     /// A section of a layout as the delegate sees it.

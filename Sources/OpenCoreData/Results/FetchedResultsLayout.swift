@@ -18,7 +18,7 @@ struct FetchedResultsLayout {
     var positions: ObjectPositions { positionTable.table(of: objects) }
     /// The table `positions` makes, shared by the copies of this layout (whose objects never
     /// change).
-    private let positionTable = PositionTable()
+    private var positionTable = PositionTable()
 
     /// No objects: no sections with a section key path, one empty section without.
     init(sectioned: Bool) {
@@ -40,6 +40,18 @@ struct FetchedResultsLayout {
             sections.append(Section(name: names[nameIndexes[start]], start: start, count: end - start))
             start = end
         }
+    }
+
+    /// The same sections with no objects: what a change report keeps of the old layout while
+    /// it lays the objects out again (see `withObjects(_:)`).
+    func withoutObjects() -> FetchedResultsLayout { withObjects([]) }
+
+    /// The same sections over `objects` (as many as the sections hold, or none).
+    func withObjects(_ objects: [NSManagedObject]) -> FetchedResultsLayout {
+        var layout = self
+        layout.objects = objects
+        layout.positionTable = PositionTable()
+        return layout
     }
 
     /// The section holding the object at `index` of `objects`.
@@ -176,9 +188,10 @@ struct FetchedResultsChanges {
     /// order among the others (how the controller places changed objects): the changes
     /// `init(from:to:changed:)` finds, in time that grows with the changed objects rather than
     /// with the results. Nil where a section holding unchanged objects might not stay (a name
-    /// with more than one section), which that initializer handles.
+    /// with more than one section), which that initializer handles. Reads no object of `old`
+    /// (whose objects a report has already laid out again in `new`): only its sections.
     init?(
-        from old: FetchedResultsLayout, to new: FetchedResultsLayout, placing changed: Set<ObjectIdentifier>,
+        from old: FetchedResultsLayout, to new: FetchedResultsLayout, placing changed: [ObjectIdentifier: NSManagedObject],
         at positions: PlacedPositions
     ) {
         guard Self.namesAreDistinct(old), Self.namesAreDistinct(new) else { return nil }
@@ -187,12 +200,15 @@ struct FetchedResultsChanges {
         var candidatesInSection = [Int](repeating: 0, count: old.sections.count)
         var inBoth: [(old: Int, new: Int)] = []
         var changedInNew: [Int] = []
-        for id in changed {
+        var deletedObjects: [Int: NSManagedObject] = [:]
+        for (id, object) in changed {
             let oldIndex = positions.old[id], newIndex = positions.new[id]
             if let oldIndex { candidatesInSection[old.section(at: oldIndex)] += 1 }
             if let newIndex { changedInNew.append(newIndex) }
             switch (oldIndex, newIndex) {
-            case (let oldIndex?, nil): deletedPositions.append(oldIndex)
+            case (let oldIndex?, nil):
+                deletedPositions.append(oldIndex)
+                deletedObjects[oldIndex] = object
             case (nil, let newIndex?): insertedPositions.append(newIndex)
             case (let oldIndex?, let newIndex?): inBoth.append((oldIndex, newIndex))
             case (nil, nil): break
@@ -206,7 +222,9 @@ struct FetchedResultsChanges {
         deletedPositions.sort()
         insertedPositions.sort()
         changedInNew.sort()
-        deleted = deletedPositions.map { (old.objects[$0], old.indexPath(at: $0)) }
+        deleted = deletedPositions.compactMap { position in
+            deletedObjects[position].map { ($0, old.indexPath(at: position)) }
+        }
         inserted = insertedPositions.map { (new.objects[$0], new.indexPath(at: $0)) }
 
         // As `staying(_:)` decides with every unchanged object in order: a changed object that

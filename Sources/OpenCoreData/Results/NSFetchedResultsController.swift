@@ -49,7 +49,6 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     /// `NSFetchRequestResult` (the controller itself otherwise).
     private var delegateView: NSFetchedResultsController<NSFetchRequestResult>?
     private var typedObjects: (generation: Int, objects: [ResultType])?
-    private var sectionInfos: (generation: Int, sections: [NSFetchedResultsSectionInfo])?
 
     /// The fetch request the controller runs. Change its predicate or sort descriptors, then
     /// call `performFetch()` again to follow the new request.
@@ -195,11 +194,7 @@ open class NSFetchedResultsController<ResultType>: NSObject {
     /// is exactly one, named "", even when no object matched.
     public var sections: [NSFetchedResultsSectionInfo]? {
         guard core.hasFetched || core.generation > 0 else { return nil }
-        if let sectionInfos, sectionInfos.generation == core.generation { return sectionInfos.sections }
-        let layout = core.layout
-        let sections = layout.sections.indices.map { core.sectionInfo(layout, $0) as NSFetchedResultsSectionInfo }
-        sectionInfos = (core.generation, sections)
-        return sections
+        return core.sections()
     }
 
     /// The index title of a section name; the delegate's

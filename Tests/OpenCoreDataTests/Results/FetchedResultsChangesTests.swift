@@ -53,10 +53,12 @@ import Testing
             // Some objects change keys (a little, a lot or not at all), leave or arrive; the
             // others keep theirs.
             var changed = Set<ObjectIdentifier>()
+            var changedObjects: [ObjectIdentifier: NSManagedObject] = [:]
             let changes = Int.random(in: 0...(round % 3 == 0 ? 40 : 6), using: &random)
             for _ in 0..<changes where !items.isEmpty {
                 let index = Int.random(in: items.indices, using: &random)
                 changed.insert(ObjectIdentifier(items[index].object))
+                changedObjects[ObjectIdentifier(items[index].object)] = items[index].object
                 switch Int.random(in: 0..<6, using: &random) {
                 case 0: items.remove(at: index)
                 case 1: items[index].group = Int.random(in: 0..<6, using: &random)
@@ -67,13 +69,16 @@ import Testing
                     let new = item()
                     items.append(new)
                     changed.insert(ObjectIdentifier(new.object))
+                    changedObjects[ObjectIdentifier(new.object)] = new.object
                 }
             }
             let new = Self.layout(items, sectioned: sectioned)
             let whole = FetchedResultsChanges(from: old, to: new, changed: changed)
             guard
+                // From the old sections alone, as a report gives them (its objects laid out anew).
                 let placed = FetchedResultsChanges(
-                    from: old, to: new, placing: changed, at: PlacedPositions(old, new, changed: changed))
+                    from: old.withoutObjects(), to: new, placing: changedObjects,
+                    at: PlacedPositions(old, new, changed: changed))
             else { continue }
             placedAtAll += 1
             #expect(Self.summary(placed) == Self.summary(whole), "round \(round)")
@@ -92,8 +97,9 @@ import Testing
         let new = FetchedResultsLayout(objects: objects, nameIndexes: [0, 1, 1], names: ["a", "b"])
         let changed: Set = [ObjectIdentifier(objects[2])]
         #expect(
-            FetchedResultsChanges(from: old, to: new, placing: changed, at: PlacedPositions(old, new, changed: changed))
-                == nil)
+            FetchedResultsChanges(
+                from: old, to: new, placing: [ObjectIdentifier(objects[2]): objects[2]],
+                at: PlacedPositions(old, new, changed: changed)) == nil)
         #expect(FetchedResultsChanges(from: old, to: new, changed: [ObjectIdentifier(objects[2])]).moved.count == 1)
     }
 

@@ -42,7 +42,8 @@ import Testing
     /// What one controller told its delegate.
     final class Recorder: NSFetchedResultsControllerDelegate {
         enum Event {
-            case section(NSFetchedResultsChangeType, Int, String)
+            /// The section's name and objects as the delegate was given them.
+            case section(NSFetchedResultsChangeType, Int, String, [ObjectIdentifier])
             case object(NSFetchedResultsChangeType, ObjectIdentifier, IndexPath?, IndexPath?)
         }
         /// The events of each report (from `controllerWillChangeContent` on), in order.
@@ -59,7 +60,8 @@ import Testing
             atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
         ) {
             calls.append("section")
-            reports[reports.count - 1].append(.section(type, sectionIndex, sectionInfo.name))
+            let members = (sectionInfo.objects ?? []).compactMap { ($0 as? NSManagedObject).map(ObjectIdentifier.init) }
+            reports[reports.count - 1].append(.section(type, sectionIndex, sectionInfo.name, members))
         }
 
         func controller(
@@ -112,9 +114,15 @@ import Testing
         var updates: [(IndexPath, IndexPath, ObjectIdentifier)] = []
         for event in events {
             switch event {
-            case .section(.delete, let index, _): deletedSections.append(index)
-            case .section(.insert, let index, let name): insertedSections.append((index, name))
-            case .section(let type, _, _):
+            case .section(.delete, let index, let name, let members):
+                // A deleted section is given as it was, with its objects.
+                guard old.indices.contains(index), old[index].name == name, old[index].objects == members else {
+                    Issue.record("\(context): deleted section \(index) is not the old one")
+                    return nil
+                }
+                deletedSections.append(index)
+            case .section(.insert, let index, let name, _): insertedSections.append((index, name))
+            case .section(let type, _, _, _):
                 Issue.record("\(context): a section change of type \(type)")
                 return nil
             case .object(.delete, let id, let from?, nil): removals.append((from, id))
