@@ -143,34 +143,51 @@ extension NSManagedObjectContext {
         // One batch per store, built in place (a reference type, so appending never copies).
         var batches: [ObjectIdentifier: SaveBatch] = [:]
         var order: [SaveBatch] = []
+        // The batch of the last object's ID origin (one store's): objects of one store come in a row.
+        var last: (origin: IDOrigin, batch: SaveBatch)?
         func batch(for object: NSManagedObject) throws -> SaveBatch {
-            guard let store = object.objectID.persistentStore as? RowBackedPersistentStore else {
+            let origin = object.idOrigin
+            if let last, last.origin === origin { return last.batch }
+            guard let store = origin.store as? RowBackedPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
             }
-            if let batch = batches[ObjectIdentifier(store)] { return batch }
-            let batch = SaveBatch(store: store)
-            batches[ObjectIdentifier(store)] = batch
-            order.append(batch)
+            let batch = batches[ObjectIdentifier(store)] ?? SaveBatch(store: store)
+            if batches[ObjectIdentifier(store)] == nil {
+                batches[ObjectIdentifier(store)] = batch
+                order.append(batch)
+            }
+            last = (origin, batch)
             return batch
         }
+        // The schema's properties of the last entity written: objects of one entity come in a row.
+        var lastSchema: (entityID: Int, properties: [PropertySchema])?
+        func snapshot(of object: NSManagedObject, version: Int64) throws -> RowSnapshot {
+            guard let key = object.storeKey else {
+                throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
+            }
+            if lastSchema?.entityID != key.entityID {
+                lastSchema = (key.entityID, coordinator.schema.entity(key.entityID).properties)
+            }
+            return try self.snapshot(of: object, key: key, version: version, properties: lastSchema?.properties ?? [])
+        }
         for object in inserted {
-            let row = try snapshot(of: object, version: 1, coordinator: coordinator)
+            let row = try snapshot(of: object, version: 1)
             let batch = try batch(for: object)
             batch.changes.inserted.append(row)
-            batch.objects[row.key] = object
+            batch.written.append(object)
         }
         for object in updated {
-            let row = try snapshot(of: object, version: Self.version(after: object.version), coordinator: coordinator)
+            let row = try snapshot(of: object, version: Self.version(after: object.version))
             let batch = try batch(for: object)
             batch.changes.updated.append(row)
-            batch.objects[row.key] = object
+            batch.written.append(object)
             if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
         }
         for object in deleted {
             guard let key = object.storeKey else { continue }
             let batch = try batch(for: object)
             batch.changes.deleted.append(key)
-            batch.objects[key] = object
+            batch.written.append(object)
             if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
         }
         for batch in order where batch.store.tracksHistory {
@@ -277,6 +294,7 @@ extension NSManagedObjectContext {
             }
             last = assigned == nil ? (ObjectIdentifier(entity), group) : nil
         }
+        let parent = self.parent
         for group in groups {
             let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
             guard keys.count == group.objects.count else {
@@ -364,14 +382,11 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// The row of an object for its store: a value per slot of its entity.
-    private func snapshot(of object: NSManagedObject, version: Int64, coordinator: NSPersistentStoreCoordinator) throws
+    /// The row of an object for its store: a value per slot of its entity (`properties`, the
+    /// schema's), under `key`, the object's store key.
+    private func snapshot(of object: NSManagedObject, key: ObjectKey, version: Int64, properties: [PropertySchema]) throws
         -> RowSnapshot
     {
-        guard let key = object.storeKey else {
-            throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
-        }
-        let properties = coordinator.schema.entity(key.entityID).properties
         object.fireFault()
         var values: [StoreValue] = []
         values.reserveCapacity(properties.count)
@@ -380,6 +395,13 @@ extension NSManagedObjectContext {
         let bySlot = current.layout.count == properties.count
         // By index: binding each `PropertySchema` would copy it (and retain its strings).
         for slot in properties.indices {
+            // An attribute's value converted where it is held (copying it out retains it).
+            if bySlot, !properties[slot].isTransient, case .attribute(let kind) = properties[slot].kind,
+                kind != .transformable
+            {
+                values.append(try current.storeValue(slot: slot, kind: kind, property: properties[slot].name))
+                continue
+            }
             let value = bySlot ? current[slot: slot] : current[properties[slot].name]
             switch properties[slot].kind {
             case _ where properties[slot].isTransient || value == nil:
@@ -413,7 +435,11 @@ extension NSManagedObjectContext {
 final class SaveBatch {
     let store: RowBackedPersistentStore
     var changes = SaveChanges()
-    var objects: [ObjectKey: NSManagedObject] = [:]
+    /// The objects whose rows the batch writes, in order.
+    var written: [NSManagedObject] = []
+    /// The objects by row key, for the conflicts a store reports (made then: most saves have none).
+    lazy var objects: [ObjectKey: NSManagedObject] = Dictionary(
+        written.compactMap { object in object.storeKey.map { ($0, object) } }, uniquingKeysWith: { _, last in last })
 
     init(store: RowBackedPersistentStore) {
         self.store = store

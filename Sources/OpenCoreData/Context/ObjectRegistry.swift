@@ -66,8 +66,10 @@ final class ObjectRegistry: @unchecked Sendable {
     @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
     /// The batch tables that hold objects (see "Batch tables" above).
     @exclusivity(unchecked) private var tables: [BatchTable] = []
-    /// The scope last looked up (a fetch's rows share one).
+    /// The scope last looked up (a fetch's rows share one), and the one before it (a save
+    /// moves each new object from its temporary scope to its store's, one after the other).
     @exclusivity(unchecked) private var lastScope: (name: ScopeName, number: UInt32)?
+    @exclusivity(unchecked) private var previousScope: (name: ScopeName, number: UInt32)?
     /// Counts changes of the table's layout, so that a registration after `make` knows whether
     /// the slot it found is still the right one.
     @exclusivity(unchecked) private var layoutChanges = 0
@@ -519,7 +521,9 @@ final class ObjectRegistry: @unchecked Sendable {
         let name = ScopeName(origin: ObjectIdentifier(origin), entityID: entityID)
         if let lastScope, lastScope.name == name { return lastScope.number }
         let number: UInt32
-        if let known = scopeNumbers[name] {
+        if let previousScope, previousScope.name == name {
+            number = previousScope.number
+        } else if let known = scopeNumbers[name] {
             number = known
         } else {
             guard adding else { return nil }
@@ -527,6 +531,7 @@ final class ObjectRegistry: @unchecked Sendable {
             number = UInt32(truncatingIfNeeded: scopeOrigins.count)
             scopeNumbers[name] = number
         }
+        previousScope = lastScope
         lastScope = (name, number)
         return number
     }

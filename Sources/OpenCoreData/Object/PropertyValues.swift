@@ -143,6 +143,12 @@ struct PropertyValues: Sequence {
         set { slots[slot] = newValue }
     }
 
+    /// The value at `slot` as a store holds it (`StoreValue(_:kind:property:)`), converted where
+    /// it is held rather than copied out first.
+    func storeValue(slot: Int, kind: AttributeKind, property: String) throws -> StoreValue {
+        try StoreValue(slots[slot], kind: kind, property: property)
+    }
+
     /// The value of a property by name; nil when it has none.
     subscript(name: String) -> Any? {
         get {
