@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 @Suite struct SQLTraceTests {
-    static let sql = "SELECT t0.Z_PK, t0.Z_ENT FROM ZPAGE t0 WHERE t0.ZNUMBER > ? ORDER BY t0.Z_PK"
+    static let sql = "SELECT t0.Z_PK, 4 FROM ZPAGE t0 WHERE t0.ZNUMBER > ? ORDER BY t0.Z_PK"
 
     /// The shelf's pages with a number above 10 (pages 11…16), fetched as keys with the store's
     /// connection traced at `level`; the messages logged.
