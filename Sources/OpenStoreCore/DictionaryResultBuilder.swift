@@ -1,4 +1,5 @@
 import Foundation
+import OpenPredicate
 
 /// Makes a dictionary fetch's `NSDictionary` results row by row, straight from stored values:
 /// NULLs left out, relationships as the caller's object IDs, other values as Foundation objects.
@@ -71,7 +72,7 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
             others[key] = rows.map(objectID)
         case .decimal, .data, .uuid, .url:
             objects[key] = nil
-            others[key] = value.naturalValue ?? NSNull()
+            others[key] = value.naturalValue ?? ValueSemantics.null
         }
     }
 

@@ -48,7 +48,7 @@ extension NSManagedObject {
     /// - Returns: A dictionary from each key to its value (`NSNull` for nil).
     public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
         var result: [String: Any] = [:]
-        for key in keys { result[key] = value(forKey: key) ?? NSNull() }
+        for key in keys { result[key] = value(forKey: key) ?? ValueSemantics.null }
         return result
     }
 }

@@ -656,7 +656,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Records that a property is about to change: its value before the first change of the
     /// event, its name among the changed keys, the object with its context.
     func recordChange(forKey key: String) {
-        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? NSNull() }
+        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? ValueSemantics.null }
         changedKeys.insert(key)
         context?.objectDidChange(self)
     }
@@ -666,7 +666,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The changed properties and their new values (`NSNull` for nil), since the last save.
     open func changedValues() -> [String: Any] {
         var changes: [String: Any] = [:]
-        for key in changedKeys { changes[key] = exportedValue(forKey: key) ?? NSNull() }
+        for key in changedKeys { changes[key] = exportedValue(forKey: key) ?? ValueSemantics.null }
         return changes
     }
 
@@ -684,7 +684,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         var result: [String: Any] = [:]
         for key in keys ?? entity.properties.map(\.name) {
             guard entity.propertiesByName[key] != nil, !inserted else { continue }
-            result[key] = committedExportedValue(forKey: key) ?? NSNull()
+            result[key] = committedExportedValue(forKey: key) ?? ValueSemantics.null
         }
         return result
     }

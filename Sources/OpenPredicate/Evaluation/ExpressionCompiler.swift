@@ -82,7 +82,7 @@ enum ExpressionCompiler {
             return { object, context in
                 var values: [Any] = []
                 values.reserveCapacity(closures.count)
-                for closure in closures { values.append(closure(object, &context) ?? NSNull()) }
+                for closure in closures { values.append(closure(object, &context) ?? ValueSemantics.null) }
                 return values
             }
 
@@ -129,7 +129,7 @@ enum ExpressionCompiler {
             let closures = arguments.map(compile)
             return { object, context in
                 var values: [Any] = []
-                for closure in closures { values.append(closure(object, &context) ?? NSNull()) }
+                for closure in closures { values.append(closure(object, &context) ?? ValueSemantics.null) }
                 return ValueSemantics.unwrapOptional(block.body(object.object, values, nil))
             }
 
@@ -168,7 +168,7 @@ extension ExpressionNode {
             values.reserveCapacity(elements.count)
             for element in elements {
                 guard case .constant(let constant) = element else { return nil }
-                values.append(constant.value ?? NSNull())
+                values.append(constant.value ?? ValueSemantics.null)
             }
             return ConstantValue(values)
         default:

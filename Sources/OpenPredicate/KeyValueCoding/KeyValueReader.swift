@@ -42,7 +42,7 @@ enum KeyValueReader {
                 return collectionOperator(key, on: collection, rest: [])
             }
             return collection.predicateElements.map { element -> Any in
-                value(of: element, forKey: key) ?? NSNull()
+                value(of: element, forKey: key) ?? ValueSemantics.null
             }
         }
         if let number = ValueSemantics.number(object) {
