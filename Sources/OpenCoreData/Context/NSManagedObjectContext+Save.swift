@@ -306,9 +306,8 @@ extension NSManagedObjectContext {
             for (object, primaryKey) in zip(group.objects, keys) {
                 let id = maker.id(for: ObjectKey(entityID: group.entityID, primaryKey: primaryKey))
                 let temporary = object.objectID
-                registry[temporary] = nil
                 object.objectID = id
-                registry[id] = object
+                registry.reregister(object, from: temporary, to: id)
                 if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
             }
         }

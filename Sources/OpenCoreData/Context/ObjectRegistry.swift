@@ -164,6 +164,29 @@ final class ObjectRegistry: @unchecked Sendable {
         }
     }
 
+    /// Moves `object` from `old` to `new` (an inserted object's temporary ID to its permanent
+    /// one, as `self[old] = nil; self[new] = object` would): its entry stays where it is, with
+    /// its key and index slot changed, and is neither released nor retained.
+    func reregister(_ object: NSManagedObject, from old: NSManagedObjectID, to new: NSManagedObjectID) {
+        let moved: Bool = lock.withLock { _ in
+            let (found, slot, _) = find(old.origin, old.rowKey)
+            guard found, objects[Int(index[slot]) - 1].toOpaque() == Unmanaged.passUnretained(object).toOpaque(),
+                !find(new.origin, new.rowKey).found, tableEntry(new.origin, new.rowKey) == nil
+            else { return false }
+            let entry = Int(index[slot]) - 1
+            vacate(slot)
+            let key = find(new.origin, new.rowKey)
+            scopes[entry] = key.key.scope
+            primaryKeys[entry] = key.key.primaryKey
+            index[key.slot] = UInt32(truncatingIfNeeded: entry + 1)
+            layoutChanges &+= 1
+            return true
+        }
+        guard !moved else { return }
+        self[old] = nil
+        self[new] = object
+    }
+
     /// The object registered for a row of the store whose IDs have `origin`.
     subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
         let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
@@ -600,6 +623,27 @@ final class ObjectRegistry: @unchecked Sendable {
         let entry = Int(index[removed]) - 1
         let object = objects[entry]
         let mask = index.count - 1
+        vacate(removed)
+        let last = objects.count - 1
+        if entry != last {
+            // The last entry fills the hole: its index slot now names the hole.
+            var lastSlot = home(ofEntry: last, mask: mask)
+            while Int(index[lastSlot]) != last + 1 { lastSlot = (lastSlot + 1) & mask }
+            index[lastSlot] = UInt32(truncatingIfNeeded: entry + 1)
+            scopes[entry] = scopes[last]
+            primaryKeys[entry] = primaryKeys[last]
+            objects[entry] = objects[last]
+        }
+        scopes.removeLast()
+        primaryKeys.removeLast()
+        objects.removeLast()
+        layoutChanges &+= 1
+        return retains ? object : nil
+    }
+
+    /// Empties an index slot and moves back the slots after it that would no longer be found.
+    private func vacate(_ removed: Int) {
+        let mask = index.count - 1
         var hole = removed
         var slot = removed
         while true {
@@ -616,21 +660,6 @@ final class ObjectRegistry: @unchecked Sendable {
             }
         }
         index[hole] = 0
-        let last = objects.count - 1
-        if entry != last {
-            // The last entry fills the hole: its index slot now names the hole.
-            var lastSlot = home(ofEntry: last, mask: mask)
-            while Int(index[lastSlot]) != last + 1 { lastSlot = (lastSlot + 1) & mask }
-            index[lastSlot] = UInt32(truncatingIfNeeded: entry + 1)
-            scopes[entry] = scopes[last]
-            primaryKeys[entry] = primaryKeys[last]
-            objects[entry] = objects[last]
-        }
-        scopes.removeLast()
-        primaryKeys.removeLast()
-        objects.removeLast()
-        layoutChanges &+= 1
-        return retains ? object : nil
     }
 
     private func clearTable(size: Int) {

@@ -49,12 +49,21 @@ import Testing
             default: id = NSManagedObjectID(origin: origins[0], key: ObjectKey(entityID: employee, primaryKey: key))
             }
             ids.append(id)
-            switch next(4) {
+            switch next(5) {
             case 0:
                 // Remove a known ID (present or not).
                 let victim = ids[next(ids.count)]
                 registry[victim] = nil
                 reference[victim] = nil
+            case 1:
+                // Move a known ID's object (or a new one) to this ID, as a save gives an inserted
+                // object its permanent ID: in place, or (this ID taken, the object not registered
+                // under the old one) the old way.
+                let old = ids[next(ids.count)]
+                let moving = reference[old] ?? object(old)
+                registry.reregister(moving, from: old, to: id)
+                if reference[old] === moving { reference[old] = nil }
+                reference[id] = moving
             default:
                 let made = object(id)
                 registry[id] = made
