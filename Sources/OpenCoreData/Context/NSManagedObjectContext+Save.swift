@@ -112,15 +112,8 @@ extension NSManagedObjectContext {
                 attempt += 1
                 continue
             }
-            for object in inserted { object.version = 1 }
-            for object in updated { object.version = Self.version(after: object.version) }
-            didSave(inserted: inserted, updated: updated, deleted: deleted)
-            NotificationCenter.default.post(
-                name: .NSManagedObjectContextDidSave, object: self,
-                userInfo: [
-                    NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
-                ])
-            postDidSaveObjectIDs(inserted: inserted, updated: updated, deleted: deleted)
+            didSave(inserted: inserted, updated: updated, deleted: deleted, versioned: true)
+            postDidSave(inserted: inserted, updated: updated, deleted: deleted)
             return inserted.count + updated.count + deleted.count
         }
     }

@@ -34,13 +34,32 @@ extension NSManagedObjectContext {
     /// See [didSaveObjectIDsNotification](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/didsaveobjectidsnotification).
     public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
 
-    /// Posts `NSManagedObjectContextDidSaveObjectIDs` for a save to the stores.
-    func postDidSaveObjectIDs(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Posts `NSManagedObjectContextDidSave`, then `NSManagedObjectContextDidSaveObjectIDs`, for
+    /// a save to the stores. Both sets of a list are made in one pass over it (a pass over 10^5
+    /// saved objects costs a cache miss on each).
+    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        func sets(_ objects: [NSManagedObject]) -> (objects: Set<NSManagedObject>, ids: Set<NSManagedObjectID>) {
+            var sets = (
+                objects: Set<NSManagedObject>(minimumCapacity: objects.count),
+                ids: Set<NSManagedObjectID>(minimumCapacity: objects.count)
+            )
+            for object in objects {
+                sets.objects.insert(object)
+                sets.ids.insert(object.objectID)
+            }
+            return sets
+        }
+        let (inserted, updated, deleted) = (sets(inserted), sets(updated), sets(deleted))
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: [
+                NSInsertedObjectsKey: inserted.objects, NSUpdatedObjectsKey: updated.objects,
+                NSDeletedObjectsKey: deleted.objects,
+            ])
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSaveObjectIDs, object: self,
             userInfo: [
-                NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
-                NSDeletedObjectIDsKey: Set(deleted.map(\.objectID)),
+                NSInsertedObjectIDsKey: inserted.ids, NSUpdatedObjectIDsKey: updated.ids, NSDeletedObjectIDsKey: deleted.ids,
             ])
     }
 }

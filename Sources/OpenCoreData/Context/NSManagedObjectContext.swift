@@ -509,11 +509,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registry.values { refresh(object, mergeChanges: true) }
     }
 
-    /// Called after a save: the saved objects' changes become their committed values.
-    func didSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Called after a save: the saved objects' changes become their committed values; with
+    /// `versioned` (a save to the stores), their rows' new versions their versions.
+    func didSave(
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], versioned: Bool = false
+    ) {
         processPendingChanges()
-        for object in inserted + updated {
+        // Each list walked in place (10^5 objects saved are 10^5 cache misses a pass).
+        for object in inserted {
+            if versioned { object.version = 1 }
             object.inserted = false
+            object.changedKeys = []
+            object.commitValues()
+        }
+        for object in updated {
+            if versioned { object.version = Self.version(after: object.version) }
             object.changedKeys = []
             object.commitValues()
         }
@@ -525,7 +535,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         changedList = []
         deletedList = []
         deletedInserts = []
-        for object in inserted + updated + deleted { object.didSave() }
+        for objects in [inserted, updated, deleted] {
+            for object in objects { object.didSave() }
+        }
         for object in deleted { object.turnIntoDeletedFault() }
         // Inserted objects have permanent IDs now.
         if !inserted.isEmpty { changeState.tellObservers(ContextChanges(idsChanged: true)) }
