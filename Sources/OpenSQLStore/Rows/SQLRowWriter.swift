@@ -52,37 +52,31 @@ package struct SQLRowWriter<Session: SQLSession> {
         var current: InsertBatch?
         var waiting: [Int: InsertBatch] = [:]
         var done: [InsertBatch] = []
-        for row in rows {
+        for (index, row) in rows.enumerated() {
             if current?.entityID != row.key.entityID {
                 if let current { waiting[current.entityID] = current }
                 current = try waiting.removeValue(forKey: row.key.entityID) ?? batch(for: row, of: rows.count)
             }
             guard let batch = current else { continue }
             try checkValues(of: row, against: batch.entity, unsupportedSlots: batch.hasUnsupportedSlots)
-            batch.values.append(.integer(row.key.primaryKey))
-            batch.values.append(.integer(Int64(batch.entity.entityNumber)))
-            batch.values.append(.integer(row.version))
-            append(batch.statement.bindings, of: row, to: &batch.values)
-            batch.rows += 1
+            batch.rows.append(index)
             batch.highestKey = max(batch.highestKey, row.key.primaryKey)
-            if batch.rows == batch.statement.batchSize {
-                let sql = batch.fullSQL ?? batch.statement.sql(rows: batch.rows)
+            if batch.rows.count == batch.statement.batchSize {
+                let sql = batch.fullSQL ?? batch.statement.sql(rows: batch.rows.count)
                 batch.fullSQL = sql
-                try session.run(sql, batch.values)
-                batch.values.removeAll(keepingCapacity: true)
-                batch.rows = 0
+                try run(sql, batch, rows, from: 0, count: batch.rows.count)
+                batch.rows.removeAll(keepingCapacity: true)
             }
         }
         if let current { waiting[current.entityID] = current }
         for (_, rest) in waiting.sorted(by: { $0.key < $1.key }) {
             // The rest in pieces of a power of two rows: few statement texts to prepare and keep.
-            let width = 3 + rest.statement.bindings.count
             var start = 0
-            var left = rest.rows
+            var left = rest.rows.count
             while left > 0 {
                 let count = 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
-                try session.run(rest.statement.sql(rows: count), Array(rest.values[start..<(start + count * width)]))
-                start += count * width
+                try run(rest.statement.sql(rows: count), rest, rows, from: start, count: count)
+                start += count
                 left -= count
             }
             done.append(rest)
@@ -96,8 +90,27 @@ package struct SQLRowWriter<Session: SQLSession> {
         }
     }
 
+    /// Runs `sql`, an insert of `count` rows of `batch` from its row `first`, binding each row's
+    /// key, entity number and version, then its columns, straight from the row (no copy of the
+    /// values into one array first: a string copied is retained, and released later, cold).
+    private func run(_ sql: String, _ batch: InsertBatch, _ rows: [RowSnapshot], from first: Int, count: Int) throws {
+        let bindings = batch.statement.bindings
+        let width = 3 + bindings.count
+        let entityNumber = Int64(batch.entity.entityNumber)
+        try session.run(sql, count: count * width) { index in
+            let (offset, column) = index.quotientAndRemainder(dividingBy: width)
+            let row = batch.rows[first + offset]
+            switch column {
+            case 0: return .integer(rows[row].key.primaryKey)
+            case 1: return .integer(entityNumber)
+            case 2: return .integer(rows[row].version)
+            default: return value(bindings[column - 3], of: rows[row])
+            }
+        }
+    }
+
     /// The rows of one entity an insert writes, `statement.batchSize` to a statement (a class:
-    /// its values grow in place, and a row's turn copies nothing).
+    /// its list grows in place, and a row's turn copies nothing).
     private final class InsertBatch {
         let entityID: Int
         let entity: AppleSQLEntityLayout
@@ -109,8 +122,8 @@ package struct SQLRowWriter<Session: SQLSession> {
         /// Whether a slot of the entity has no column (`AppleSQLSlot.unsupported`).
         let hasUnsupportedSlots: Bool
         // Used by one insert call on one thread: no dynamic exclusivity checks, on every row.
-        @exclusivity(unchecked) var values: [StoreValue] = []
-        @exclusivity(unchecked) var rows = 0
+        /// The indexes (in the rows inserted) of the rows waiting for a statement.
+        @exclusivity(unchecked) var rows: [Int] = []
         @exclusivity(unchecked) var highestKey: Int64 = 0
 
         init(
@@ -122,7 +135,7 @@ package struct SQLRowWriter<Session: SQLSession> {
             self.statement = statement
             self.root = root
             self.hasUnsupportedSlots = hasUnsupportedSlots
-            values.reserveCapacity(capacity)
+            rows.reserveCapacity(capacity)
         }
     }
 
@@ -134,7 +147,7 @@ package struct SQLRowWriter<Session: SQLSession> {
         return InsertBatch(
             entityID: row.key.entityID, entity: entity, statement: statement, root: layout.entityNumber(of: table.rootID),
             hasUnsupportedSlots: entity.slots.contains { if case .unsupported = $0 { true } else { false } },
-            capacity: (3 + statement.bindings.count) * min(count, statement.batchSize))
+            capacity: min(count, statement.batchSize))
     }
 
     /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
@@ -327,23 +340,21 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     /// Appends the values a row binds to `values`.
     private func append(_ bindings: [SQLColumnBinding], of row: RowSnapshot, to values: inout [StoreValue]) {
-        for binding in bindings {
-            switch binding {
-            case .value(let slot):
-                values.append(row.values[slot])
-            case .destinationKey(let slot):
-                guard case .object(let key) = row.values[slot] else {
-                    values.append(.null)
-                    continue
-                }
-                values.append(.integer(key.primaryKey))
-            case .destinationEntity(let slot):
-                guard case .object(let key) = row.values[slot] else {
-                    values.append(.null)
-                    continue
-                }
-                values.append(.integer(Int64(layout.entityNumber(of: key.entityID))))
-            }
+        for binding in bindings { values.append(value(binding, of: row)) }
+    }
+
+    /// What one column placeholder binds for `row`.
+    @inline(__always)
+    private func value(_ binding: SQLColumnBinding, of row: RowSnapshot) -> StoreValue {
+        switch binding {
+        case .value(let slot):
+            return row.values[slot]
+        case .destinationKey(let slot):
+            guard case .object(let key) = row.values[slot] else { return .null }
+            return .integer(key.primaryKey)
+        case .destinationEntity(let slot):
+            guard case .object(let key) = row.values[slot] else { return .null }
+            return .integer(Int64(layout.entityNumber(of: key.entityID)))
         }
     }
 

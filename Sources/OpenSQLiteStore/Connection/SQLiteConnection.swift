@@ -203,6 +203,16 @@ package final class SQLiteConnection {
         return changes
     }
 
+    /// `run(_:_:)` with placeholder `index + 1` bound to `argument(index)`, each value bound as
+    /// it is made (see `SQLSession.run(_:count:argument:)`).
+    @discardableResult
+    package func run(_ sql: String, count: Int, argument: (Int) -> StoreValue) throws -> Int {
+        let statement = try statement(sql)
+        for index in 0..<count { try statement.bind(argument(index), at: Int32(index + 1)) }
+        try statement.run()
+        return changes
+    }
+
     /// SQLite's `EXPLAIN QUERY PLAN` for `sql` with `arguments` bound: the `detail` column of
     /// each row, indented two spaces per level of nesting (as the `sqlite3` shell draws its
     /// tree). The statement is prepared for this call only and never traced.
