@@ -48,6 +48,9 @@ extension NSManagedObjectContext {
             let candidates = insertedList.objects + changedList.filter { $0.isUpdated } + deletedList.objects
             var round: [NSManagedObject] = []
             var seen: Set<ObjectIdentifier> = []
+            // Room made once (growing a set rehashes what it holds, at every doubling).
+            seen.reserveCapacity(candidates.count)
+            notified.reserveCapacity(candidates.count)
             // A plain `NSManagedObject`'s `willSave()` does nothing: only subclasses are asked
             // (saves of many plain objects pay one type check each).
             for object in candidates where type(of: object) != NSManagedObject.self {
