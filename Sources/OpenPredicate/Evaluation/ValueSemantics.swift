@@ -56,7 +56,7 @@ package enum ValueSemantics {
     /// One `NSNull` for every "no value" a dictionary or array holds, as Apple's `[NSNull null]`
     /// is one object: on Linux `NSNull()` allocates a new one each time (one per changed
     /// property of every new object, once, in the change it records).
-    nonisolated(unsafe) package static let null = NSNull()
+    package static let null = NSNull()
 
     /// `value as? T` for a class `T` that no value type bridges to (`NSManagedObject`, a
     /// relationship fault), with values that are not class instances ruled out by their type
