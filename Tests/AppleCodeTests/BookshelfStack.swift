@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 /// The stores every case of these tests runs on, as apps' tests set them up.
@@ -29,8 +30,7 @@ func makeContainer(named name: String, model: NSManagedObjectModel, _ kind: Stor
     case .inMemory:
         description.type = NSInMemoryStoreType
     case .sqlite:
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ExitRemovedFolders.make(prefix: name)
         description.type = NSSQLiteStoreType
         description.url = folder.appendingPathComponent("\(name).sqlite")
     }

@@ -39,3 +39,25 @@ public final class TemporaryFolder {
         return file
     }
 }
+
+/// Folders for helpers that hand out a URL rather than a `TemporaryFolder` (a store made for a
+/// test and returned inside a container): removed when the test process exits.
+public enum ExitRemovedFolders {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var folders: [URL] = []
+
+    /// Creates the folder `<prefix>-<UUID>` in the temporary folder, removed at exit.
+    public static func make(prefix: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        lock.withLock {
+            if folders.isEmpty { atexit { ExitRemovedFolders.removeAll() } }
+            folders.append(url)
+        }
+        return url
+    }
+
+    private static func removeAll() {
+        for folder in lock.withLock({ folders }) { try? FileManager.default.removeItem(at: folder) }
+    }
+}

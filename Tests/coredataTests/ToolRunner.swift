@@ -42,11 +42,9 @@ enum ToolRunner {
             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 
-    /// A new empty temporary folder.
+    /// A new empty temporary folder, removed when the tests end.
     static func temporaryFolder(_ name: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+        try ExitRemovedFolders.make(prefix: "coredata-\(name)")
     }
 
     /// `../shared/realworld/stores/<name>` copied into a temporary folder (Apple's WAL stores
