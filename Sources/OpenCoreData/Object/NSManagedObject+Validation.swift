@@ -1,4 +1,5 @@
 import OpenPredicate
+import Synchronization
 
 #if !_runtime(_ObjC)
     /// Apple's pointer type for `validateValue(_:forKey:)` and per-key validation methods, so that
@@ -269,6 +270,10 @@ enum ValidationOverride {
     private static let lock = NSLock()
     // Read and written under `lock` only.
     nonisolated(unsafe) private static var known: [ObjectIdentifier: Bool] = [:]
+    /// The class asked last and its answer, in one word (its address, the answer in the low
+    /// bit, which metadata alignment leaves free), read without the lock: a save asks for every
+    /// object, most of one class.
+    private static let last = Atomic<UInt>(0)
 
     /// Whether `type` (or a class between it and `NSManagedObject`) overrides
     /// `validateValue(_:forKey:)`.
@@ -276,12 +281,19 @@ enum ValidationOverride {
         if type == NSManagedObject.self { return false }
         guard let entry, let baseWord else { return true }
         let key = ObjectIdentifier(type)
+        let address = UInt(bitPattern: key)
+        let cached = last.load(ordering: .relaxed)
+        if cached & ~1 == address { return cached & 1 == 1 }
         lock.lock()
         defer { lock.unlock() }
-        if let found = known[key] { return found }
+        if let found = known[key] {
+            last.store(address | (found ? 1 : 0), ordering: .relaxed)
+            return found
+        }
         let classWords = words(of: type)
         let overrides = entry >= classWords.count || classWords[entry] != baseWord
         known[key] = overrides
+        last.store(address | (overrides ? 1 : 0), ordering: .relaxed)
         return overrides
     }
 

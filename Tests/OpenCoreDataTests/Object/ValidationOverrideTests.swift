@@ -31,5 +31,13 @@ import Testing
         #expect(!PlainChild.testingValidatesEveryProperty)
         #expect(Checking.testingValidatesEveryProperty)
         #expect(CheckingChild.testingValidatesEveryProperty)
+        // Asked again in turns, and twice in a row: the last class's answer is kept outside the
+        // lock, and must be that class's.
+        for _ in 0..<3 {
+            #expect(Checking.testingValidatesEveryProperty && !Plain.testingValidatesEveryProperty)
+            #expect(!PlainChild.testingValidatesEveryProperty && CheckingChild.testingValidatesEveryProperty)
+            #expect(CheckingChild.testingValidatesEveryProperty && CheckingChild.testingValidatesEveryProperty)
+            #expect(!Plain.testingValidatesEveryProperty && !Plain.testingValidatesEveryProperty)
+        }
     }
 }
