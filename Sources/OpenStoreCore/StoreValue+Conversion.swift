@@ -128,14 +128,11 @@ extension StoreValue {
         }
     }
 
-    /// `nil`, `NSNull` and `Optional.none` inside `Any` are all "no value".
     /// The stored form of a value that is already the Swift type an attribute of `kind` reads
-    /// back (what `setValue(_:forKey:)` keeps): one cast to a concrete type, where the general
-    /// path first looks through optionals, `NSNull` and bridged classes. Nil otherwise.
+    /// back (what `setValue(_:forKey:)` keeps), read from the value's container without a
+    /// runtime cast (see `ValueSemantics.exactly`); nil for a value stored as anything else
+    /// (bridged, boxed, optional), which takes the general path.
     @inline(__always)
-    /// The common case, read from the value's container without a runtime cast (see
-    /// `ValueSemantics.exactly`): nil for a value stored as anything else (bridged, boxed,
-    /// optional), which takes the general path.
     private static func exactly(_ value: Any?, kind: AttributeKind) -> StoreValue? {
         switch kind {
         case .integer64: ValueSemantics.exactly(value, Int64.self).map(StoreValue.integer)
@@ -149,6 +146,7 @@ extension StoreValue {
         }
     }
 
+    /// `nil`, `NSNull` and `Optional.none` inside `Any` are all "no value".
     private static func unwrap(_ value: Any?) -> Any? {
         guard let value = ValueSemantics.unwrapOptional(value), !ValueSemantics.isNSNull(value) else { return nil }
         return value

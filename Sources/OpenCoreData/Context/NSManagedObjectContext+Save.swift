@@ -144,8 +144,11 @@ extension NSManagedObjectContext {
             guard let store = origin.store as? RowBackedPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
             }
-            let batch = batches[ObjectIdentifier(store)] ?? SaveBatch(store: store)
-            if batches[ObjectIdentifier(store)] == nil {
+            let batch: SaveBatch
+            if let known = batches[ObjectIdentifier(store)] {
+                batch = known
+            } else {
+                batch = SaveBatch(store: store)
                 batches[ObjectIdentifier(store)] = batch
                 order.append(batch)
             }

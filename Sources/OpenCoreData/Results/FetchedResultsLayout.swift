@@ -200,15 +200,13 @@ struct FetchedResultsChanges {
         var candidatesInSection = [Int](repeating: 0, count: old.sections.count)
         var inBoth: [(old: Int, new: Int)] = []
         var changedInNew: [Int] = []
-        var deletedObjects: [Int: NSManagedObject] = [:]
+        var gone: [(position: Int, object: NSManagedObject)] = []
         for (id, object) in changed {
             let oldIndex = positions.old[id], newIndex = positions.new[id]
             if let oldIndex { candidatesInSection[old.section(at: oldIndex)] += 1 }
             if let newIndex { changedInNew.append(newIndex) }
             switch (oldIndex, newIndex) {
-            case (let oldIndex?, nil):
-                deletedPositions.append(oldIndex)
-                deletedObjects[oldIndex] = object
+            case (let oldIndex?, nil): gone.append((oldIndex, object))
             case (nil, let newIndex?): insertedPositions.append(newIndex)
             case (let oldIndex?, let newIndex?): inBoth.append((oldIndex, newIndex))
             case (nil, nil): break
@@ -219,12 +217,11 @@ struct FetchedResultsChanges {
         where count < old.sections[section].count && newSectionOf[section] == nil {
             return nil
         }
-        deletedPositions.sort()
+        gone.sort { $0.position < $1.position }
         insertedPositions.sort()
         changedInNew.sort()
-        deleted = deletedPositions.compactMap { position in
-            deletedObjects[position].map { ($0, old.indexPath(at: position)) }
-        }
+        deletedPositions = gone.map(\.position)
+        deleted = gone.map { ($0.object, old.indexPath(at: $0.position)) }
         inserted = insertedPositions.map { (new.objects[$0], new.indexPath(at: $0)) }
 
         // As `staying(_:)` decides with every unchanged object in order: a changed object that
