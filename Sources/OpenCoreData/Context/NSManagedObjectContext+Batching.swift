@@ -29,11 +29,15 @@ final class FaultBatch {
     let prefetching: [[String]]
     /// The starts of the windows whose values are loaded, oldest first.
     var loadedWindows: [Int] = []
+    /// The base of the objects that link the batch alone (see `ObjectLink.batch`): the first
+    /// fault's; others keep their place in a state.
+    let base: HomeBase
 
-    init(identities: BatchIdentities, size: Int, prefetching: [[String]]) {
+    init(identities: BatchIdentities, size: Int, prefetching: [[String]], base: HomeBase) {
         self.identities = identities
         self.size = size
         self.prefetching = prefetching
+        self.base = base
     }
 
     /// Where a fault of a batched fetch sits: its batch and its index in the results.
@@ -55,7 +59,8 @@ extension NSManagedObjectContext {
             return
         }
         let identities = table.map(BatchIdentities.table) ?? BatchIdentities(objects)
-        let batch = FaultBatch(identities: identities, size: batchSize, prefetching: prefetching)
+        let base = objects.lazy.compactMap(\.base).first ?? HomeBase(context: self, origin: nil, entity: nil)
+        let batch = FaultBatch(identities: identities, size: batchSize, prefetching: prefetching, base: base)
         for (index, object) in objects.enumerated() where object.isFault && cachedRow(of: object) == nil {
             object.batchMember = FaultBatch.Member(batch: batch, index: index)
         }

@@ -371,12 +371,15 @@ extension NSManagedObjectContext {
         let firesFaults = !request.returnsObjectsAsFaults
         // As in `results(of:)`.
         let newFaultsTakeRows = fetchedAt == nil && rowCache.isEmpty
+        // The faults' base, which the blocks they link hold for them.
+        let base = homeBase(for: faults.maker.origin)
         var index = 0
         for block in blocks {
+            let link = BlockLink(rows: block, base: base)
             for row in 0..<block.count {
                 let object = objects[index]
                 if created[index], newFaultsTakeRows {
-                    object.takeBlockRow(block, row: row)
+                    object.takeBlockRow(link, row: row)
                 } else {
                     if refreshes, !created[index], !object.hasChanges, !object.isFault {
                         object.refault(keepChanges: false)

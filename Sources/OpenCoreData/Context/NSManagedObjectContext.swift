@@ -391,8 +391,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         ManagedClassRegistry.register(type(of: object))
         object.context = self
         object.inserted = true
-        // Nothing is committed before the first save.
-        object.committed = PropertyValues(layout: object.layout)
+        // Nothing is committed before the first save (see `committed`).
+        object.commitValues()
         registry[object.objectID] = object
         insertedList.append(object)
         changeState.noteInserted(object)

@@ -55,11 +55,13 @@ extension NSManagedObject {
         }
     }
 
-    /// The values last saved or fetched (empty for an inserted object).
+    /// The values last saved or fetched (empty for an inserted object: nothing is kept apart
+    /// for it, so that its writes before the first save copy nothing).
     var committed: PropertyValues {
         get {
             materializeValues()
-            return extras?.committed ?? storedValues
+            if let committed = extras?.committed { return committed }
+            return inserted ? PropertyValues(layout: layout) : storedValues
         }
         set {
             materializeValues()
@@ -72,9 +74,10 @@ extension NSManagedObject {
         extras?.committed = nil
     }
 
-    /// Keeps the committed values apart before the current ones change.
+    /// Keeps the committed values apart before the current ones change (an inserted object has
+    /// none).
     private func keepCommittedValues() {
-        if extras?.committed == nil { ensuredExtras.committed = storedValues }
+        if !inserted, extras?.committed == nil { ensuredExtras.committed = storedValues }
     }
 
     /// A to-many relationship's fault at `slot` becomes its members, in the current values and,

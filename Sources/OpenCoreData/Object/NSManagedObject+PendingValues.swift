@@ -2,8 +2,8 @@ import OpenStoreCore
 
 /// A fired fault keeps its fetched row (`fetchedRow`) as its values: reading an attribute
 /// decodes that one value, and a to-one relationship finds its destination in the context (and
-/// keeps it: the first in `keptDestination`, others in their slot of `storedValues`, otherwise
-/// empty while pending). The
+/// keeps it: the first in `keptDestination`, beside the row, others in their slot of
+/// `storedValues`, otherwise empty while pending). The
 /// row is decoded into `PropertyValues` only when something needs them whole — a change, a
 /// to-many relationship, a save, a merge — through `values` and `committed`
 /// (`NSManagedObject+Extras`), which decode first. Firing a fault therefore costs no allocation,
@@ -102,10 +102,12 @@ extension NSManagedObject {
         guard case .object(let destination) = stored else { return .some(nil) }
         // Kept once read, so that the destination lives as long as this object does (the
         // context holds unchanged objects weakly), as Apple's fired to-one holds it: the
-        // first in `keptDestination` (no allocation), others in their slot.
-        if let kept = keptDestination, kept.identityKey == destination { return .some(kept) }
-        if let kept = keptSlotDestination(slot), kept.identityKey == destination {
-            return .some(kept)
+        // first in `keptDestination` (beside the row: one array per block of rows), others in
+        // their slot.
+        let kept = keptDestination
+        if let kept, kept.identityKey == destination { return .some(kept) }
+        if let inSlot = keptSlotDestination(slot), inSlot.identityKey == destination {
+            return .some(inSlot)
         }
         let object: NSManagedObject
         if let registered = registeredNeighbour(destination) {
@@ -114,7 +116,7 @@ extension NSManagedObject {
             guard let context else { return nil }
             object = context.object(for: destination, origin: idOrigin)
         }
-        if keptDestination == nil {
+        if kept == nil {
             keptDestination = object
         } else {
             storedValues[slot: slot] = object

@@ -231,7 +231,7 @@ extension NSManagedObject {
         // The common case, without loading the context: a fault fetched with its row takes the
         // row as its values where it is (what `loadValues(for:)` does for it; such an object has
         // no changes to lay on).
-        if linksFetchedRow, case .base(let base) = home, base.firesFromFetchedRow.load(ordering: .relaxed) {
+        if linksFetchedRow, withBase({ $0.firesFromFetchedRow.load(ordering: .relaxed) }) == true {
             valuesArePending = true
             awakeFromFetch()
             return

@@ -29,17 +29,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     // An object's storage is touched only on its context's queue (Core Data's confinement), on
     // every fetch and read: dynamic exclusivity checks are left out (`@exclusivity(unchecked)`).
     //
-    // A fault of a fetched row holds only what it needs (56 bytes, a 64-byte allocation): where
-    // its context, entity and ID come from (shared with the context's other objects), the ID's
-    // primary key, one word for its entity number, flags and row version (or place in a batch),
-    // the destination it keeps, and one link to the rest: the fetched row, or `ObjectState` (its
-    // decoded values, extras, made ID), which objects get when they need it.
+    // A fault of a fetched row holds only what it needs (40 bytes, a 48-byte allocation): the
+    // ID's primary key, one word for its entity number, flags and row version (or place in a
+    // batch), and one link to everything else (see `ObjectLink`): where its context, entity and
+    // ID come from (shared with the context's other objects), alone or inside its fetched row,
+    // the block of rows that holds it, its batch, or `ObjectState` (its decoded values, extras,
+    // made ID), which objects get when they need it.
 
-    /// Where the object's context, entity and ID come from (see `ObjectHome`).
-    @exclusivity(unchecked) private(set) var home: ObjectHome
-    /// While `valuesArePending`: the destination of the first to-one relationship read, kept
-    /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`).
-    @exclusivity(unchecked) final var keptDestination: NSManagedObject?
     /// The primary key of the object's ID (for a temporary ID, its number), made or not.
     @exclusivity(unchecked) private var identityPrimaryKey: Int64 = 0
     /// The entity number of the object's ID (see `ObjectKey.entityID`), made or not.
@@ -49,8 +45,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The row version (see `version`), or while a batched fault, its index in its batch's
     /// results (see `batchMember`): a batched fault has no row, so no version.
     @exclusivity(unchecked) private var versionOrBatchIndex: UInt32 = 0
-    /// What the object keeps beyond a fault's fields (see `ObjectLink`); nil for a fault with no row.
-    @exclusivity(unchecked) private(set) var link: ObjectLink?
+    /// Everything the object references (see `ObjectLink`).
+    @exclusivity(unchecked) private(set) var link: ObjectLink
 
     /// `versionOrBatchIndex` for a version that needs more than 32 bits, kept in the state.
     private static let wideVersionMark = UInt32.max
@@ -59,13 +55,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     ///
     /// Attributes start at their default values; the object has a temporary ID until it is saved.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        home = .entity(entity)
-        flags = entity === KeyPathRecorder.standInEntity ? [.defaultValues, .keyPathStandIn] : .defaultValues
-        super.init()
         // An entity that may still change has no layout of its own yet: the object keeps the
         // values (and layout) it was made with. Otherwise it reads the entity's defaults until
         // its first write (see `storedValues`).
-        if !entity.hasFixedLayout { link = .state(ObjectState(values: entity.defaultValues)) }
+        link =
+            entity.hasFixedLayout
+            ? .entity(entity) : .state(ObjectState(home: .entity(entity), values: entity.defaultValues))
+        flags = entity === KeyPathRecorder.standInEntity ? [.defaultValues, .keyPathStandIn] : .defaultValues
+        super.init()
         context?.insert(self)
     }
 
@@ -95,20 +92,50 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
+    /// Where the object's context, entity and ID come from (see `ObjectHome`), from its link.
+    final var home: ObjectHome {
+        @inline(__always) get {
+            switch link {
+            case .entity(let entity): .entity(entity)
+            case .base(let base): .base(base)
+            case .row(let row): .base(row.base)
+            case .block(let block): .base(block.base)
+            case .batch(let batch): .base(batch.base)
+            case .state(let state): state.home
+            }
+        }
+    }
+
+    /// The object's base (see `HomeBase`); nil while its home is its entity alone.
+    final var base: HomeBase? { withBase { $0 } ?? nil }
+
+    /// `body` with the object's base, not retained: the link holds it while `body` runs, as
+    /// long as `body` changes nothing of the object (reads on every property access take no
+    /// reference this way). Nil while the object's home is its entity alone.
+    @inline(__always)
+    final func withBase<Result>(_ body: (HomeBase) -> Result) -> Result? {
+        let base: Unmanaged<HomeBase>
+        switch link {
+        case .entity: return nil
+        case .base(let held): base = .passUnretained(held)
+        case .row(let row): base = .passUnretained(row.base)
+        case .block(let block): base = .passUnretained(block.base)
+        case .batch(let batch): base = .passUnretained(batch.base)
+        case .state(let state):
+            guard case .base(let held) = state.home else { return nil }
+            base = .passUnretained(held)
+        }
+        return base._withUnsafeGuaranteedRef(body)
+    }
+
     /// The origin of the object's ID, made or not; nil while it has none.
     final var identityOrigin: IDOrigin? {
-        @inline(__always) get {
-            guard case .base(let base) = home else { return nil }
-            return base.origin
-        }
+        @inline(__always) get { withBase { $0.origin } ?? nil }
     }
 
     /// The context the object belongs to (see `managedObjectContext`).
     final var context: NSManagedObjectContext? {
-        @inline(__always) get {
-            guard case .base(let base) = home else { return nil }
-            return base.context
-        }
+        @inline(__always) get { withBase { $0.context } ?? nil }
         set {
             let entity = self.entity
             setHome(
@@ -117,16 +144,30 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
-    /// Sets `home`: the context's shared base for `origin` when the origin gives the object's
+    /// Sets the home: the context's shared base for `origin` when the origin gives the object's
     /// entity (`ownEntity` nil), else a base of the object's own (or, with neither a context nor
     /// an origin, the entity alone).
     private func setHome(context: NSManagedObjectContext?, origin: IDOrigin?, ownEntity: NSEntityDescription?) {
+        let home: ObjectHome
         if let origin, ownEntity == nil {
             home = .base(context?.homeBase(for: origin) ?? HomeBase(context: nil, origin: origin, entity: nil))
         } else if let ownEntity, context == nil, origin == nil {
             home = .entity(ownEntity)
         } else {
             home = .base(HomeBase(context: context, origin: origin, entity: ownEntity ?? entity))
+        }
+        switch link {
+        case .entity, .base: link = ObjectLink(home)
+        case .state(let state): state.home = home
+        case .row(let row):
+            // A row of the object's own moves with it (a block or a batch is shared by objects of
+            // one base: the object keeps its place in one in a state with its new home).
+            if case .base(let base) = home {
+                link = .row(FetchedRow(base: base, values: row.values, kept: row.kept))
+            } else {
+                ensuredState.home = home
+            }
+        case .block, .batch: ensuredState.home = home
         }
     }
 
@@ -165,11 +206,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         leaveBlock()
         // A version of more than 32 bits, taken out of the block, made the state.
         if case .state(let state) = link { return state }
-        let state = ObjectState(values: storedValues)
+        let state = ObjectState(home: home, values: storedValues)
         switch link {
-        case .row(let row): state.fetchedRow = row
+        case .row(let row):
+            state.fetchedRow = row.values
+            state.kept = row.kept
         case .batch(let batch): state.batch = batch
-        case .state, .block, nil: break
+        case .entity, .base, .state, .block: break
         }
         link = .state(state)
         return state
@@ -179,11 +222,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final var layout: PropertyLayout {
         @inline(__always) get {
             if case .state(let state) = link { return state.values.layout }
-            if case .base(let base) = home, base.entity == nil, let origin = base.origin,
-                let layout = origin.layout(forEntityNumber: Int(identityEntityNumber))
-            {
-                return layout
+            let entityNumber = Int(identityEntityNumber)
+            let fromOrigin = withBase { base -> PropertyLayout? in
+                guard base.entity == nil, let origin = base.origin else { return nil }
+                return origin.layout(forEntityNumber: entityNumber)
             }
+            if let fromOrigin, let fromOrigin { return fromOrigin }
             return entity.propertyLayout
         }
     }
@@ -207,8 +251,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final func dropValues(keeping extras: ObjectExtras?) {
         flags.remove(.defaultValues)
         guard case .state(let state) = link else { return }
-        if extras == nil {
-            link = state.fetchedRow.map(ObjectLink.row) ?? state.batch.map(ObjectLink.batch)
+        if extras == nil, let link = state.linkWithoutValues {
+            self.link = link
         } else {
             state.values = PropertyValues(layout: state.values.layout)
             state.extras = extras
@@ -241,7 +285,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
                 leaveBlock()
                 versionOrBatchIndex = UInt32(truncatingIfNeeded: newValue.index)
                 switch link {
-                case nil, .batch: link = .batch(newValue.batch)
+                case .base(let base) where newValue.batch.base === base: link = .batch(newValue.batch)
+                case .batch(let batch) where newValue.batch.base === batch.base: link = .batch(newValue.batch)
                 default: ensuredState.batch = newValue.batch
                 }
             } else {
@@ -253,8 +298,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Ends the object's place in a batch, if it has one (its index field goes back to a version).
     private func leaveBatch() {
         switch link {
-        case .batch:
-            link = nil
+        case .batch(let batch):
+            link = .base(batch.base)
             versionOrBatchIndex = 0
         case .state(let state) where state.batch != nil:
             state.batch = nil
@@ -269,7 +314,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         get {
             switch link {
             case .batch: return 0
-            case .block(let block): return block.versions[Int(versionOrBatchIndex)]
+            case .block(let block): return block.rows.versions[Int(versionOrBatchIndex)]
             case .state(let state):
                 if state.batch != nil { return 0 }
                 if versionOrBatchIndex == Self.wideVersionMark { return state.wideVersion }
@@ -293,21 +338,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// steps an object with a past needs (leaving a batch, a state to update).
     @inline(__always)
     final func takeFetchedRow(_ values: [StoreValue], version: Int64) {
-        guard link == nil, version >= 0, version < Int64(Self.wideVersionMark) else {
+        guard case .base(let base) = link, version >= 0, version < Int64(Self.wideVersionMark) else {
             fetchedRow = values
             self.version = version
             return
         }
-        link = .row(values)
+        link = .row(FetchedRow(base: base, values: values))
         versionOrBatchIndex = UInt32(truncatingIfNeeded: version)
     }
 
-    /// `takeFetchedRow` for a row of a block: the object reads its values in the block.
+    /// `takeFetchedRow` for a row of a block: the object reads its values in the block (whose
+    /// base is the new fault's).
     @inline(__always)
-    final func takeBlockRow(_ block: RowBlock, row: Int) {
-        guard link == nil, row < Int(UInt32.max) else {
-            fetchedRow = block.values(ofRow: row)
-            version = block.versions[row]
+    final func takeBlockRow(_ block: BlockLink, row: Int) {
+        guard case .base(let base) = link, base === block.base, row < Int(UInt32.max) else {
+            fetchedRow = block.rows.values(ofRow: row)
+            version = block.rows.versions[row]
             return
         }
         link = .block(block)
@@ -315,13 +361,38 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     }
 
     /// An object reading its row in a block takes a copy of its own (unless the row is about to
-    /// be replaced), and its version back where the row's index was: before anything else
-    /// changes its link or that field.
+    /// be replaced), with the destination it keeps, and its version back where the row's index
+    /// was: before anything else changes its link or that field.
     private final func leaveBlock(keepingRow: Bool = true) {
         guard case .block(let block) = link else { return }
         let row = Int(versionOrBatchIndex)
-        link = keepingRow ? .row(block.values(ofRow: row)) : nil
-        version = block.versions[row]
+        link =
+            keepingRow
+            ? .row(FetchedRow(base: block.base, values: block.rows.values(ofRow: row), kept: block.kept(row: row)))
+            : .base(block.base)
+        version = block.rows.versions[row]
+    }
+
+    /// While `valuesArePending`: the destination of the first to-one relationship read, kept
+    /// alive by this object as Apple's fired to-one keeps it (see `pendingValue(slot:layout:)`):
+    /// beside the object's row (in its block, by row), or in its state.
+    final var keptDestination: NSManagedObject? {
+        get {
+            switch link {
+            case .row(let row): row.kept
+            case .block(let block): block.kept(row: Int(versionOrBatchIndex))
+            case .state(let state): state.kept
+            case .entity, .base, .batch: nil
+            }
+        }
+        set {
+            switch link {
+            case .row(let row): row.kept = newValue
+            case .block(let block): block.setKept(newValue, row: Int(versionOrBatchIndex))
+            case .state(let state): state.kept = newValue
+            case .entity, .base, .batch: if newValue != nil { ensuredState.kept = newValue }
+            }
+        }
     }
 
     /// While a fault: the values of the row fetched for it (see `NSManagedObjectContext+RowCache`);
@@ -330,21 +401,26 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     final var fetchedRow: [StoreValue]? {
         @inline(__always) get {
             switch link {
-            case .row(let row): row
-            case .block(let block): block.values(ofRow: Int(versionOrBatchIndex))
+            case .row(let row): row.values
+            case .block(let block): block.rows.values(ofRow: Int(versionOrBatchIndex))
             case .state(let state): state.fetchedRow
-            case .batch, nil: nil
+            case .entity, .base, .batch: nil
             }
         }
         set {
             if newValue == nil { keptDestination = nil }
             leaveBlock(keepingRow: false)
             switch link {
-            case nil, .row, .block: link = newValue.map(ObjectLink.row)
-            case .batch:
+            case .base(let base):
+                if let newValue { link = .row(FetchedRow(base: base, values: newValue)) }
+            case .row(let row):
+                link = newValue.map { .row(FetchedRow(base: row.base, values: $0)) } ?? .base(row.base)
+            case .batch(let batch):
                 guard let newValue else { return }
                 leaveBatch()
-                link = .row(newValue)
+                link = .row(FetchedRow(base: batch.base, values: newValue))
+            case .entity, .block:
+                if let newValue { ensuredState.fetchedRow = newValue }
             case .state(let state):
                 if newValue != nil { leaveBatch() }
                 state.fetchedRow = newValue
@@ -358,10 +434,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     @inline(never)
     final func pendingStoredValue(slot: Int, count: Int) -> StoreValue? {
         switch link {
-        case .row(let row): row.count == count ? row[slot] : nil
+        case .row(let row): row.values.count == count ? row.values[slot] : nil
         case .block(let block): block.width == count ? block.values[Int(versionOrBatchIndex) &* count &+ slot] : nil
         case .state(let state): state.fetchedRow.flatMap { $0.count == count ? $0[slot] : nil }
-        case .batch, nil: nil
+        case .entity, .base, .batch: nil
         }
     }
 
@@ -412,22 +488,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     deinit {
         // Through the base's registry, not the context (see `HomeBase`); a registry whose
         // context is gone has nothing for anyone, so leaving it is harmless.
-        guard let registration else { return }
-        registration.registry.remove(Unmanaged.passUnretained(self), origin: registration.origin, key: identityKey)
-    }
-
-    /// The registry of the object's context (which may be gone) and its ID's origin, from its
-    /// base; nil for an object with no context or no identity.
-    private final var registration: (registry: ObjectRegistry, origin: IDOrigin)? {
-        guard case .base(let base) = home, let origin = base.origin, let registry = base.registry else { return nil }
-        return (registry, origin)
+        let key = identityKey, object = Unmanaged.passUnretained(self)
+        withBase { base in
+            guard let origin = base.origin, let registry = base.registry else { return }
+            registry.remove(object, origin: origin, key: key)
+        }
     }
 
     /// The registered object for a row of the object's store, found without loading the
-    /// context (see `HomeBase`); nil when none is registered.
+    /// context (see `HomeBase`); nil when none is registered (or the object has no context or
+    /// no identity).
     final func registeredNeighbour(_ key: ObjectKey) -> NSManagedObject? {
-        guard let registration else { return nil }
-        return registration.registry[registration.origin, key]
+        withBase { base in
+            guard let origin = base.origin, let registry = base.registry else { return nil }
+            return registry[origin, key]
+        } ?? nil
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
@@ -472,11 +547,15 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         let object = Self(entity: entity, insertInto: nil)
         // A fault, with no values of its own (`dropValues(keeping: nil)`, needed only when the
         // entity's layout was not fixed yet).
-        if object.link != nil { object.dropValues(keeping: nil) }
+        if !object.link.isHomeOnly { object.dropValues(keeping: nil) }
         object.flags.remove(.defaultValues)
         object.flags.insert(.faulted)
         // The identity without `setIdentity(origin:key:)`'s check of the entity (the caller's).
-        object.home = .base(base)
+        if case .state(let state) = object.link {
+            state.home = .base(base)
+        } else {
+            object.link = .base(base)
+        }
         object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         object.identityPrimaryKey = key.primaryKey
         return object
@@ -486,13 +565,17 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// The object's entity.
     public var entity: NSEntityDescription {
-        switch home {
+        switch link {
         case .entity(let entity): return entity
-        case .base(let base):
-            if let entity = base.entity { return entity }
-            // A base without an entity has an origin (see `setHome`).
-            return base.origin?.entity(for: identityKey) ?? NSEntityDescription()
+        case .state(let state):
+            if case .entity(let entity) = state.home { return entity }
+        default: break
         }
+        let key = identityKey
+        // A base without an entity has an origin (see `setHome`).
+        let found = withBase { base in base.entity ?? base.origin?.entity(for: key) }
+        if let found, let found { return found }
+        return NSEntityDescription()
     }
 
     /// The context the object belongs to; nil once deleted and saved, or never inserted.

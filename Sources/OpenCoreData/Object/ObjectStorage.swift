@@ -1,21 +1,93 @@
 // The parts of an object's storage beyond its own fields (see `NSManagedObject`): one word
-// for what it links to, one for where its entity, ID and context come from, one byte of flags.
+// for everything it references (where its entity, ID and context come from, its fetched row,
+// its batch, its state), one byte of flags.
 
 import OpenStoreCore
 import Synchronization
 
-/// What an object keeps beyond a fault's fields, in one word: its fetched row, its batch while a
-/// batched fault, or once it has values, extras or a made ID of its own, its state, which then
-/// holds the row and the batch too.
+/// Everything an object references, in one word: where its entity, ID and context come from
+/// (its home) alone, or with its fetched row, its batch while a batched fault, or once it has
+/// values, extras or a made ID of its own, its state, which then holds the home, the row and
+/// the batch too. Each case but the first two holds the home inside what it links to, shared
+/// where that is shared (a block of rows, a batch), so that a fault is three words.
 enum ObjectLink {
-    /// The fetched row (see `NSManagedObject.fetchedRow`).
-    case row([StoreValue])
-    /// The fetched row, in the block of rows its fetch read (see `RowBlock`); the row's index in
-    /// the block is kept where the version otherwise is, and its version in the block.
-    case block(RowBlock)
-    /// The batch of a batched fault (see `NSManagedObject.batchMember`).
+    /// The entity alone: an object with neither an identity nor a context, and nothing else
+    /// (see `ObjectHome.entity`).
+    case entity(NSEntityDescription)
+    /// The base alone: a fault with no row (see `ObjectHome.base`).
+    case base(HomeBase)
+    /// The fetched row, of the object's own (see `NSManagedObject.fetchedRow`).
+    case row(FetchedRow)
+    /// The fetched row, in the block of rows its fetch read (see `BlockLink`); the row's index
+    /// in the block is kept where the version otherwise is, and its version in the block.
+    case block(BlockLink)
+    /// The batch of a batched fault, whose base is the object's (see
+    /// `NSManagedObject.batchMember`).
     case batch(FaultBatch)
     case state(ObjectState)
+
+    /// The link to the home alone.
+    init(_ home: ObjectHome) {
+        switch home {
+        case .entity(let entity): self = .entity(entity)
+        case .base(let base): self = .base(base)
+        }
+    }
+
+    /// Whether the object links its home and nothing else.
+    var isHomeOnly: Bool {
+        switch self {
+        case .entity, .base: true
+        default: false
+        }
+    }
+}
+
+/// A fetched row an object holds outside a block, with its base (and the destination it keeps,
+/// see `NSManagedObject.keptDestination`).
+final class FetchedRow {
+    let base: HomeBase
+    let values: [StoreValue]
+    @exclusivity(unchecked) var kept: NSManagedObject?
+
+    init(base: HomeBase, values: [StoreValue], kept: NSManagedObject? = nil) {
+        self.base = base
+        self.values = values
+        self.kept = kept
+    }
+}
+
+/// A block of fetched rows (`RowBlock`) as the objects made of its rows link it: with their
+/// base (one per block: a fetch's objects share one) and the destinations they keep, by row,
+/// made on the first one kept.
+final class BlockLink {
+    let rows: RowBlock
+    let base: HomeBase
+    /// `rows.values` and `rows.width`, read here without going through the block.
+    let values: UnsafeMutablePointer<StoreValue>
+    let width: Int
+    /// The destination each row's object keeps (see `NSManagedObject.keptDestination`); empty
+    /// until one is kept. Touched only on the context's queue.
+    @exclusivity(unchecked) private var kept: [NSManagedObject?] = []
+
+    init(rows: RowBlock, base: HomeBase) {
+        self.rows = rows
+        self.base = base
+        values = rows.values
+        width = rows.width
+    }
+
+    func kept(row: Int) -> NSManagedObject? {
+        row < kept.count ? kept[row] : nil
+    }
+
+    func setKept(_ object: NSManagedObject?, row: Int) {
+        if row >= kept.count {
+            guard object != nil else { return }
+            kept = Array(repeating: nil, count: rows.count)
+        }
+        kept[row] = object
+    }
 }
 
 /// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
@@ -35,9 +107,29 @@ final class ObjectState {
     @exclusivity(unchecked) var batch: FaultBatch?
     /// A row version beyond the object's 32-bit field (see `NSManagedObject.version`).
     @exclusivity(unchecked) var wideVersion: Int64 = 0
+    /// Where the object's entity, ID and context come from (see `ObjectHome`).
+    @exclusivity(unchecked) var home: ObjectHome
+    /// See `NSManagedObject.keptDestination`.
+    @exclusivity(unchecked) var kept: NSManagedObject?
 
-    init(values: PropertyValues) {
+    init(home: ObjectHome, values: PropertyValues) {
+        self.home = home
         self.values = values
+    }
+
+    /// What the object links once it has no values, extras or made ID: its row, its batch or
+    /// its home alone; nil when it must keep this state (a row or batch whose home is not the
+    /// object's base).
+    var linkWithoutValues: ObjectLink? {
+        if let fetchedRow {
+            guard case .base(let base) = home else { return nil }
+            return .row(FetchedRow(base: base, values: fetchedRow, kept: kept))
+        }
+        if let batch {
+            guard batch.base === home.base else { return nil }
+            return .batch(batch)
+        }
+        return ObjectLink(home)
     }
 }
 
@@ -47,6 +139,12 @@ final class ObjectState {
 enum ObjectHome {
     case entity(NSEntityDescription)
     case base(HomeBase)
+
+    /// The base, if the home is one.
+    var base: HomeBase? {
+        guard case .base(let base) = self else { return nil }
+        return base
+    }
 }
 
 /// The context and ID origin an object has, shared by every object of a context whose IDs come
