@@ -19,7 +19,13 @@ extension NSManagedObjectContext {
     /// - Throws: `NSManagedObjectValidationError` naming the entity, the attribute and the
     ///   expression when the expression cannot be evaluated on the object, or reads a key path
     ///   the entity does not have (`DerivationCheck`).
-    func updateDerivedAttributes(of objects: [NSManagedObject]) throws {
+    ///
+    /// A model with no derived attribute costs a save nothing here: its objects are not looked at.
+    func updateDerivedAttributes(inserted: [NSManagedObject], updated: [NSManagedObject]) throws {
+        guard let model = persistentStoreCoordinator?.managedObjectModel,
+            model.entities.contains(where: { entity in entity.properties.contains { $0 is NSDerivedAttributeDescription } })
+        else { return }
+        let objects = inserted + updated
         try computeDerivedAttributes(of: objects, markingChanges: false)
         let dependents = derivedDependents(of: objects)
         if !dependents.isEmpty { try computeDerivedAttributes(of: dependents, markingChanges: true) }
@@ -127,7 +133,7 @@ extension NSManagedObjectContext {
                     let current = object.values[derived.name]
                     guard !ValueSemantics.isEqual(current, computed) else { continue }
                     object.values[derived.name] = computed
-                    object.changedKeys.insert(derived.name)
+                    object.noteChangedKey(derived.name)
                     objectDidChange(object)
                 } else {
                     object.values[derived.name] = computed

@@ -311,24 +311,25 @@ extension NSManagedObjectContext {
         }
         var inserted = Set<NSManagedObject>(minimumCapacity: pending.inserted.count)
         for object in pending.inserted {
+            object.isNewInEvent = false
             endEvent(object)
-            if object.context === self && object.inserted { inserted.insert(object) }
+            if object.inserted && object.belongs(to: self) { inserted.insert(object) }
         }
         var updated: Set<NSManagedObject> = []
         // For observers: inserted objects changed since they were announced.
         var changedInserted: [NSManagedObject] = []
         for object in pending.updated {
             endEvent(object)
-            guard object.context === self else { continue }
+            guard object.belongs(to: self) else { continue }
             if object.isUpdated { updated.insert(object) }
             if object.inserted { changedInserted.append(object) }
         }
         var deleted: Set<NSManagedObject> = []
         for object in pending.deleted {
             endEvent(object)
-            if object.context === self && object.deleted { deleted.insert(object) }
+            if object.deleted && object.belongs(to: self) { deleted.insert(object) }
         }
-        let refreshed = Set(pending.refreshed.filter { $0.context === self && !$0.deleted }).subtracting(updated)
+        let refreshed = Set(pending.refreshed.filter { !$0.deleted && $0.belongs(to: self) }).subtracting(updated)
         // For observers: the updated and refreshed objects, and inserted ones changed since they
         // were announced.
         var observed = Array(updated)

@@ -69,7 +69,7 @@ extension NSManagedObjectContext {
         let inserted = insertedList.objects, deleted = deletedList.objects
         let updated = changedList.filter { $0.isUpdated }
         try checkFaultFailures(updated: updated)
-        if parent == nil { try updateDerivedAttributes(of: inserted + updated) }
+        if parent == nil { try updateDerivedAttributes(inserted: inserted, updated: updated) }
         try validateForSave(inserted: inserted, updated: updated, deleted: deleted)
         // A child context saves into its parent, not to the stores.
         if let parent {
@@ -100,7 +100,7 @@ extension NSManagedObjectContext {
             let updated = changedList.filter { $0.isUpdated }
             try obtainPermanentIDs(for: inserted)
             // Computed before validation; again only after a merge policy changed values.
-            if attempt > 1 { try updateDerivedAttributes(of: inserted + updated) }
+            if attempt > 1 { try updateDerivedAttributes(inserted: inserted, updated: updated) }
             do {
                 try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
             } catch let refusal as StoreRefusal {
@@ -299,10 +299,19 @@ extension NSManagedObjectContext {
                     reason: "The store gave \(keys.count) keys for \(group.objects.count) objects")
             }
             let maker = PermanentIDMaker(store: group.store, coordinator: coordinator)
+            // The context's base for the store's IDs, and the entity they give the group's: an
+            // object of this context and that entity description takes its ID without looking
+            // either up again.
+            let base = homeBase(for: maker.origin)
+            let entity = maker.entity(for: ObjectKey(entityID: group.entityID, primaryKey: 0))
             for (object, primaryKey) in zip(group.objects, keys) {
                 let id = maker.id(for: ObjectKey(entityID: group.entityID, primaryKey: primaryKey))
                 let temporary = object.objectID
-                object.objectID = id
+                if object.entity === entity && object.belongs(to: self) {
+                    object.takePermanentID(id, base: base)
+                } else {
+                    object.objectID = id
+                }
                 registry.reregister(object, from: temporary, to: id)
                 if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
             }

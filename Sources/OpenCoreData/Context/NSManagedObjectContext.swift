@@ -391,6 +391,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         ManagedClassRegistry.register(type(of: object))
         object.context = self
         object.inserted = true
+        object.isNewInEvent = true
         // Nothing is committed before the first save (see `committed`).
         object.commitValues()
         registry[object.objectID] = object
@@ -519,12 +520,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in inserted {
             if versioned { object.version = 1 }
             object.inserted = false
-            object.changedKeys = []
+            object.clearChangedKeys()
             object.commitValues()
         }
         for object in updated {
             if versioned { object.version = Self.version(after: object.version) }
-            object.changedKeys = []
+            object.clearChangedKeys()
             object.commitValues()
         }
         for object in deleted {

@@ -45,7 +45,7 @@ extension NSMergePolicy {
             context.forgetChange(object)
             object.values = persisted
             object.committed = persisted
-            object.changedKeys = []
+            object.clearChangedKeys()
             object.eventOldValues = [:]
             object.version = storeVersion
             object.awake(fromSnapshotEvents: .mergePolicy)
@@ -64,7 +64,7 @@ extension NSMergePolicy {
                     continue
                 }
                 let storeChanged = !Self.same(stored, base)
-                let localChanged = object.changedKeys.contains(name)
+                let localChanged = object.isChangedKey(name)
                 if storeChanged && (!localChanged || storeTrumps) { object.values[name] = stored }
             }
             object.committed = persisted
@@ -164,7 +164,7 @@ extension NSMergePolicy {
             } else if !storeTrumps || survivor.values[name] == nil {
                 survivor.values[name] = other.values[name]
             }
-            survivor.changedKeys.insert(name)
+            survivor.noteChangedKey(name)
         }
         survivor.context?.objectDidChange(survivor)
     }
@@ -177,7 +177,7 @@ extension NSMergePolicy {
             for (name, value) in candidate.values {
                 if let target = value as? NSManagedObject, target === object {
                     candidate.values[name] = replacement
-                    candidate.changedKeys.insert(name)
+                    candidate.noteChangedKey(name)
                     context.objectDidChange(candidate)
                 } else if let members = value as? [NSManagedObject], members.contains(where: { $0 === object }) {
                     var replaced: [NSManagedObject] = []
@@ -186,7 +186,7 @@ extension NSMergePolicy {
                         if !replaced.contains(where: { $0 === next }) { replaced.append(next) }
                     }
                     candidate.values[name] = replaced
-                    candidate.changedKeys.insert(name)
+                    candidate.noteChangedKey(name)
                     context.objectDidChange(candidate)
                 }
             }

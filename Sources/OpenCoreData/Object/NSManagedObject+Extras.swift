@@ -1,14 +1,12 @@
-/// What an object keeps only once it is inserted or changed, has read a fetched property, or was
-/// assigned a store: most fetched objects are only read, and carry none of it (one reference to
-/// nothing instead of five fields in every object). Touched only through its object, on its
+/// What an object keeps only once a saved object of it changes, has read a fetched property, or
+/// was assigned a store: most objects carry none of it, new ones included (one reference to
+/// nothing instead of four fields in every object). Touched only through its object, on its
 /// context's queue: no dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class ObjectExtras {
     /// The values last saved or fetched, once they differ from the current ones (the first
     /// write through `NSManagedObject.values` keeps them here); nil while they are the current
     /// values.
     @exclusivity(unchecked) var committed: PropertyValues?
-    /// Names of the properties changed since the last save (or fetch).
-    @exclusivity(unchecked) var changedKeys: Set<String> = []
     /// The values properties had before their first change since the context last announced
     /// its changes (`changedValuesForCurrentEvent()`).
     @exclusivity(unchecked) var eventOldValues: [String: Any] = [:]
@@ -88,19 +86,6 @@ extension NSManagedObject {
         storedValues[slot: slot] = members
         if let extras, let committed = extras.committed, committed[slot: slot] as? RelationshipFault === fault {
             extras.committed?[slot: slot] = members
-        }
-    }
-
-    /// Names of the properties changed since the last save (or fetch).
-    var changedKeys: Set<String> {
-        get { extras?.changedKeys ?? [] }
-        _modify {
-            let extras = ensuredExtras
-            yield &extras.changedKeys
-        }
-        set {
-            if newValue.isEmpty && extras == nil { return }
-            ensuredExtras.changedKeys = newValue
         }
     }
 

@@ -239,7 +239,7 @@ extension NSManagedObject {
         // One load of the weak reference. An object whose deletion was saved, or whose context is
         // gone, has no values left: its properties read as nil.
         guard let context = self.context else { return }
-        let changes = changedKeys.isEmpty ? [] : changedKeys.map { ($0, values[$0]) }
+        let changes = hasChangedKeys ? changedKeys.map { ($0, values[$0]) } : []
         let loaded: Bool
         do {
             loaded = try context.loadValues(for: self)
@@ -267,7 +267,7 @@ extension NSManagedObject {
         fetchedRow = nil
         keptDestination = nil
         guard !inserted else { return }
-        if keepChanges && !changedKeys.isEmpty {
+        if keepChanges && hasChangedKeys {
             // Firing the fault again keeps the changed values over the loaded ones.
             faulted = true
             fireFault()

@@ -172,7 +172,7 @@ extension NSManagedObject {
             if case .toMany(let relationship) = layout.kinds[slot] {
                 // Not read since it was fetched and not changed: it was valid when it was saved,
                 // and is not read from the store to be counted again.
-                if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil, !changedKeys.contains(property.name) {
+                if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil, !isChangedKey(property.name) {
                     continue
                 }
                 value = members(relationship)

@@ -144,6 +144,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
+    /// Whether the object belongs to `context`, found without loading the context (which its
+    /// base holds weakly): the bases of one context share its registry.
+    @inline(__always)
+    final func belongs(to context: NSManagedObjectContext) -> Bool {
+        withBase { $0.registry === context.registry } ?? false
+    }
+
     /// Sets the home: the context's shared base for `origin` when the origin gives the object's
     /// entity (`ownEntity` nil), else a base of the object's own (or, with neither a context nor
     /// an origin, the entity alone).
@@ -169,6 +176,23 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             }
         case .block, .batch: ensuredState.home = home
         }
+    }
+
+    /// Takes the permanent ID an inserted object gets at its save: `base` is its context's base
+    /// for the ID's origin, which gives the object's entity (see `setIdentity(origin:key:)`,
+    /// which this skips the lookups of: a save gives 10^5 objects their IDs at once).
+    final func takePermanentID(_ id: NSManagedObjectID, base: HomeBase) {
+        switch link {
+        case .state(let state): state.home = .base(base)
+        case .entity, .base: link = .base(base)
+        case .row, .block, .batch:
+            objectID = id
+            return
+        }
+        let key = id.rowKey
+        identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
+        identityPrimaryKey = key.primaryKey
+        ensuredState.id = id
     }
 
     /// The row key of the object's ID (for a temporary ID, its number), made or not.
@@ -256,7 +280,45 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         } else {
             state.values = PropertyValues(layout: state.values.layout)
             state.extras = extras
+            state.changed = ChangedKeys()
         }
+    }
+
+    /// Names of the properties changed since the last save (or fetch). Made of the object's
+    /// `ChangedKeys` when read: paths run per object use `hasChangedKeys`, `isChangedKey(_:)`,
+    /// `noteChangedKey(_:)` and `clearChangedKeys()`.
+    var changedKeys: Set<String> {
+        get {
+            guard case .state(let state) = link else { return [] }
+            return Set(state.changed.names(layout: state.values.layout))
+        }
+        set {
+            clearChangedKeys()
+            for key in newValue { noteChangedKey(key) }
+        }
+    }
+
+    /// Whether a property changed since the last save (or fetch).
+    final var hasChangedKeys: Bool {
+        guard case .state(let state) = link else { return false }
+        return !state.changed.isEmpty
+    }
+
+    /// Whether the property `key` changed since the last save (or fetch).
+    final func isChangedKey(_ key: String) -> Bool {
+        guard case .state(let state) = link else { return false }
+        return state.changed.contains(key, layout: state.values.layout)
+    }
+
+    /// Notes that the property `key` changed.
+    final func noteChangedKey(_ key: String) {
+        let state = ensuredState
+        state.changed.insert(key, layout: state.values.layout)
+    }
+
+    /// No property counts as changed any more (after a save, a rollback, a merge).
+    final func clearChangedKeys() {
+        if case .state(let state) = link, !state.changed.isEmpty { state.changed = ChangedKeys() }
     }
 
     /// What only inserted or changed objects need (see `ObjectExtras`); nil for most objects.
@@ -468,6 +530,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         get { flags.contains(.deleted) }
         set { flags.set(.deleted, newValue) }
     }
+    /// Whether the object was inserted since its context last announced its changes (see
+    /// `ObjectFlags.newInEvent`).
+    var isNewInEvent: Bool {
+        get { flags.contains(.newInEvent) }
+        set { flags.set(.newInEvent, newValue) }
+    }
     /// Whether `prepareForDeletion()` was called for the pending deletion.
     var preparedForDeletion: Bool {
         get { flags.contains(.preparedForDeletion) }
@@ -588,13 +656,13 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     open var isInserted: Bool { inserted }
 
     /// Whether a saved object has unsaved changes.
-    open var isUpdated: Bool { !inserted && !deleted && !changedKeys.isEmpty }
+    open var isUpdated: Bool { !inserted && !deleted && hasChangedKeys }
 
     /// Whether the object is marked for deletion at the next save.
     open var isDeleted: Bool { deleted }
 
     /// Whether the object is inserted, updated or deleted.
-    open var hasChanges: Bool { inserted || deleted || !changedKeys.isEmpty }
+    open var hasChanges: Bool { inserted || deleted || hasChangedKeys }
 
     /// Whether a property that is saved (not transient) has changed.
     open var hasPersistentChangedValues: Bool {
@@ -739,8 +807,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// Records that a property is about to change: its value before the first change of the
     /// event, its name among the changed keys, the object with its context.
     func recordChange(forKey key: String) {
-        if eventOldValues[key] == nil { eventOldValues[key] = exportedValue(forKey: key) ?? ValueSemantics.null }
-        changedKeys.insert(key)
+        if !isNewInEvent, eventOldValues[key] == nil {
+            eventOldValues[key] = exportedValue(forKey: key) ?? ValueSemantics.null
+        }
+        noteChangedKey(key)
         context?.objectDidChange(self)
     }
 
@@ -756,6 +826,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// The properties changed since the context last announced its changes
     /// (`processPendingChanges()`, which every `perform` block and save ends with), with the
     /// values they had before (`NSNull` for nil), as Apple's returns old values.
+    /// Empty for an object inserted since then: it had no values before this event.
     open func changedValuesForCurrentEvent() -> [String: Any] {
         eventOldValues.filter { !(entity.propertiesByName[$0.key]?.isTransient ?? true) }
     }

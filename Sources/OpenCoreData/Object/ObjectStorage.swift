@@ -90,6 +90,45 @@ final class BlockLink {
     }
 }
 
+/// The names of the properties an object changed since its last save (or fetch): a bit per slot
+/// of its values' layout for the first 64 slots (no allocation, no hashing of names), any other
+/// name in a set made only for it.
+struct ChangedKeys {
+    private var bits: UInt64 = 0
+    /// Names past the bits: slots from the 65th, names outside the layout; nil while none.
+    private var others: Set<String>?
+
+    var isEmpty: Bool { bits == 0 && others == nil }
+
+    mutating func insert(_ name: String, layout: PropertyLayout) {
+        if let slot = layout.slot(named: name), slot < UInt64.bitWidth {
+            bits |= 1 << UInt64(slot)
+        } else {
+            var names = others ?? []
+            names.insert(name)
+            others = names
+        }
+    }
+
+    func contains(_ name: String, layout: PropertyLayout) -> Bool {
+        if let slot = layout.slot(named: name), slot < UInt64.bitWidth { return bits & (1 << UInt64(slot)) != 0 }
+        return others?.contains(name) ?? false
+    }
+
+    /// The names, in slot order, then the others.
+    func names(layout: PropertyLayout) -> [String] {
+        var names: [String] = []
+        var remaining = bits
+        while remaining != 0 {
+            let slot = remaining.trailingZeroBitCount
+            remaining &= remaining - 1
+            if slot < layout.count { names.append(layout.names[slot]) }
+        }
+        if let others { names += others }
+        return names
+    }
+}
+
 /// What an object keeps once it has values of its own, extras or a made ID (see `ObjectLink`).
 ///
 /// Touched only through its object, on its context's queue, as the object's own fields are:
@@ -111,6 +150,9 @@ final class ObjectState {
     @exclusivity(unchecked) var home: ObjectHome
     /// See `NSManagedObject.keptDestination`.
     @exclusivity(unchecked) var kept: NSManagedObject?
+    /// The properties changed since the last save (or fetch), by slot of `values.layout` (see
+    /// `NSManagedObject.changedKeys`).
+    @exclusivity(unchecked) var changed = ChangedKeys()
 
     init(home: ObjectHome, values: PropertyValues) {
         self.home = home
@@ -182,9 +224,9 @@ final class HomeBase {
     }
 }
 
-/// An object's flags, in one byte.
+/// An object's flags, in two bytes.
 struct ObjectFlags: OptionSet {
-    let rawValue: UInt8
+    let rawValue: UInt16
     static let faulted = ObjectFlags(rawValue: 1 << 0)
     static let valuesArePending = ObjectFlags(rawValue: 1 << 1)
     static let inserted = ObjectFlags(rawValue: 1 << 2)
@@ -196,6 +238,9 @@ struct ObjectFlags: OptionSet {
     /// The object's row is gone from its store and the object was turned into a deleted object
     /// with no values (`NSManagedObjectContext.shouldDeleteInaccessibleFaults`).
     static let inaccessible = ObjectFlags(rawValue: 1 << 7)
+    /// The object was inserted since its context last announced its changes: it had no values
+    /// before this event, so its changes record none (`changedValuesForCurrentEvent()`).
+    static let newInEvent = ObjectFlags(rawValue: 1 << 8)
 
     @inline(__always)
     mutating func set(_ flag: ObjectFlags, _ on: Bool) {

@@ -115,4 +115,24 @@ import Testing
         #expect(ann.changedValuesForCurrentEvent()["name"] as? String == "Ann")
         #expect(Set(ann.changedValues().keys) == ["salary", "name"])
     }
+
+    /// An object inserted since the context last announced its changes had no values before
+    /// this event: it reports no old ones, however often it changes. Once announced, its
+    /// changes report their old values like any object's.
+    @Test(arguments: ContextFixture.storeTypes) func aNewObjectHasNoOldValuesInItsFirstEvent(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let entity = try #require(fixture.model.entitiesByName["Department"])
+        let department = NSManagedObject(entity: entity, insertInto: fixture.context)
+        department.setValue("Ops", forKey: "title")
+        department.setValue("Ops 2", forKey: "title")
+        #expect(department.changedValuesForCurrentEvent().isEmpty)
+        #expect(department.changedValues()["title"] as? String == "Ops 2")
+        fixture.context.processPendingChanges()
+        department.setValue("Ops 3", forKey: "title")
+        #expect(department.changedValuesForCurrentEvent().keys.sorted() == ["title"])
+        #expect(department.changedValuesForCurrentEvent()["title"] as? String == "Ops 2")
+        try fixture.context.save()
+        department.setValue("Ops 4", forKey: "title")
+        #expect(department.changedValuesForCurrentEvent()["title"] as? String == "Ops 3")
+    }
 }

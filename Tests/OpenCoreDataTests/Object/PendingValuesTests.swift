@@ -58,15 +58,17 @@ import Testing
         _ = (bob.value(forKey: "department") as? NSManagedObject)?.value(forKey: "employees")
         #expect(bob.extras == nil && !bob.hasChanges)
         bob.setValue("Robert", forKey: "name")
-        #expect(bob.extras?.changedKeys == ["name"])
+        #expect(bob.extras?.committed != nil && bob.changedKeys == ["name"] && bob.isChangedKey("name"))
         #expect(bob.committedValues(forKeys: ["name"])["name"] as? String == "Bob")
         try context.save()
         // Saved: the current values are the committed ones again, kept once.
         #expect(bob.extras?.committed == nil && bob.changedKeys.isEmpty && !bob.hasChanges)
         #expect(bob.committedValues(forKeys: ["name"])["name"] as? String == "Robert")
-        // An inserted object has nothing committed until it is saved.
+        // An inserted object has nothing committed until it is saved, and in its first event
+        // no extras at all: its changed keys are bits in its state.
         let eve = fixture.insert("Employee", ["name": "Eve"])
         #expect(eve.committed.keys.isEmpty && eve.values.keys.contains("name"))
+        #expect(eve.extras == nil && eve.changedKeys == ["name"] && !eve.isChangedKey("salary"))
     }
 
     @Test(arguments: ContextFixture.storeTypes)
@@ -83,7 +85,9 @@ import Testing
         #expect(ContextFixture.names(labs.value(forKey: "employees")) == ["Dee"])
         try context.save()
         let again = fixture.freshContext()
-        #expect((try ContextFixture.employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title") as? String == "Sales")
+        #expect(
+            (try ContextFixture.employee("Cy", in: again).value(forKey: "department") as? NSManagedObject)?.value(forKey: "title")
+                as? String == "Sales")
     }
 
     @Test(arguments: ContextFixture.storeTypes)
