@@ -315,6 +315,12 @@ extension NSManagedObjectContext {
             endEvent(object)
             if object.inserted && object.belongs(to: self) { inserted.insert(object) }
         }
+        if announcedInserts != nil, !pending.inserted.isEmpty {
+            // Within a save: when every object noted is announced, its did-save may post the same set.
+            announcedInserts =
+                inserted.count == pending.inserted.count
+                ? AnnouncedInserts(objects: pending.inserted, set: inserted) : AnnouncedInserts()
+        }
         var updated: Set<NSManagedObject> = []
         // For observers: inserted objects changed since they were announced.
         var changedInserted: [NSManagedObject] = []

@@ -54,6 +54,8 @@ extension NSManagedObjectContext {
     /// commit that fails after another store committed is reported with
     /// `"NSPersistentStoreSaveOutcomeUnknown"` set (`NSPersistentStoreSaveError`).
     public func save() throws {
+        announcedInserts = AnnouncedInserts()
+        defer { announcedInserts = nil }
         processPendingChanges()
         guard hasChanges else {
             // Inserted objects deleted again changed nothing that is left.

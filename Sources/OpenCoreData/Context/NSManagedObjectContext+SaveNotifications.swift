@@ -38,18 +38,25 @@ extension NSManagedObjectContext {
     /// a save to the stores. Both sets of a list are made in one pass over it (a pass over 10^5
     /// saved objects costs a cache miss on each).
     func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
-        func sets(_ objects: [NSManagedObject]) -> (objects: Set<NSManagedObject>, ids: Set<NSManagedObjectID>) {
+        // The objects the save began by announcing as inserted, if it saved those: their set again.
+        let announced = announcedInserts.flatMap { announced in
+            !inserted.isEmpty && announced.objects.count == inserted.count
+                && zip(announced.objects, inserted).allSatisfy { $0 === $1 } ? announced.set : nil
+        }
+        func sets(_ objects: [NSManagedObject], known: Set<NSManagedObject>? = nil)
+            -> (objects: Set<NSManagedObject>, ids: Set<NSManagedObjectID>)
+        {
             var sets = (
-                objects: Set<NSManagedObject>(minimumCapacity: objects.count),
+                objects: known ?? Set<NSManagedObject>(minimumCapacity: objects.count),
                 ids: Set<NSManagedObjectID>(minimumCapacity: objects.count)
             )
             for object in objects {
-                sets.objects.insert(object)
+                if known == nil { sets.objects.insert(object) }
                 sets.ids.insert(object.objectID)
             }
             return sets
         }
-        let (inserted, updated, deleted) = (sets(inserted), sets(updated), sets(deleted))
+        let (inserted, updated, deleted) = (sets(inserted, known: announced), sets(updated), sets(deleted))
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
             userInfo: [

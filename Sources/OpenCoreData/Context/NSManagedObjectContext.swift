@@ -78,6 +78,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Inserted objects deleted before a save: forgotten at once, but their relationships still
     /// follow their delete rules at the next save (so that no other object keeps them).
     var deletedInserts: [NSManagedObject] = []
+    /// While a save runs (nil otherwise): the inserted objects its last
+    /// `NSManagedObjectContextObjectsDidChange` announced, in the order noted, with the set it
+    /// posted; its `NSManagedObjectContextDidSave` posts the same set when it saved those.
+    var announcedInserts: AnnouncedInserts?
+
+    struct AnnouncedInserts {
+        var objects: [NSManagedObject] = []
+        var set: Set<NSManagedObject> = []
+    }
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     @exclusivity(unchecked) var rowCache: [ObjectKey: RowSnapshot] = [:]
     /// When each row of `rowCache` was fetched (seconds since 2001), kept only while

@@ -214,6 +214,34 @@ final class NotificationRecorder: @unchecked Sendable {
             ])
     }
 
+    /// A save's did-save lists every object it inserted: those its first announcement listed,
+    /// and those inserted while it ran (here by a will-save observer), which a later
+    /// announcement lists.
+    @Test(arguments: ContextFixture.storeTypes) func didSaveListsEveryInsertedObject(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.context
+        let changes = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        let saves = NotificationRecorder(.NSManagedObjectContextDidSave, from: context)
+        let first = [fixture.insert("Department", ["title": "A"]), fixture.insert("Department", ["title": "B"])]
+        try context.save()
+        #expect(changes.objects(NSInsertedObjectsKey, in: 0) == Set(first))
+        #expect(saves.objects(NSInsertedObjectsKey, in: 0) == Set(first))
+        // Inserted during the save, after its first announcement.
+        let entity = fixture.model[entity: "Department"]
+        var late: NSManagedObject?
+        let token = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextWillSave, object: context, queue: nil
+        ) { _ in
+            if late == nil { late = NSManagedObject(entity: entity, insertInto: context) }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let second = fixture.insert("Department", ["title": "C"])
+        try context.save()
+        let lateObject = try #require(late)
+        #expect(saves.objects(NSInsertedObjectsKey, in: 1) == [second, lateObject])
+        #expect(!lateObject.isInserted && !lateObject.objectID.isTemporaryID)
+    }
+
     // MARK: - Settings
 
     @Test func mergePolicies() throws {
