@@ -101,6 +101,10 @@ package protocol RowStore: AnyObject {
     /// Runs a plan whose output is `.rows` into blocks of rows (see `RowBlock`); nil when the
     /// store does not, and `execute(_:)` is to be used. The default is nil.
     func rowBlocks(_ plan: FetchPlan) throws -> [RowBlock]?
+    /// Runs a plan whose output is `.keys`, handing each row's key to `body` as it is read, with
+    /// no array of keys first; false when the store does not, and `execute(_:)` is to be used.
+    /// The default is false.
+    func forEachKey(_ plan: FetchPlan, _ body: (ObjectKey) -> Void) throws -> Bool
     /// Runs a plan whose output is `.dictionaries`, straight into `NSDictionary` results (see
     /// `DictionaryResultBuilder`), relationships given as `objectID` names their rows. The
     /// default runs `execute(_:)` and converts its `DictionaryRows`.
@@ -167,6 +171,9 @@ extension RowStore {
 
     /// The store gives rows one array each (see the requirement).
     package func rowBlocks(_ plan: FetchPlan) throws -> [RowBlock]? { nil }
+
+    /// The store gives keys in one array (see the requirement).
+    package func forEachKey(_ plan: FetchPlan, _ body: (ObjectKey) -> Void) throws -> Bool { false }
 
     /// A store without batch writes (see the requirement).
     package func execute(_ batch: BatchWrite) throws -> BatchWriteOutcome {

@@ -85,6 +85,10 @@ extension NSManagedObjectContext {
                 let blocks = try store.rows.rowBlocks(plan)
             {
                 results = objects(ofBlocks: blocks, request: request, store: store, coordinator: coordinator)
+            } else if case .keys = plan.output, request.resultType == .managedObjectIDResultType,
+                let ids = try ids(plan, store: store, coordinator: coordinator)
+            {
+                results = .ids(ids)
             } else {
                 results = try self.results(
                     of: store.rows.execute(plan), plan: plan, request: request, store: store, coordinator: coordinator)
@@ -393,6 +397,17 @@ extension NSManagedObjectContext {
             }
         }
         return .objects(objects)
+    }
+
+    /// The IDs of a key fetch's rows, each made as the store reads its key (no array of keys
+    /// first); nil when the store does not read keys that way.
+    private func ids(_ plan: FetchPlan, store: RowBackedPersistentStore, coordinator: NSPersistentStoreCoordinator) throws
+        -> [NSManagedObjectID]?
+    {
+        let maker = PermanentIDMaker(store: store, coordinator: coordinator)
+        var ids: [NSManagedObjectID] = []
+        guard try store.rows.forEachKey(plan, { ids.append(maker.id(for: $0)) }) else { return nil }
+        return ids
     }
 
     private func dictionaries(_ plan: FetchPlan, stores: [RowBackedPersistentStore], coordinator: NSPersistentStoreCoordinator)

@@ -274,26 +274,45 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 return .rows(rows)
             default:
                 var keys: [ObjectKey] = []
-                let layout = layout
-                // Rows come mostly in runs of one entity: look its number up when it changes.
-                var number = -1
-                var entityID: Int?
-                var counter = FetchRowCounter()
-                let watched = counter.isWatching
-                while try statement.step() {
-                    if watched { try counter.count() }
-                    let rowNumber = Int(statement.int64(at: 1))
-                    if rowNumber != number {
-                        number = rowNumber
-                        entityID = layout.entityID(forNumber: rowNumber)
-                    }
-                    guard let entityID else { continue }
-                    keys.append(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
-                }
-                try counter.finish()
+                try readKeys(statement) { keys.append($0) }
                 return .keys(keys)
             }
         }
+    }
+
+    /// Hands each row's key of a key fetch's statement to `body`, as it is read.
+    private func readKeys(_ statement: SQLiteStatement, _ body: (ObjectKey) -> Void) throws {
+        let layout = layout
+        // Rows come mostly in runs of one entity: look its number up when it changes.
+        var number = -1
+        var entityID: Int?
+        var counter = FetchRowCounter()
+        let watched = counter.isWatching
+        while try statement.step() {
+            if watched { try counter.count() }
+            let rowNumber = Int(statement.int64(at: 1))
+            if rowNumber != number {
+                number = rowNumber
+                entityID = layout.entityID(forNumber: rowNumber)
+            }
+            guard let entityID else { continue }
+            body(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+        }
+        try counter.finish()
+    }
+
+    /// Runs a plan whose output is `.keys`, handing each key to `body` as it is read (see
+    /// `RowStore.forEachKey(_:_:)`); false when the plan does not compile to one statement.
+    package func forEachKey(_ plan: FetchPlan, _ body: (ObjectKey) -> Void) throws -> Bool {
+        guard case .keys = plan.output, case .compiled(let query) = SQLCompiler(layout: layout, dialect: dialect).compile(plan)
+        else { return false }
+        try withSession { connection in
+            let statement = try connection.statement(query.sql)
+            defer { statement.reset() }
+            try statement.bind(query.arguments)
+            try readKeys(statement, body)
+        }
+        return true
     }
 
     /// Runs a plan whose output is `.rows` into blocks of rows (see `RowStore.rowBlocks(_:)`),
