@@ -9,8 +9,14 @@ import XCTest
 /// Each case runs on the SQLite store, and on the PostgreSQL store when a test server is named.
 final class BatchRequestTests: XCTestCase {
     static let sqlStoreTypes = [NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
-    /// The stores' folders (and PostgreSQL schemas), removed with the test case.
+    /// The stores' folders (and PostgreSQL schemas), removed when each test ends: XCTest keeps
+    /// its test case objects to the end of the run.
     var folders: [TemporaryFolder] = []
+
+    override func tearDown() {
+        folders = []
+        super.tearDown()
+    }
 
     /// An empty store of the Bookshelf model.
     func makeEmptyShelf(_ storeType: String) throws -> NSPersistentContainer {

@@ -43,6 +43,7 @@ import Testing
         #expect(outcome.stdout == "7995\n")
         #expect(outcome.stderr.contains("migrating Post: added attribute hide"))
         #expect(outcome.stderr.contains("the store is unchanged"))
+        Self.removeMigratedCopy(named: outcome.stderr)
         #expect(try Data(contentsOf: store) == before)
         // With --write the store itself is migrated: it then opens without --migrate.
         #expect(
@@ -97,5 +98,18 @@ import Testing
         #expect(outcome.status == 0)
         #expect(outcome.stdout == "7995\n")
         #expect(outcome.stderr.contains("migrating Post: added attribute hide; postID default none → ten"))
+        Self.removeMigratedCopy(named: outcome.stderr)
+    }
+
+    /// Removes the folder of the migrated copy the tool names in its notes ("migrated a copy of
+    /// … at <path>; the store is unchanged"), which it leaves for its user.
+    static func removeMigratedCopy(named notes: String) {
+        guard let start = notes.range(of: "migrated a copy of "),
+            let at = notes.range(of: " at ", range: start.upperBound..<notes.endIndex),
+            let end = notes.range(of: "; the store is unchanged", range: at.upperBound..<notes.endIndex)
+        else { return }
+        let folder = URL(fileURLWithPath: String(notes[at.upperBound..<end.lowerBound])).deletingLastPathComponent()
+        guard folder.lastPathComponent.hasPrefix("coredata-migrate-") else { return }
+        try? FileManager.default.removeItem(at: folder)
     }
 }
