@@ -371,9 +371,9 @@ final class ContextChangeState: @unchecked Sendable {
     private let lock = NSLock()
     private var settings = Settings()
     /// Changes not announced yet, in the order noted.
-    private var inserted = PendingObjects()
-    private var updated = PendingObjects()
-    private var deleted = PendingObjects()
+    private var inserted: ObjectList = []
+    private var updated: ObjectList = []
+    private var deleted: ObjectList = []
     /// Held weakly: refreshing an object must not keep it alive (`refresh(_:mergeChanges:)`
     /// is how cycles are broken), and an object nothing holds is in no fetched results.
     private var refreshed: [ObjectIdentifier: WeakObject] = [:]
@@ -407,20 +407,20 @@ final class ContextChangeState: @unchecked Sendable {
 
     func noteInserted(_ object: NSManagedObject) {
         deleted.remove(object)
-        inserted.add(object)
+        inserted.append(object)
     }
 
     /// A changed object; inserted ones too (observers place them again; the notification
     /// leaves them out).
     func noteChanged(_ object: NSManagedObject) {
         guard !object.deleted else { return }
-        updated.add(object)
+        updated.append(object)
     }
 
     /// An object inserted since the last post and deleted before it is never announced.
     func noteDeleted(_ object: NSManagedObject) {
         updated.remove(object)
-        if !inserted.remove(object) { deleted.add(object) }
+        if !inserted.remove(object) { deleted.append(object) }
     }
 
     /// An object `refresh(_:mergeChanges:)` turned back into a fault or merged.
@@ -516,33 +516,4 @@ private struct WeakContext: @unchecked Sendable {
 
     weak var context: NSManagedObjectContext?
     init(_ context: NSManagedObjectContext) { self.context = context }
-}
-
-/// Objects noted for the next `NSManagedObjectContextObjectsDidChange`, each once, in the order
-/// first noted. Taking one off only forgets it; the list drops it when taken.
-struct PendingObjects {
-    private var objects: [NSManagedObject] = []
-    /// The identities of the objects on the list (the list holds them: identities are not reused).
-    private var members: Set<ObjectIdentifier> = []
-
-    mutating func add(_ object: NSManagedObject) {
-        if members.insert(ObjectIdentifier(object)).inserted { objects.append(object) }
-    }
-
-    /// Takes an object off the list; whether it was on it.
-    @discardableResult
-    mutating func remove(_ object: NSManagedObject) -> Bool {
-        members.remove(ObjectIdentifier(object)) != nil
-    }
-
-    /// The objects on the list, and none left.
-    mutating func take() -> [NSManagedObject] {
-        defer {
-            objects = []
-            members = []
-        }
-        // Nothing taken off: every object listed is on the list, once (no object read).
-        guard objects.count != members.count else { return objects }
-        return objects.filter { members.remove(ObjectIdentifier($0)) != nil }
-    }
 }

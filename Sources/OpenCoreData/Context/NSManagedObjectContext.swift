@@ -71,10 +71,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let registry = ObjectRegistry()
     /// The bases of the context's objects, by the origin of their IDs (see `homeBase(for:)`).
     @exclusivity(unchecked) private var homeBases: [ObjectIdentifier: HomeBase] = [:]
-    /// Changed objects, in the order they changed.
-    private(set) var insertedList: ObjectList = []
-    private(set) var changedList: ObjectList = []
-    private(set) var deletedList: ObjectList = []
+    /// Changed objects, in the order they changed. Objects join and leave them only here (in
+    /// `insert(_:)`, `delete(_:)`, `objectDidChange(_:)`, …); elsewhere they are read, which
+    /// may compact them (see `ObjectList.objects`).
+    var insertedList: ObjectList = []
+    var changedList: ObjectList = []
+    var deletedList: ObjectList = []
     /// Inserted objects deleted before a save: forgotten at once, but their relationships still
     /// follow their delete rules at the next save (so that no other object keeps them).
     var deletedInserts: [NSManagedObject] = []

@@ -22,6 +22,27 @@ import Testing
         #expect(list.objects.last === b)
     }
 
+    /// Objects taken off leave the list at once for every reader (iteration, `objects`, `count`),
+    /// though the array drops them later; one that joins again is listed once, at the end.
+    @Test func objectsTakenOffLeaveForEveryReader() {
+        let entity = NSEntityDescription()
+        entity.name = "Note"
+        let notes = (0..<10).map { _ in NSManagedObject(entity: entity, insertInto: nil) }
+        func ids(_ objects: some Sequence<NSManagedObject>) -> [ObjectIdentifier] { objects.map(ObjectIdentifier.init) }
+        var list = ObjectList()
+        for note in notes { list.append(note) }
+        #expect(list.remove(notes[2]) && !list.remove(notes[2]) && list.remove(notes[5]))
+        let left = notes.enumerated().filter { ![2, 5].contains($0.offset) }.map(\.element)
+        #expect(list.count == 8 && !list.contains(notes[5]) && ids(list) == ids(left))
+        #expect(ids(list.filter { _ in true }) == ids(left))
+        list.append(notes[2])
+        #expect(ids(list) == ids(left + [notes[2]]) && ids(list.objects) == ids(left + [notes[2]]))
+        // More than half taken off: the rest, in order; then taken whole.
+        for note in notes.prefix(8) { list.remove(note) }
+        #expect(ids(list) == ids([notes[8], notes[9], notes[2]].filter { list.contains($0) }))
+        #expect(ids(list.take()) == ids([notes[8], notes[9]]) && list.isEmpty && list.take().isEmpty)
+    }
+
     /// Many objects changed once each are each listed once, in the order they changed.
     @Test(arguments: ContextFixture.storeTypes)
     func manyChangedObjectsAreEachUpdatedOnce(_ storeType: String) throws {
