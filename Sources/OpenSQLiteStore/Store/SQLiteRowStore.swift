@@ -280,29 +280,20 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         }
     }
 
-    /// Hands each row's key of a key fetch's statement to `body`, as it is read.
+    /// Hands each row's key of a key fetch's statement to `body`, as it is read (as
+    /// `SQLFetchStore`'s session does, straight from the statement).
     private func readKeys(_ statement: SQLiteStatement, _ body: (ObjectKey) -> Void) throws {
-        let layout = layout
-        // Rows come mostly in runs of one entity: look its number up when it changes.
-        var number = -1
-        var entityID: Int?
+        var keys = SQLKeyReader(layout: layout)
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         while try statement.step() {
             if watched { try counter.count() }
-            let rowNumber = Int(statement.int64(at: 1))
-            if rowNumber != number {
-                number = rowNumber
-                entityID = layout.entityID(forNumber: rowNumber)
-            }
-            guard let entityID else { continue }
-            body(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+            if let key = keys.key(primaryKey: statement.int64(at: 0), entityNumber: statement.int64(at: 1)) { body(key) }
         }
         try counter.finish()
     }
 
-    /// Runs a plan whose output is `.keys`, handing each key to `body` as it is read (see
-    /// `RowStore.forEachKey(_:_:)`); false when the plan does not compile to one statement.
+    /// `SQLFetchStore.forEachKey(_:_:)`, read straight from SQLite's statement.
     package func forEachKey(_ plan: FetchPlan, _ body: (ObjectKey) -> Void) throws -> Bool {
         guard case .keys = plan.output, case .compiled(let query) = SQLCompiler(layout: layout, dialect: dialect).compile(plan)
         else { return false }
