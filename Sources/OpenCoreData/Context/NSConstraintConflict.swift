@@ -65,7 +65,7 @@ open class NSConstraintConflict: NSObject {
         self.conflictingSnapshots = conflictingSnapshots.map { $0 as? [AnyHashable: Any] ?? [:] }
         var values: [String: Any] = [:]
         if let first = conflictingObjects.first {
-            for name in contraint { values[name] = first.values[name] ?? NSNull() }
+            for name in contraint { values[name] = first.values[name] ?? ValueSemantics.null }
         }
         constraintValues = values
         super.init()

@@ -49,9 +49,9 @@ extension NSManagedObjectContext {
         for property in entity.properties where !property.isTransient {
             switch property {
             case let relationship as NSRelationshipDescription where !relationship.isToMany:
-                snapshot[property.name] = (values[property.name] as? NSManagedObject)?.objectID ?? NSNull()
+                snapshot[property.name] = (values[property.name] as? NSManagedObject)?.objectID ?? ValueSemantics.null
             case is NSAttributeDescription:
-                snapshot[property.name] = values[property.name] ?? NSNull()
+                snapshot[property.name] = values[property.name] ?? ValueSemantics.null
             default:
                 continue
             }

@@ -228,7 +228,7 @@ struct ArchiveGraph {
         case .string(let value): return value
         case .uid: throw error("\(what()) is a reference to a reference")
         case .array(let values):
-            return try values.map { try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? NSNull() }
+            return try values.map { try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? ValueSemantics.null }
         case .dictionary:
             guard case .uid(let index)? = value, index > 0 else { throw error("\(what()) is a dictionary outside an object") }
             let object = try Self.object(at: index, in: objects, file: file, what: what())
@@ -268,11 +268,13 @@ struct ArchiveGraph {
         case "NSDecimalNumber":
             return try decimalNumber(object, what: what())
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet", "NSMutableOrderedSet":
-            return try elements(of: object).map { try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? NSNull() }
+            return try elements(of: object).map {
+                try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? ValueSemantics.null
+            }
         case "NSDictionary", "NSMutableDictionary":
             var result: [String: Any] = [:]
             for (key, value) in try entries(of: object) {
-                result[key] = try plainValue(value, what: what(), depth: depth + 1, count: &count) ?? NSNull()
+                result[key] = try plainValue(value, what: what(), depth: depth + 1, count: &count) ?? ValueSemantics.null
             }
             return result
         default:

@@ -125,6 +125,6 @@ extension NSExpression {
     /// The block of a block expression (one returning `NSNull` otherwise).
     public var expressionBlock: (Any?, [Any], NSMutableDictionary?) -> Any {
         if case .block(let block, _) = node { return block.body }
-        return { _, _, _ in NSNull() }
+        return { _, _, _ in ValueSemantics.null }
     }
 }

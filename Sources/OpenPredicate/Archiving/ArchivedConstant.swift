@@ -98,7 +98,7 @@ enum ArchivedConstant {
         guard depth <= maxCollectionDepth else {
             throw .unarchivable("Can't archive a constant with collections nested deeper than \(maxCollectionDepth)")
         }
-        guard let value = ValueSemantics.unwrapOptional(value) else { return NSNull() }
+        guard let value = ValueSemantics.unwrapOptional(value) else { return ValueSemantics.null }
         if let string = ValueSemantics.string(value) { return string as NSString }
         switch value {
         case let null as NSNull: return null
