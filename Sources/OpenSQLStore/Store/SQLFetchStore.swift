@@ -264,12 +264,20 @@ extension SQLFetchStore {
     private static func readKeys(
         _ query: SQLQuery, on session: Session, layout: AppleSQLLayout, _ body: (ObjectKey) -> Void
     ) throws {
-        var keys = SQLKeyReader(layout: layout)
+        // Rows come mostly in runs of one entity: look its number up when it changes.
+        var number = -1
+        var entityID: Int?
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         try session.query(query.sql, query.arguments) { row in
             if watched { try counter.count() }
-            if let key = keys.key(primaryKey: row.int64(at: 0), entityNumber: row.int64(at: 1)) { body(key) }
+            let rowNumber = Int(row.int64(at: 1))
+            if rowNumber != number {
+                number = rowNumber
+                entityID = layout.entityID(forNumber: rowNumber)
+            }
+            guard let entityID else { return }
+            body(ObjectKey(entityID: entityID, primaryKey: row.int64(at: 0)))
         }
         try counter.finish()
     }
@@ -330,27 +338,4 @@ package enum FetchExplanation: Equatable {
     /// `SQLCompiler.compileCandidates(_:)`), with that statement and its query plan as in
     /// `.sql`, and why SQL does not decide it all.
     case narrowed(SQLQuery, queryPlan: [String], reason: String)
-}
-
-/// The keys of a key fetch's rows (`Z_PK`, then the entity's number): rows come mostly in runs
-/// of one entity, whose number is looked up in the layout only when it changes.
-package struct SQLKeyReader {
-    @usableFromInline let layout: AppleSQLLayout
-    @usableFromInline var number: Int64 = -1
-    @usableFromInline var entityID: Int?
-
-    package init(layout: AppleSQLLayout) {
-        self.layout = layout
-    }
-
-    /// The key of a row; nil for an entity number the layout has no entity for. Inlinable: the
-    /// SQLite store reads its statements in another module, once per row.
-    @inlinable
-    package mutating func key(primaryKey: Int64, entityNumber: Int64) -> ObjectKey? {
-        if entityNumber != number {
-            number = entityNumber
-            entityID = layout.entityID(forNumber: Int(entityNumber))
-        }
-        return entityID.map { ObjectKey(entityID: $0, primaryKey: primaryKey) }
-    }
 }
