@@ -16,7 +16,15 @@
 //   made before the clock starts, as the objects are for the other lines);
 // - floor: the raw loop plus what Apple's API has any save of new objects do besides writing
 //   them: a permanent ID object per object and the sets the notifications carry (the objects
-//   twice, their IDs once), with `NSObject`s standing in for objects and IDs.
+//   twice, their IDs once), with `NSObject`s standing in for objects and IDs;
+// - API floor: the least a save through Apple's API can do with objects that hold their values:
+//   the rows bound from `NSObject`s with four typed fields (made before the clock starts, as
+//   the managed objects are), and each step the API documents for every new object, each a pass
+//   over them: the objects-did-change set, `willSave()`, `validateForInsert()`, a permanent ID
+//   and the object's entry under it in a table of registered objects (one pass with the
+//   binding), `didSave()`, then the set of the IDs (the did-save notification may post the
+//   objects-did-change set again, as ours does). The three calls are to open methods, as
+//   overrides make them.
 //
 // Each line makes a fresh store, inserts the objects (not timed), then times `validateForInsert()`
 // on every object and, separately, `save()` (which validates again). OBJECTS=<n> sets the count
@@ -221,6 +229,82 @@ func runRaw(into timing: inout Timing, notifying: Bool = false) {
     }
 }
 
+/// An object of the API floor: one row's values in typed fields, and the methods a save calls
+/// on each new object (open, as a subclass may override them; they do nothing).
+class FloorPerson: NSObject {
+    var name: String
+    var age: Int16
+    var email: String
+    var born: Date
+    init(_ values: (name: String, age: Int16, email: String, born: Date)) {
+        (name, age, email, born) = values
+    }
+    func willSave() {}
+    func validateForInsert() throws {}
+    func didSave() {}
+}
+
+/// The API floor (see the top of this file): the rows bound from objects, with the passes
+/// Apple's API documents for a save of new objects.
+func runAPIFloor(into timing: inout Timing) {
+    let url = temporaryStore()
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+        let db
+    else { exit(1) }
+    defer { sqlite3_close(db) }
+    sqlite3_exec(db, "PRAGMA journal_mode = WAL", nil, nil, nil)
+    sqlite3_exec(
+        db,
+        "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
+            + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let objects = (0..<objectCount).map { FloorPerson(values($0)) }
+    let store = NSObject()
+    var registered: [Int64: Unmanaged<FloorPerson>] = [:]
+    var notified = 0
+    var failure: Error?
+    timing.save.append(
+        milliseconds(
+            clock.measure {
+                let inserted = Set(objects)
+                notified += inserted.count
+                for object in objects { object.willSave() }
+                do { for object in objects { try object.validateForInsert() } } catch { failure = error }
+                registered.reserveCapacity(objectCount)
+                var ids: [FloorID] = []
+                ids.reserveCapacity(objectCount)
+                sqlite3_exec(db, "BEGIN", nil, nil, nil)
+                var insert: OpaquePointer?
+                sqlite3_prepare_v2(
+                    db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
+                    &insert, nil)
+                for (index, object) in objects.enumerated() {
+                    let row = Int64(index + 1)
+                    ids.append(FloorID(store: store, entity: 1, row: row))
+                    registered[row] = Unmanaged.passUnretained(object)
+                    sqlite3_reset(insert)
+                    sqlite3_bind_int64(insert, 1, row)
+                    sqlite3_bind_int64(insert, 2, Int64(object.age))
+                    sqlite3_bind_double(insert, 3, object.born.timeIntervalSinceReferenceDate)
+                    sqlite3_bind_text(insert, 4, object.email, -1, transient)
+                    sqlite3_bind_text(insert, 5, object.name, -1, transient)
+                    if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
+                }
+                sqlite3_finalize(insert)
+                sqlite3_exec(db, "COMMIT", nil, nil, nil)
+                for object in objects { object.didSave() }
+                notified += Set(ids).count + (inserted.isEmpty ? 0 : inserted.count)
+            }))
+    guard failure == nil, notified == 3 * objectCount, registered.count == objectCount else { exit(1) }
+    let written = rowCount(url)
+    guard written == objectCount else {
+        print("error: the API floor wrote \(written) rows, not \(objectCount)")
+        exit(1)
+    }
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
@@ -235,6 +319,7 @@ let lines = allLines.filter { line in environment["ONLY"].map { line.label.conta
 var timings = Array(repeating: Timing(), count: lines.count)
 var raw = Timing()
 var floor = Timing()
+var apiFloor = Timing()
 for _ in 0..<rounds {
     for (index, line) in lines.enumerated() {
         do {
@@ -246,6 +331,7 @@ for _ in 0..<rounds {
     }
     runRaw(into: &raw)
     runRaw(into: &floor, notifying: true)
+    runAPIFloor(into: &apiFloor)
 }
 
 let rawSave = median(raw.save)
@@ -268,6 +354,11 @@ print(
     "floor".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
         + String(format: " %6.0f %9.2f×", floorSave, floorSave / rawSave))
 results["floor"] = floorSave
+let apiFloorSave = median(apiFloor.save)
+print(
+    "API floor".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
+        + String(format: " %6.0f %9.2f×", apiFloorSave, apiFloorSave / rawSave))
+results["API floor"] = apiFloorSave
 if lines.count == allLines.count {
     let plain = median(timings[0].save), ruled = median(timings[1].save)
     let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)

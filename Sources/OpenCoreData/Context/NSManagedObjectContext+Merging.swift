@@ -311,8 +311,8 @@ extension NSManagedObjectContext {
         }
         var inserted = Set<NSManagedObject>(minimumCapacity: pending.inserted.count)
         for object in pending.inserted {
-            object.isNewInEvent = false
-            endEvent(object)
+            // An object new in this event recorded no old values (`noteChange`).
+            if object.isNewInEvent { object.isNewInEvent = false } else { endEvent(object) }
             if object.inserted && object.belongs(to: self) { inserted.insert(object) }
         }
         if announcedInserts != nil, !pending.inserted.isEmpty {
@@ -411,9 +411,11 @@ final class ContextChangeState: @unchecked Sendable {
     }
 
     /// A changed object; inserted ones too (observers place them again; the notification
-    /// leaves them out).
+    /// leaves them out), except those inserted since the last post: observers get them among
+    /// the inserted objects, and listing each new object twice made every save of new objects
+    /// walk them once more.
     func noteChanged(_ object: NSManagedObject) {
-        guard !object.deleted else { return }
+        guard !object.deleted, !object.isNewInEvent else { return }
         updated.append(object)
     }
 
@@ -457,9 +459,11 @@ final class ContextChangeState: @unchecked Sendable {
         observers.removeAll { $0.observer == nil || $0.observer === observer }
     }
 
-    /// Hands changes to every observer still alive.
-    func tellObservers(_ changes: ContextChanges) {
+    /// Hands changes to every observer still alive; made only when one is registered (listing
+    /// a save's objects again would touch every one of them).
+    func tellObservers(_ changes: @autoclosure () -> ContextChanges) {
         guard !observers.isEmpty else { return }
+        let changes = changes()
         for entry in observers { entry.observer?.contextDidChange(changes) }
     }
 

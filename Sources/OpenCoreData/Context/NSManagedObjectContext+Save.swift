@@ -172,20 +172,20 @@ extension NSManagedObjectContext {
             let row = try snapshot(of: object, version: 1)
             let batch = try batch(for: object)
             batch.changes.inserted.append(row)
-            batch.written.append(object)
+            batch.written.append(Unmanaged.passUnretained(object))
         }
         for object in updated {
             let row = try snapshot(of: object, version: Self.version(after: object.version))
             let batch = try batch(for: object)
             batch.changes.updated.append(row)
-            batch.written.append(object)
+            batch.written.append(Unmanaged.passUnretained(object))
             if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
         }
         for object in deleted {
             guard let key = object.storeKey else { continue }
             let batch = try batch(for: object)
             batch.changes.deleted.append(key)
-            batch.written.append(object)
+            batch.written.append(Unmanaged.passUnretained(object))
             if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
         }
         for batch in order where batch.store.tracksHistory {
@@ -441,11 +441,15 @@ extension NSManagedObjectContext {
 final class SaveBatch {
     let store: RowBackedPersistentStore
     var changes = SaveChanges()
-    /// The objects whose rows the batch writes, in order.
-    var written: [NSManagedObject] = []
+    /// The objects whose rows the batch writes, in order, unretained: the save holds them in its
+    /// lists while the batch lives (retaining and releasing each touched every object once more).
+    var written: [Unmanaged<NSManagedObject>] = []
     /// The objects by row key, for the conflicts a store reports (made then: most saves have none).
     lazy var objects: [ObjectKey: NSManagedObject] = Dictionary(
-        written.compactMap { object in object.storeKey.map { ($0, object) } }, uniquingKeysWith: { _, last in last })
+        written.compactMap { written in
+            let object = written.takeUnretainedValue()
+            return object.storeKey.map { ($0, object) }
+        }, uniquingKeysWith: { _, last in last })
 
     init(store: RowBackedPersistentStore) {
         self.store = store

@@ -60,4 +60,29 @@ import Testing
         #expect(!context.hasChanges)
         #expect(try fixture.names("Employee", "name BEGINSWITH 'F'").count == 3_000)
     }
+
+    /// What observers of a context's changes (results controllers) are told: an object inserted
+    /// and changed in one event only as inserted; changed after it was announced, as updated.
+    @Test(arguments: ContextFixture.storeTypes)
+    func newObjectsChangedInTheirEventAreAnnouncedOnce(_ storeType: String) throws {
+        final class Recorder: ContextChangeObserver {
+            var changes: [ContextChanges] = []
+            func contextDidChange(_ changes: ContextChanges) { self.changes.append(changes) }
+        }
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.context
+        let recorder = Recorder()
+        context.changeState.addObserver(recorder)
+        let notes = (0..<3).map { fixture.insert("Employee", ["name": "E\($0)"]) }
+        for note in notes { note.setValue("F", forKey: "name") }
+        context.processPendingChanges()
+        let first = try #require(recorder.changes.first)
+        #expect(Set(first.inserted.map(ObjectIdentifier.init)) == Set(notes.map(ObjectIdentifier.init)))
+        #expect(first.updated.isEmpty)
+        notes[1].setValue("G", forKey: "name")
+        context.processPendingChanges()
+        #expect(recorder.changes.count == 2)
+        #expect(recorder.changes.last?.inserted.isEmpty == true)
+        #expect(recorder.changes.last?.updated.map(ObjectIdentifier.init) == [ObjectIdentifier(notes[1])])
+    }
 }
