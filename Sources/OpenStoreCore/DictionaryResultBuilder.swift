@@ -17,10 +17,15 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     @exclusivity(unchecked) package private(set) var results: [NSDictionary] = []
     /// The keys, each once, in the order of their first column.
     private let names: [String]
+    /// The number of keys (`names.count`, kept apart: reading an array's count from a class
+    /// retains and releases its buffer, on every row).
+    private let width: Int
     /// One key object per name.
     private let keys: UnsafeMutablePointer<NSObject>
-    /// The key index of each column.
-    private let keyIndexes: [Int]
+    /// The key index of each column (a buffer, for the same reason as `width`).
+    private let keyIndexes: UnsafeMutablePointer<Int>
+    /// The number of columns.
+    private let columnCount: Int
     /// The ID of a row a relationship names.
     private let objectID: (ObjectKey) -> AnyObject
     /// The row's Foundation objects by key index; nil where it has none (yet).
@@ -36,29 +41,33 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     package init(columns: [String], objectID: @escaping (ObjectKey) -> AnyObject) {
         let (names, keyIndexes) = DictionaryRows.keys(of: columns)
         self.names = names
-        self.keyIndexes = keyIndexes
-        keys = .allocate(capacity: names.count)
-        keys.initialize(from: names.map { DictionaryResultKey($0) }, count: names.count)
+        width = names.count
+        columnCount = keyIndexes.count
+        self.keyIndexes = .allocate(capacity: keyIndexes.count)
+        self.keyIndexes.initialize(from: keyIndexes, count: keyIndexes.count)
+        keys = .allocate(capacity: width)
+        keys.initialize(from: names.map { DictionaryResultKey($0) }, count: width)
         self.objectID = objectID
-        objects = .allocate(capacity: names.count)
-        objects.initialize(repeating: nil, count: names.count)
-        rowObjects = .allocate(capacity: names.count)
-        rowKeys = .allocate(capacity: names.count)
+        objects = .allocate(capacity: width)
+        objects.initialize(repeating: nil, count: width)
+        rowObjects = .allocate(capacity: width)
+        rowKeys = .allocate(capacity: width)
     }
 
     deinit {
-        keys.deinitialize(count: names.count)
+        keys.deinitialize(count: width)
         keys.deallocate()
-        objects.deinitialize(count: names.count)
+        objects.deinitialize(count: width)
         objects.deallocate()
         rowObjects.deallocate()
         rowKeys.deallocate()
+        keyIndexes.deallocate()
     }
 
     /// Sets the value of a column (by its index among the columns given to `init`) in the row
     /// being built; `.null` leaves the row as it is.
     package func set(_ value: StoreValue, column: Int) {
-        let key = keyIndexes[column]
+        let key = keyIndex(column)
         switch value {
         case .null: return
         case .string(let text): set(NSString(string: text), key: key)
@@ -77,15 +86,31 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     }
 
     /// Sets a column to a string, as `set(.string(string), column:)` does.
-    package func set(string: String, column: Int) { set(NSString(string: string), key: keyIndexes[column]) }
+    package func set(string: String, column: Int) {
+        // The new object stored in place: through `set(_:key:)` it is retained and released
+        // once more (about 45 instructions a value).
+        let key = keyIndex(column)
+        objects[key] = NSString(string: string)
+        if !others.isEmpty { others[key] = nil }
+    }
 
     /// Sets a column to an integer, as `set(.integer(integer), column:)` does.
-    package func set(integer: Int64, column: Int) { set(NSNumber(value: Int(integer)), key: keyIndexes[column]) }
+    package func set(integer: Int64, column: Int) {
+        let key = keyIndex(column)
+        objects[key] = NSNumber(value: Int(integer))
+        if !others.isEmpty { others[key] = nil }
+    }
 
     /// Sets the object of a key.
     private func set(_ object: AnyObject, key: Int) {
         objects[key] = object
         if !others.isEmpty { others[key] = nil }
+    }
+
+    /// The key index of a column (one of the columns given to `init`).
+    @inline(__always) private func keyIndex(_ column: Int) -> Int {
+        precondition(column >= 0 && column < columnCount, "column out of range")
+        return keyIndexes[column]
     }
 
     /// Makes room for this many rows.
@@ -100,7 +125,6 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
     /// The row built since the last call, as a dictionary.
     private func finishRow() -> NSDictionary {
         guard others.isEmpty else { return finishMixedRow() }
-        let width = names.count
         var complete = true
         for key in 0..<width where objects[key] == nil {
             complete = false
@@ -118,7 +142,7 @@ package final class DictionaryResultBuilder: DictionaryRowSink {
             return dictionary
         }
         var count = 0
-        for key in 0..<names.count {
+        for key in 0..<width {
             guard let object = (objects + key).move() else {
                 (objects + key).initialize(to: nil)
                 continue

@@ -23,9 +23,10 @@ extension SQLDictionaryQuery {
         _ row: Row, layout: AppleSQLLayout, conversions: [AttributeKind?], into sink: inout some DictionaryRowSink
     ) {
         sink.appendRow()
-        for (position, column) in columns.enumerated() {
+        // By index: enumerating the columns retains and releases their array on every row.
+        for position in columns.indices {
             var value: StoreValue
-            switch column.reader {
+            switch columns[position].reader {
             // The commonest columns, unconverted, skip the `StoreValue`.
             case .value(let index, .string) where conversions[position] == nil:
                 if let text = row.string(at: index) { sink.set(string: text, column: position) }
