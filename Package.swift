@@ -53,6 +53,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .yum(["sqlite-devel"]), .brew(["sqlite"])]),
+        // The system's zlib (headers: Debian package zlib1g-dev; `.ci/run` installs it), to read
+        // the model a store caches (`Z_MODELCACHE`).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]),
         // Dialect-neutral SQL for both SQL stores: the compiler (fetch plans to SQL), Apple's table
         // layout, the row reader/writer, the migration plan, and the one fetch pipeline (compile →
         // run → in-memory fallback). Each SQL store adds only its connection and dialect spellings.
@@ -66,7 +69,7 @@ let package = Package(
         .target(
             name: "OpenSQLiteStore",
             dependencies: [
-                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "CSQLite",
+                "OpenPredicate", "OpenStoreCore", "OpenInMemoryStore", "OpenSQLStore", "CSQLite", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swift6),
@@ -121,7 +124,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "CoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "OpenPostgreSQLStore",
+                "CoreData", "OpenStoreCore", "OpenSQLStore", "OpenSQLiteStore", "OpenPostgreSQLStore", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -16,14 +16,15 @@ struct CheckCommand: ParsableCommand {
             exits 0 when there is none; exits 1 otherwise.
             """)
 
-    @Option(name: .long, help: "The model (.xcdatamodeld, .xcdatamodel or contents file).")
-    var model: String
+    @Option(
+        name: .long, help: "The model (.xcdatamodeld, .xcdatamodel or contents file; default: the model the store caches).")
+    var model: String?
 
     @Option(name: .long, help: "A Core Data SQLite store file.")
     var store: String
 
     func run() throws {
-        let model = try StoreOpener.model(at: model)
+        let model = try StoreOpener.model(at: model, orCachedIn: store)
         let context = try StoreOpener.context(model: model, storePath: store, write: false)
         guard let store = context.persistentStoreCoordinator?.persistentStores.first else {
             throw ToolError("can't open the store \(self.store)")

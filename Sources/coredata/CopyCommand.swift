@@ -13,8 +13,10 @@ struct CopyCommand: ParsableCommand {
             served from PostgreSQL, and a server's data written back to a file Apple's Core Data opens.
             """)
 
-    @Option(name: .long, help: "The model (.xcdatamodeld, .xcdatamodel or contents file).")
-    var model: String
+    @Option(
+        name: .long,
+        help: "The model (.xcdatamodeld, .xcdatamodel or contents file; default: the model a SQLite source caches).")
+    var model: String?
 
     @Argument(help: "The store to copy: a SQLite file or a postgres:// URL.")
     var source: String
@@ -23,7 +25,7 @@ struct CopyCommand: ParsableCommand {
     var destination: String
 
     func run() throws {
-        let model = try StoreOpener.model(at: model)
+        let model = try StoreOpener.model(at: model, orCachedIn: source)
         let context = try StoreOpener.context(model: model, storePath: source, write: false)
         guard let coordinator = context.persistentStoreCoordinator, let store = coordinator.persistentStores.first else {
             throw ToolError("can't open the store \(StoreOpener.redacted(source))")

@@ -49,7 +49,7 @@ struct FetchSession {
 
     init(_ options: FetchOptions) throws {
         self.options = options
-        model = try StoreOpener.model(at: options.model)
+        model = try StoreOpener.model(at: options.model, orCachedIn: options.store)
         builder = FetchRequestBuilder(options: options, model: model)
         request = try builder.request()
         context = try StoreOpener.context(

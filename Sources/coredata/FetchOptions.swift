@@ -10,8 +10,11 @@ extension OutputFormat: ExpressibleByArgument {}
 
 /// The options shared by `fetch`, `count` and `explain`: a model, a store and a fetch request.
 struct FetchOptions: ParsableArguments {
-    @Option(name: .long, help: "The model: an .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file.")
-    var model: String
+    @Option(
+        name: .long,
+        help:
+            "The model: an .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file (default: the model the store caches).")
+    var model: String?
 
     @Option(
         name: .long,

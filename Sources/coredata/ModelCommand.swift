@@ -8,10 +8,19 @@ struct ModelCommand: ParsableCommand {
         abstract: "Describe a model: entities, attributes, relationships, templates, fetched properties.")
 
     @Argument(help: "An .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file.")
-    var path: String
+    var path: String?
+
+    @Option(name: .long, help: "A Core Data SQLite store: describe the model it caches (Z_MODELCACHE) instead.")
+    var store: String?
+
+    func validate() throws {
+        guard (path == nil) != (store == nil) else {
+            throw ValidationError("give a model file or --store, not both and not neither")
+        }
+    }
 
     func run() throws {
-        let model = try StoreOpener.model(at: path)
+        let model = try store.map { try StoreOpener.model(at: nil, orCachedIn: $0) } ?? StoreOpener.model(at: path ?? "")
         Console.print(ModelDescription(model: model).text)
     }
 }

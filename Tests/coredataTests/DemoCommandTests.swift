@@ -37,12 +37,15 @@ import Testing
         #expect(out.contains("Payroll of the first window: 23153000"))
         // 14. The SQL of a fetch: placeholders in the statement, the values bound beside it.
         let sql = try #require(out.split(separator: "\n").first { $0.hasPrefix("   SELECT t0.Z_PK") })
-        #expect(sql.contains("lower(substr(CAST(t0.ZLASTNAME AS BLOB), 1, ?)) = ?") && sql.contains("ocd_begins_with(t0.ZLASTNAME, ?, 3)") && sql.contains("EXISTS (SELECT 1 FROM ZEMPLOYEE m1"))
+        #expect(
+            sql.contains("lower(substr(CAST(t0.ZLASTNAME AS BLOB), 1, ?)) = ?")
+                && sql.contains("ocd_begins_with(t0.ZLASTNAME, ?, 3)") && sql.contains("EXISTS (SELECT 1 FROM ZEMPLOYEE m1"))
         #expect(!sql.contains("mull") && !sql.contains("230000"))
         #expect(
             out.contains(
                 "   bound: \"M\" (text), \"N\" (text), \"m\" (text), \"n\" (text), \"\u{80}\" (text), 4 (integer), \"mull\" (text), "
-                    + "5 (integer), 1 bytes cc (blob), \"mull\" (text), \"mull\" (text), 230000 (integer), 3 (integer), 0 (integer)"))
+                    + "5 (integer), 1 bytes cc (blob), \"mull\" (text), \"mull\" (text), 230000 (integer), 3 (integer), 0 (integer)"
+            ))
         #expect(out.contains("   Mateo      Müller    187000  Engineering"))
         // Every table fits the terminal.
         #expect(out.split(separator: "\n").filter { $0.contains("──") }.allSatisfy { $0.count <= 100 })
@@ -94,7 +97,7 @@ import Testing
 
     @Test func missingArgumentsAreUsageErrors() throws {
         for (arguments, message) in [
-            (["fetch", "--entity", "Book"], "Missing expected argument '--model <model>'"),
+            (["fetch", "--entity", "Book"], "Missing expected argument '--store <store>'"),
             (["stores"], "Missing expected argument '<path>'"),
             (["fetch", "--model", "m", "--store", "s", "--entity", "Book", "--colour"], "Unknown option '--colour'"),
         ] {

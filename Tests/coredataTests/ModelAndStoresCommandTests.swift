@@ -20,6 +20,21 @@ import Testing
         #expect(out.hasSuffix("Fetch request templates\n  Cheaper: Book where price < $MAX\n"))
     }
 
+    /// Without `--model`, a store that caches no model (as this package's stores do not) is
+    /// refused with a line saying so; `model` takes a file or `--store`, one of them.
+    @Test func withoutAModelAStoreWithoutACacheIsRefused() throws {
+        let library = try LibraryFixture.make()
+        let count = try ToolRunner.run(["count", "--store", library.store, "--entity", "Book"])
+        #expect(count.status == 1 && count.stdout.isEmpty)
+        #expect(count.stderr.contains("keeps no copy of its model") && count.stderr.contains("give --model"))
+        let withModel = try ToolRunner.run(["count", "--store", library.store, "--model", library.model, "--entity", "Book"])
+        #expect(withModel.status == 0 && withModel.stdout == "6\n")
+        let described = try ToolRunner.run(["model", "--store", library.store])
+        #expect(described.status == 1 && described.stderr.contains("keeps no copy of its model"))
+        #expect(try ToolRunner.run(["model"]).status != 0)
+        #expect(try ToolRunner.run(["model", library.model, "--store", library.store]).status != 0)
+    }
+
     @Test func storesReadsMetadataEntitiesAndRowCounts() throws {
         let library = try LibraryFixture.make()
         let plain = try ToolRunner.run(["stores", library.store])
@@ -56,7 +71,9 @@ import Testing
         #expect(outcome.stdout.contains("UUID: D246D1F7-4A2D-462D-AE31-1A41C47E7B6C   journal mode: wal"))
         #expect(outcome.stdout.contains("framework version: 519"))
         // All 5,000 rows live in the -wal file, which a read-only open must read and leave alone.
-        #expect(outcome.stdout.contains("    1  JournalEntry           5000  5000  same   4e3ea95632361f4d56a77e070ac74686a20d64aff5e049eb61"))
+        #expect(
+            outcome.stdout.contains(
+                "    1  JournalEntry           5000  5000  same   4e3ea95632361f4d56a77e070ac74686a20d64aff5e049eb61"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "-wal")) == before)
     }
 

@@ -32,6 +32,32 @@ import Testing
         #expect(groups.stdout == "location,n\nC Street,546\nJ-Bay,519\n")
     }
 
+    /// A store that caches its model opens without `--model`, with the same answers as with it;
+    /// one that does not says so and asks for `--model`.
+    @Test func storesOpenWithTheModelTheyCache() throws {
+        guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1"),
+            let old = try ToolRunner.realWorldStore("apple-recipes-2010")
+        else { return }
+        let store = ["--store", folder.appendingPathComponent("SampleModel_V1.sqlite").path]
+        let model = ["--model", folder.appendingPathComponent("SampleModel.xcdatamodel.contents.xml").path]
+        let request = [
+            "--entity", "SportCar", "--predicate", "maker BEGINSWITH[c] 'l'", "--sort", "numberPlate", "--format", "csv",
+        ]
+        let cached = try ToolRunner.run(["fetch"] + store + request)
+        let withModel = try ToolRunner.run(["fetch"] + store + model + request)
+        #expect(cached.status == 0, "\(cached.stderr)")
+        #expect(cached.stdout == withModel.stdout && cached.stdout.contains("Lamborghini"))
+        #expect(try ToolRunner.run(["count"] + store + ["--entity", "Car"]).stdout == "125\n")
+        #expect(try ToolRunner.run(["check"] + store).stdout == "ok\n")
+        let described = try ToolRunner.run(["model"] + store)
+        #expect(described.status == 0)
+        #expect(described.stdout.hasPrefix("4 entities") && described.stdout.contains("SportCar : Car"))
+        let recipes = try ToolRunner.run(
+            ["count", "--store", old.appendingPathComponent("Recipes.sqlite").path, "--entity", "Recipe"])
+        #expect(recipes.status == 1)
+        #expect(recipes.stderr.contains("keeps no copy of its model") && recipes.stderr.contains("--model"))
+    }
+
     @Test func sampleModelSubentitiesAndToOneKeyPaths() throws {
         guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1") else { return }
         let files = [
@@ -62,7 +88,9 @@ import Testing
     @Test func readOnlyRunsLeaveAnAppleWALStoreUnchanged() throws {
         guard let folder = try ToolRunner.realWorldStore("kodeco-surfjournal-wal") else { return }
         let store = folder.appendingPathComponent("SurfJournalModel.sqlite").path
-        let files = ["--model", folder.appendingPathComponent("SurfJournalModel.xcdatamodel.contents.xml").path, "--store", store]
+        let files = [
+            "--model", folder.appendingPathComponent("SurfJournalModel.xcdatamodel.contents.xml").path, "--store", store,
+        ]
         let bytes = { try ["", "-wal"].map { try Data(contentsOf: URL(fileURLWithPath: store + $0)) } }
         let before = try bytes()
         #expect(before[1].count == 222_512)

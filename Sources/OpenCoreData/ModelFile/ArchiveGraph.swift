@@ -177,6 +177,7 @@ struct ArchiveGraph {
     }
 
     func entries(of dictionary: Object) throws -> [(key: String, value: PropertyListValue)] {
+        if dictionary.className == "NSKnownKeysDictionary1" { return try knownKeysEntries(of: dictionary) }
         guard case .array(let keys)? = dictionary.fields["NS.keys"], case .array(let values)? = dictionary.fields["NS.objects"]
         else {
             throw error("\(dictionary.label) is not a dictionary (no NS.keys and NS.objects arrays)")
@@ -190,6 +191,36 @@ struct ArchiveGraph {
             guard let name = try string(key, what: "key \(index) of \(dictionary.label)") else {
                 throw error("key \(index) of \(dictionary.label) is null")
             }
+            guard seen.insert(name).inserted else { throw error("\(dictionary.label) has the key '\(name)' twice") }
+            result.append((name, values[index]))
+        }
+        return result
+    }
+
+    /// The entries of an `NSKnownKeysDictionary1`, the dictionary class the model Apple's Core Data
+    /// caches in a store (`Z_MODELCACHE`) holds its entities in (a `.mom` from Xcode holds an
+    /// `NSDictionary`). Inferred from those caches, as Apple documents neither: `searchMapping`
+    /// is an `NSKnownKeysMappingStrategy1` whose `keys` array holds the keys, `values` an array
+    /// holding each key's value at the key's position; a slot holding the string `emptyToken`
+    /// names has no entry.
+    private func knownKeysEntries(of dictionary: Object) throws -> [(key: String, value: PropertyListValue)] {
+        guard let mapping = try object(dictionary, "searchMapping"), let keyArray = try object(mapping, "keys"),
+            let valueArray = try object(dictionary, "values")
+        else {
+            throw error("\(dictionary.label) is not a dictionary (no searchMapping keys and values arrays)")
+        }
+        let keys = try elements(of: keyArray), values = try elements(of: valueArray)
+        guard keys.count == values.count else {
+            throw error("\(dictionary.label) has \(keys.count) keys but \(values.count) values")
+        }
+        let empty = try string(dictionary.fields["emptyToken"], what: "the empty token of \(dictionary.label)")
+        var result: [(key: String, value: PropertyListValue)] = []
+        var seen: Set<String> = []
+        for (index, key) in keys.enumerated() {
+            guard let name = try string(key, what: "key \(index) of \(dictionary.label)") else {
+                throw error("key \(index) of \(dictionary.label) is null")
+            }
+            if let empty, name == empty { continue }
             guard seen.insert(name).inserted else { throw error("\(dictionary.label) has the key '\(name)' twice") }
             result.append((name, values[index]))
         }
@@ -271,7 +302,7 @@ struct ArchiveGraph {
             return try elements(of: object).map {
                 try plainValue($0, what: what(), depth: depth + 1, count: &count) ?? ValueSemantics.null
             }
-        case "NSDictionary", "NSMutableDictionary":
+        case "NSDictionary", "NSMutableDictionary", "NSKnownKeysDictionary1":
             var result: [String: Any] = [:]
             for (key, value) in try entries(of: object) {
                 result[key] = try plainValue(value, what: what(), depth: depth + 1, count: &count) ?? ValueSemantics.null

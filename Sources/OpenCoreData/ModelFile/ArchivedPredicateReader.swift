@@ -115,6 +115,40 @@ struct ArchivedPredicateReader {
                 throw archive.error("\(what) has a key path expression without a key path")
             }
             return NSExpression(forKeyPath: keyPath)
+        case 4:
+            // A function of Foundation's (`count:`, `sum:`, …): its operand is the constant class
+            // `_NSPredicateUtilities`, as in the derived attributes Apple's Core Data archives.
+            guard let selector = try archive.string(object, "NSSelectorName") else {
+                throw archive.error("\(what) has a function expression without a selector")
+            }
+            // A key path on a variable (`$FETCHED_PROPERTY.userInfo.search`) is archived as
+            // `valueForKeyPath:` on the variable.
+            if selector == "valueForKeyPath:", let operandValue = object.fields["NSOperand"] {
+                let operand = try expression(operandValue, what: what, depth: depth + 1)
+                let arguments = try archive.elements(object, "NSArguments")
+                // The key path: a key path specifier (expression type 10), or a constant string.
+                let specifier = try arguments.first.flatMap { try archive.object(reference: $0, what: what) }
+                let keyPath =
+                    try specifier.flatMap {
+                        try archive.integer($0, "NSExpressionType") == 10 ? archive.string($0, "NSKeyPath") : nil
+                    }
+                    ?? arguments.first.flatMap { try? expression($0, what: what, depth: depth + 1).constantValue as? String }
+                guard arguments.count == 1, let keyPath,
+                    let joined = try? NSExpression(validatingFormat: "\(operand.description).\(keyPath)", argumentArray: [])
+                else {
+                    throw unsupported("\(what) (valueForKeyPath: without one constant key path)")
+                }
+                return joined
+            }
+            if let operand = try archive.object(object, "NSOperand"),
+                try archive.string(operand, "NSConstantValueClassName") != "_NSPredicateUtilities"
+            {
+                throw unsupported("\(what) (a function of an object other than Foundation's: \(selector))")
+            }
+            let arguments = try archive.elements(object, "NSArguments").map {
+                try expression($0, what: what, depth: depth + 1)
+            }
+            return NSExpression(forFunction: selector, arguments: arguments)
         case 14:
             let elements = try archive.elements(object, "NSCollection").map {
                 try expression($0, what: what, depth: depth + 1)

@@ -17,16 +17,22 @@ import OpenPredicate
 /// `NSIsIndexed`, `NSIsIndexedBySpotlight`, `NSUserInfo`, `NSVersionHashModifier`,
 /// `NSRenamingIdentifier`, `NSValidationPredicates`, `NSValidationWarnings`; an attribute's
 /// `NSAttributeType`, `NSDefaultValue`, `NSValueTransformerName`, `NSAttributeValueClassName`
-/// and `NSFlagsKey` (0x4 external binary storage, 0x10 preserved on deletion); a relationship's
+/// and `NSFlagsKey` (0x4 external binary storage, 0x10 preserved on deletion), a derived
+/// attribute's `NSDerivationExpression`; a relationship's
 /// `NSDestinationEntity`, `NSInverseRelationship` (or `_NSDestinationEntityName`,
 /// `_NSInverseRelationshipName`), `NSMinCount`, `NSMaxCount`, `NSDeleteRule`, `NSIsOrdered`; a
 /// fetched property's `NSFetchRequest`. Other keys are Core Data's own bookkeeping and are
-/// skipped.
+/// skipped. The model Apple's Core Data caches in a store (`Z_MODELCACHE`) is the same archive,
+/// with its dictionaries of entities and properties sometimes archived as
+/// `NSKnownKeysDictionary1` (see `ArchiveGraph.entries(of:)`) and a to-many without a limit as
+/// `NSMaxCount` -1.
 struct CompiledModelReader {
     let archive: ArchiveGraph
     /// What to set on the built model that the element tree cannot carry.
     var attributeExtras: [(entity: String, attribute: String, object: ArchiveGraph.Object)] = []
     var fetchedExtras: [(entity: String, property: String, object: ArchiveGraph.Object)] = []
+    /// The to-many relationships archived with a `maxCount` of -1.
+    var unlimitedToManys: [(entity: String, relationship: String)] = []
 
     /// The location every element of the tree gets: the file, without a line.
     var location: ModelFileLocation { ModelFileLocation(file: archive.file, line: 0, column: 0) }
@@ -133,11 +139,12 @@ struct CompiledModelReader {
                 throw archive.error("entity '\(name)' lists property '\(propertyName)' under a name other than its own")
             }
             switch property.className {
-            case "NSAttributeDescription":
+            case "NSAttributeDescription", "NSDerivedAttributeDescription":
                 attributeElements.append((propertyName, try attributeElement(property, name: propertyName)))
                 attributeExtras.append((name, propertyName, property))
             case "NSRelationshipDescription":
-                relationshipElements.append((propertyName, try relationshipElement(property, name: propertyName)))
+                relationshipElements.append(
+                    (propertyName, try relationshipElement(property, name: propertyName, entityName: name)))
             case "NSFetchedPropertyDescription":
                 fetchedElements.append((propertyName, try fetchedPropertyElement(property, name: propertyName)))
                 fetchedExtras.append((name, propertyName, property))
@@ -230,12 +237,17 @@ struct CompiledModelReader {
     }
 
     func attributeElement(_ property: ArchiveGraph.Object, name: String) throws -> ModelFileElement {
-        if property.fields["NSDerivationExpression"] != nil {
-            throw ModelFileError(
-                .unsupportedFormat, "attribute '\(name)' is a derived attribute, which compiled models cannot give yet",
-                file: archive.file)
-        }
         var attributes = try commonAttributes(property, name: name)
+        if let derivation = property.fields["NSDerivationExpression"],
+            try archive.object(reference: derivation, what: name) != nil
+        {
+            // A derived attribute: its expression archived, given to the builder as the XML's
+            // format string (the builder parses and checks it as it does the XML's).
+            var reader = ArchivedPredicateReader(archive: archive)
+            let expression = try reader.expression(derivation, what: "the derivation of attribute '\(name)'", depth: 0)
+            attributes["derived"] = "YES"
+            attributes["derivationExpression"] = expression.description
+        }
         let raw = try archive.integer(property, "NSAttributeType") ?? 0
         guard let type = NSAttributeType.allTypes.first(where: { Int($0.rawValue) == raw }) else {
             throw archive.error("attribute '\(name)' has unknown NSAttributeType \(raw)")
@@ -260,7 +272,9 @@ struct CompiledModelReader {
         return element("attribute", attributes, children)
     }
 
-    func relationshipElement(_ property: ArchiveGraph.Object, name: String) throws -> ModelFileElement {
+    mutating func relationshipElement(_ property: ArchiveGraph.Object, name: String, entityName: String) throws
+        -> ModelFileElement
+    {
         var attributes = try commonAttributes(property, name: name)
         let destination: String?
         if let entity = try archive.object(property, "NSDestinationEntity") {
@@ -279,7 +293,14 @@ struct CompiledModelReader {
             attributes["inverseName"] = inverse
         }
         let minCount = try archive.integer(property, "NSMinCount") ?? 0
-        let maxCount = try archive.integer(property, "NSMaxCount") ?? 0
+        var maxCount = try archive.integer(property, "NSMaxCount") ?? 0
+        // -1 (an unsigned maximum, archived signed) is a to-many without a limit, inferred from
+        // the model Apple's Core Data cached for a model built in code. It is kept (set after the
+        // build): the version hash holds its low 32 bits.
+        if maxCount == -1 {
+            maxCount = 0
+            unlimitedToManys.append((entityName, name))
+        }
         guard minCount >= 0, maxCount >= 0 else { throw archive.error("relationship '\(name)' has a negative count") }
         if minCount > 0 { attributes["minCount"] = String(minCount) }
         if maxCount != 1 {
@@ -339,10 +360,19 @@ struct CompiledModelReader {
                 continue
             }
             let what = "the default value of attribute '\(attributeName)' of entity '\(entityName)'"
-            if let value = try archive.plainValue(object.fields["NSDefaultValue"], what: what) {
+            // A transformable attribute's default may be an object of the app's own class, which
+            // no file tells how to rebuild: the attribute is kept, without a default.
+            let transformable = attribute.attributeType == .transformableAttributeType
+            if let value = transformable
+                ? (try? archive.plainValue(object.fields["NSDefaultValue"], what: what)) ?? nil
+                : try archive.plainValue(object.fields["NSDefaultValue"], what: what)
+            {
                 attribute.defaultValue = try Self.defaultValue(value, type: attribute.attributeType, what: what, archive: archive)
             }
             try applyValidation(object, to: attribute, what: "attribute '\(attributeName)' of entity '\(entityName)'")
+        }
+        for (entityName, name) in unlimitedToManys {
+            (entities[entityName]?.propertiesByName[name] as? NSRelationshipDescription)?.maxCount = -1
         }
         var predicates = ArchivedPredicateReader(archive: archive)
         for (entityName, propertyName, object) in fetchedExtras {

@@ -114,7 +114,7 @@ extension NSManagedObjectModel {
     }
 
     /// Reads a compiled model or an Xcode 3 `elements` file, told apart by the archive's root.
-    private static func loadArchive(_ data: Data, file: URL, into model: NSManagedObjectModel) throws {
+    static func loadArchive(_ data: Data, file: URL, into model: NSManagedObjectModel) throws {
         let archive = try ArchiveGraph(data: data, file: file)
         switch archive.root.className {
         case "NSManagedObjectModel": try CompiledModelReader.read(archive, into: model)

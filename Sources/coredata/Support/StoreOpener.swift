@@ -17,6 +17,29 @@ enum StoreOpener {
         }
     }
 
+    /// The model given with `--model`, else the one the store at `storePath` caches
+    /// (`Z_MODELCACHE`, which Apple's Core Data writes into the stores of recent versions).
+    static func model(at path: String?, orCachedIn storePath: String) throws -> NSManagedObjectModel {
+        if let path { return try model(at: path) }
+        let (type, url) = try location(storePath)
+        guard type == NSSQLiteStoreType else {
+            throw ToolError("a PostgreSQL store keeps no copy of its model: give --model")
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw ToolError("no store file at \(storePath)") }
+        let cached: NSManagedObjectModel?
+        do {
+            cached = try NSManagedObjectModel.cachedModel(ofStoreAt: url)
+        } catch {
+            throw ToolError.wrapping(error, "can't read the model cached in \(storePath) (give --model)")
+        }
+        guard let cached else {
+            throw ToolError(
+                "the store \(storePath) keeps no copy of its model (no Z_MODELCACHE table, as in stores of older "
+                    + "versions of Core Data): give --model")
+        }
+        return cached
+    }
+
     /// Where a store named on the command line lives: a `postgres://` (or `postgresql://`) URL
     /// names a PostgreSQL store, anything else a SQLite file.
     static func location(_ text: String) throws -> (type: String, url: URL) {

@@ -228,9 +228,9 @@ struct CompiledModelBadInputTests {
                 "A user info value that shares one array twice at each of 25 levels stops at the value limit, not after 2^25 values",
             entityFields: [("NSUserInfo", .ref(37))], extraObjects: sharedTwiceAtEachLevel, message: "more than 100000 values"),
         Broken(
-            label: "A derived attribute is refused as unsupported rather than read wrong",
-            attributeFields: [("NSDerivationExpression", .ref(6))], code: NSFeatureUnsupportedError,
-            message: "derived attribute"),
+            label: "A derived attribute whose derivation is not an expression is refused",
+            attributeFields: [("NSDerivationExpression", .ref(6))], code: NSFileReadCorruptFileError,
+            message: "is a string, not an object"),
     ]
 
     /// Objects 12…36: NSArray objects, each holding the next one twice; 37 the user info, 38 NSArray's class.
