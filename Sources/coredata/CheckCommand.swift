@@ -13,7 +13,7 @@ struct CheckCommand: ParsableCommand {
             Opens the store read-only with the model and prints one line per problem: a to-one key \
             that names no row of its destination, or a row of another entity (an app reading such a \
             relationship gets a deleted object with nil values, as Apple's inaccessible faults). Prints "ok" and \
-            exits 0 when there is none; exits 1 otherwise.
+            exits 0 when there is none; exits 1 otherwise (3 when the store cannot be opened).
             """)
 
     @Option(
@@ -43,7 +43,9 @@ struct CheckCommand: ParsableCommand {
         }
         for key in report.danglingKeys { Console.print("dangling to-one key: \(key)") }
         problems += report.danglingKeys.count
-        guard problems == 0 else { throw ToolError("\(problems) problem(s) in the store \(self.store)") }
+        guard problems == 0 else {
+            throw ToolError("\(problems) problem(s) in the store \(self.store)", status: ExitStatus.findings)
+        }
         Console.print("ok")
     }
 }

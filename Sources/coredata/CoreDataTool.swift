@@ -4,8 +4,9 @@ import CoreData
 /// `coredata`: query any Core Data store from a terminal, or run the built-in demo.
 ///
 /// Every failure ends the same way: one line on stderr, `coredata: error: …`, naming the culprit,
-/// and a non-zero exit status (64 for a command line the parser refuses, 1 for anything else:
-/// a predicate that does not parse, an unknown entity or key path, a missing or foreign file).
+/// and a non-zero exit status (`ExitStatus`): 1 when `check` finds problems, 2 for a command line
+/// the parser refuses, 3 when the command cannot open or run what it was given (a missing or
+/// foreign file, a predicate that does not parse, an unknown entity or key path).
 @main
 struct CoreDataTool: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +15,12 @@ struct CoreDataTool: ParsableCommand {
         discussion: """
             Start with `coredata demo`: it builds a sample store and runs a tour of fetch requests.
             Stores are opened read-only unless `--write` is given.
+
+            Exit status: 0 done; 1 `check` found problems; 2 the command line is wrong; 3 the \
+            command could not open or run what it was given. `coredata --generate-completion-script \
+            bash` (or zsh, fish) prints a shell completion script.
             """,
+        version: ToolVersion.text,
         subcommands: [
             DemoCommand.self, FetchCommand.self, CountCommand.self, ExplainCommand.self, ModelCommand.self,
             StoresCommand.self, CheckCommand.self, CopyCommand.self,
@@ -29,6 +35,8 @@ struct CoreDataTool: ParsableCommand {
             let code = exitCode(for: error)
             // Help and version requests are "errors" that print their text and exit 0.
             if code == .success { exit(withError: error) }
+            // The parser's own refusals (ArgumentParser's status 64) are usage errors.
+            let status = (error as? ToolError)?.status ?? (code == .validationFailure ? ExitStatus.usage : ExitStatus.cannotRun)
             let message: String
             if let failure = error as? ToolError {
                 message = failure.message
@@ -38,7 +46,7 @@ struct CoreDataTool: ParsableCommand {
                 message = Self.message(for: error)
             }
             Console.error(message)
-            Foundation.exit(code.rawValue)
+            Foundation.exit(status)
         }
     }
 }

@@ -13,7 +13,7 @@ struct FetchCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
-    @Option(name: .long, help: "table (fits the terminal: COLUMNS or 100), json or csv (exact).")
+    @Option(name: .long, help: "table (fits the terminal: COLUMNS, else its width, else 100), json or csv (exact).")
     var format: OutputFormat = .table
 
     func run() throws {

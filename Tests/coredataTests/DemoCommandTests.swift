@@ -89,10 +89,25 @@ import Testing
 
     @Test func unknownCommandIsAUsageError() throws {
         let outcome = try ToolRunner.run(["nonsense"])
-        #expect(outcome.status == 64)
+        #expect(outcome.status == 2)
         #expect(outcome.stderrLines.count == 1)
         #expect(outcome.stderr.hasPrefix("coredata: error: Unexpected argument 'nonsense'"))
         #expect(outcome.stdout.isEmpty)
+    }
+
+    /// `--version` prints the tool's version and the framework version its stores carry;
+    /// the shell completion script ArgumentParser makes is there for each shell.
+    @Test func versionAndCompletionScript() throws {
+        let version = try ToolRunner.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("0.") && version.stdout.contains("framework version 1344"))
+        let completion = try ToolRunner.run(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.stdout.contains("coredata") && completion.stdout.contains("fetch"))
+    }
+
+    /// A command that cannot open what it was given ends with status 3; `check`'s findings with 1.
+    @Test func exitStatusesTellFindingsFromFailures() throws {
+        let missing = try ToolRunner.run(["check", "--store", "/nonexistent/Store.sqlite"])
+        #expect(missing.status == 3 && missing.stderr.hasPrefix("coredata: error: no store file at /nonexistent"))
     }
 
     @Test func missingArgumentsAreUsageErrors() throws {
@@ -102,7 +117,7 @@ import Testing
             (["fetch", "--model", "m", "--store", "s", "--entity", "Book", "--colour"], "Unknown option '--colour'"),
         ] {
             let outcome = try ToolRunner.run(arguments)
-            #expect(outcome.status == 64, "\(arguments)")
+            #expect(outcome.status == 2, "\(arguments)")
             #expect(outcome.stderr == "coredata: error: \(message)\n", "\(arguments)")
             #expect(outcome.stdout.isEmpty)
         }

@@ -66,13 +66,13 @@ import Testing
 
                 """)
         let badPredicate = try ToolRunner.run(["fetch"] + files + ["--entity", "Employee", "--predicate", "salary >"])
-        #expect(badPredicate.status == 1)
+        #expect(badPredicate.status == 3)
         #expect(
             badPredicate.stderr
                 == "coredata: error: --predicate: Unable to parse the format string \"salary >\" at line 1, column 9: unexpected end of format string, expected an expression\n"
         )
         let badEntity = try ToolRunner.run(["fetch"] + files + ["--entity", "Employe"])
-        #expect(badEntity.status == 1)
+        #expect(badEntity.status == 3)
         #expect(
             badEntity.stderr == "coredata: error: the model has no entity named 'Employe' (entities: Department, Employee, Manager)\n")
     }

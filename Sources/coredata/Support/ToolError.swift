@@ -1,11 +1,19 @@
 import CoreData
 
-/// A failure the tool reports itself: one line naming the culprit.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A failure the tool reports itself: one line naming the culprit, and the exit status it ends
+/// with (see `CoreDataTool`).
 struct ToolError: Error, CustomStringConvertible {
     let message: String
+    /// **Default:** `ExitStatus.cannotRun`.
+    let status: Int32
 
-    init(_ message: String) {
+    init(_ message: String, status: Int32 = ExitStatus.cannotRun) {
         self.message = message
+        self.status = status
     }
 
     var description: String { message }
@@ -16,6 +24,19 @@ struct ToolError: Error, CustomStringConvertible {
         if let error = error as? ToolError { return error }
         return ToolError("\(context): \(Console.oneLine((error as NSError).localizedDescription))")
     }
+}
+
+/// The tool's exit statuses.
+enum ExitStatus {
+    /// Done, and nothing found that the command reports as a problem.
+    static let success: Int32 = 0
+    /// Done, with findings: `check` found problems.
+    static let findings: Int32 = 1
+    /// The command line is wrong: an unknown option, a missing or malformed argument.
+    static let usage: Int32 = 2
+    /// The command could not open what it was given or could not run: a missing or foreign file,
+    /// a model that does not load, a predicate that does not parse, an unknown entity.
+    static let cannotRun: Int32 = 3
 }
 
 /// Writing to the terminal: results on stdout, progress and errors on stderr.
@@ -55,11 +76,24 @@ enum Console {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
-    /// The width tables must fit: `COLUMNS` from the environment, or 100.
+    /// The width tables must fit: `COLUMNS` from the environment, else the terminal's width when
+    /// standard output is a terminal, else 100.
     static var width: Int {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(columns), value >= 20 {
             return value
         }
-        return 100
+        return terminalWidth.map { max($0, 20) } ?? 100
+    }
+
+    /// The width of the terminal standard output goes to; nil when it is not a terminal.
+    private static var terminalWidth: Int? {
+        #if canImport(Glibc)
+            guard isatty(STDOUT_FILENO) == 1 else { return nil }
+            var size = winsize()
+            guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+            return Int(size.ws_col)
+        #else
+            return nil
+        #endif
     }
 }
