@@ -6,14 +6,19 @@
 
     /// Parsing store URLs: no server needed.
     @Suite struct PostgreSQLStoreURLTests {
-        static func parse(_ text: String) throws(PostgreSQLServerError) -> PostgreSQLStoreURL {
+        /// Parsed with `environment` in place of the process's (none of libpq's variables unless given).
+        static func parse(_ text: String, environment: [String: String] = ["HOME": "/nonexistent"])
+            throws(PostgreSQLServerError) -> PostgreSQLStoreURL
+        {
             guard let url = URL(string: text) else { throw PostgreSQLServerError(.other, message: "not a URL: \(text)") }
-            return try PostgreSQLStoreURL(url)
+            return try PostgreSQLStoreURL(url, environment: environment)
         }
 
-        static func failure(_ text: String) -> PostgreSQLServerError? {
+        static func failure(_ text: String, environment: [String: String] = ["HOME": "/nonexistent"])
+            -> PostgreSQLServerError?
+        {
             do {
-                _ = try parse(text)
+                _ = try parse(text, environment: environment)
                 return nil
             } catch {
                 return error
@@ -60,16 +65,64 @@
             #expect(Self.failure("postgres://a@h/d?sslmode=sometimes")?.message.contains("sslmode") == true)
         }
 
+        /// What the URL leaves out comes from libpq's variables, then libpq's defaults.
+        @Test func libpqVariablesFillWhatTheURLLeavesOut() throws {
+            let bare = try Self.parse("postgres:///")
+            #expect(bare.host == "localhost" && bare.port == 5432 && bare.password == nil)
+            #expect(!bare.user.isEmpty && bare.database == bare.user)
+            let environment = [
+                "PGHOST": "db.example", "PGPORT": "6543", "PGUSER": "reporter", "PGDATABASE": "sales",
+                "PGPASSWORD": "from-env", "PGSSLMODE": "require", "HOME": "/nonexistent",
+            ]
+            let filled = try Self.parse("postgres:///", environment: environment)
+            #expect(filled.host == "db.example" && filled.port == 6543 && filled.user == "reporter")
+            #expect(filled.database == "sales" && filled.password == "from-env" && filled.tls == .require)
+            // The URL's own parts win.
+            let given = try Self.parse("postgres://app:secret@h:7000/d?sslmode=disable", environment: environment)
+            #expect(given.host == "h" && given.port == 7000 && given.user == "app" && given.database == "d")
+            #expect(given.password == "secret" && given.tls == .disable)
+            #expect(
+                Self.failure("postgres:///", environment: ["PGHOST": "/var/run/postgresql"])?.message.contains("socket") == true)
+            #expect(Self.failure("postgres:///", environment: ["PGPORT": "many"])?.message.contains("PGPORT") == true)
+        }
+
+        /// The password file: the first matching line, wildcards and escapes as libpq reads them,
+        /// and only when no one but its owner may read it.
+        @Test func passwordFile() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("pgpass")
+            try """
+            # comment
+            other:5432:*:app:wrong
+            db.local:5432:shop:app:first\\:colon
+            *:*:*:app:fallback
+            """.write(to: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            let environment = ["PGPASSFILE": file.path]
+            #expect(try Self.parse("postgres://app@db.local/shop", environment: environment).password == "first:colon")
+            #expect(try Self.parse("postgres://app@db.local/other", environment: environment).password == "fallback")
+            #expect(try Self.parse("postgres://bob@db.local/shop", environment: environment).password == nil)
+            // PGPASSWORD and the URL come first.
+            #expect(
+                try Self.parse("postgres://app@db.local/shop", environment: environment.merging(["PGPASSWORD": "env"]) { $1 })
+                    .password == "env")
+            #expect(try Self.parse("postgres://app:url@db.local/shop", environment: environment).password == "url")
+            // A file others may read is ignored, as libpq ignores it.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+            #expect(try Self.parse("postgres://app@db.local/shop", environment: environment).password == nil)
+        }
+
         @Test func errorsNameTheURLWithTheirPasswordMasked() {
             let cases: [(String, String)] = [
                 ("mysql://app:pw123@h/d", "scheme"),
-                ("postgres:///d", "no host"),
+                ("postgres://app:pw123@h/d?sslmode=sometimes", "sslmode"),
                 ("postgres://app:pw123@h:99999/d", "out of range"),
                 ("postgres://app:pw123@h/d?schema=1abc", "not an SQL identifier"),
                 ("postgres://app:pw123@h/d?schema=a-b", "not an SQL identifier"),
                 ("postgres://app:pw123@h/d?schema=", "not an SQL identifier"),
                 ("postgres://app:pw123@h/d?pool=0", "pool"),
-                ("postgres://h/d", "no user"),
             ]
             for (text, reason) in cases {
                 let error = Self.failure(text)
