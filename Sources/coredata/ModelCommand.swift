@@ -7,20 +7,25 @@ struct ModelCommand: ParsableCommand {
         commandName: "model",
         abstract: "Describe a model: entities, attributes, relationships, templates, fetched properties.")
 
-    @Argument(help: "An .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file.")
+    @Option(name: .long, help: "An .xcdatamodeld or .xcdatamodel folder, or a `contents` XML file.")
+    var model: String?
+
+    @Argument(help: "The model, as --model gives it (the older spelling).")
     var path: String?
 
     @Option(name: .long, help: "A Core Data SQLite store: describe the model it caches (Z_MODELCACHE) instead.")
     var store: String?
 
     func validate() throws {
-        guard (path == nil) != (store == nil) else {
-            throw ValidationError("give a model file or --store, not both and not neither")
+        guard [model, path, store].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give one of --model M (or M alone) and --store S")
         }
     }
 
     func run() throws {
-        let model = try store.map { try StoreOpener.model(at: nil, orCachedIn: $0) } ?? StoreOpener.model(at: path ?? "")
+        let model =
+            try store.map { try StoreOpener.model(at: nil, orCachedIn: $0) }
+            ?? StoreOpener.model(at: self.model ?? path ?? "")
         Console.print(ModelDescription(model: model).text)
     }
 }

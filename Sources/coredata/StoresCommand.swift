@@ -17,15 +17,22 @@ struct StoresCommand: ParsableCommand {
             version hash with the model's.
             """)
 
-    @Argument(help: "A Core Data SQLite store file, or a postgres:// URL.")
-    var path: String
+    @Option(name: .long, help: "A Core Data SQLite store file, or a postgres:// URL.")
+    var store: String?
+
+    @Argument(help: "The store, as --store gives it (the older spelling).")
+    var path: String?
 
     @Option(name: .long, help: "A model to compare the store's version hashes with.")
     var model: String?
 
+    func validate() throws {
+        guard (store == nil) != (path == nil) else { throw ValidationError("give the store once: --store S (or S alone)") }
+    }
+
     func run() throws {
         let model = try self.model.map(StoreOpener.model(at:))
-        let report = try StoreReport(path: path)
+        let report = try StoreReport(path: store ?? path ?? "")
         Console.print(report.text(comparingWith: model))
     }
 }

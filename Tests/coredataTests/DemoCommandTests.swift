@@ -113,7 +113,7 @@ import Testing
     @Test func missingArgumentsAreUsageErrors() throws {
         for (arguments, message) in [
             (["fetch", "--entity", "Book"], "Missing expected argument '--store <store>'"),
-            (["stores"], "Missing expected argument '<path>'"),
+            (["stores"], "give the store once: --store S (or S alone)"),
             (["fetch", "--model", "m", "--store", "s", "--entity", "Book", "--colour"], "Unknown option '--colour'"),
         ] {
             let outcome = try ToolRunner.run(arguments)

@@ -45,6 +45,10 @@ import Testing
         #expect(plain.stdout.contains("    1  Author              3     3  "))
         #expect(plain.stdout.contains("    2  Book                6     3  "))
         #expect(plain.stdout.contains("    3  Novel   Book        0     3  "))
+        // `--store` and `--model`, as every command names them, or the paths alone (older).
+        #expect(try ToolRunner.run(["stores", "--store", library.store]).stdout == plain.stdout)
+        #expect(try ToolRunner.run(["model", "--model", library.model]).stdout == ToolRunner.run(["model", library.model]).stdout)
+        #expect(try ToolRunner.run(["stores", "--store", library.store, library.store]).status == 2)
         let compared = try ToolRunner.run(["stores", library.store, "--model", library.model])
         #expect(compared.stdout.contains("    3  Novel   Book        0     3  same   "))
         #expect(compared.stdout.hasSuffix("The model matches the store: every version hash is the same.\n"))
