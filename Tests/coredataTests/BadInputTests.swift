@@ -70,7 +70,7 @@ import Testing
             (["fetch", "--model", library.model, "--store", text, "--entity", "Book"], "notes.sqlite is not a SQLite database"),
             (["count", "--model", library.model, "--store", truncated, "--entity", "Book"], "database disk image is malformed"),
             (["fetch", "--model", badXML, "--store", library.store, "--entity", "Book"], "bad.xml:3:1: malformed XML"),
-            (["fetch", "--model", otherModel.path, "--store", library.store, "--entity", "Song"], "is incompatible with the one used to create it"),
+            (["fetch", "--model", otherModel.path, "--store", library.store, "--entity", "Song"], "it was written with another model (version hashes differ for Author, Book, Novel, Song)"),
             (["fetch", "--model", library.store, "--store", library.store, "--entity", "Book"], "Library.sqlite:1:1: malformed XML"),
             (["fetch", "--model", library.model, "--store", plain.path, "--entity", "Book"],
                 "plain.sqlite is a SQLite database but not a Core Data store (no Z_METADATA table)"),

@@ -35,6 +35,35 @@ import Testing
         #expect(try ToolRunner.run(["model", library.model, "--store", library.store]).status != 0)
     }
 
+    /// A model that is no version of the store's opens it read-only when the store's tables hold
+    /// every column the model reads (here the model makes `Author.name` optional: its hash
+    /// changes, its column does not), with a warning naming the entities; not to write, and not
+    /// when a column the model reads is missing.
+    @Test func aModelThatReadsTheSameTablesOpensTheStoreReadOnly() throws {
+        let library = try LibraryFixture.make()
+        let folder = URL(fileURLWithPath: library.model).deletingLastPathComponent()
+        func variant(_ name: String, _ replace: (String, String)) throws -> String {
+            let model = folder.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+            let contents = LibraryFixture.contents.replacingOccurrences(of: replace.0, with: replace.1)
+            #expect(contents != LibraryFixture.contents)
+            try Data(contents.utf8).write(to: model.appendingPathComponent("contents"))
+            return model.path
+        }
+        let looser = try variant(
+            "Looser", ("<attribute name=\"name\" attributeType=\"String\"/>", "<attribute name=\"name\" optional=\"YES\" attributeType=\"String\"/>"))
+        let read = try ToolRunner.run(["count", "--store", library.store, "--model", looser, "--entity", "Author"])
+        #expect(read.status == 0 && read.stdout == "3\n", "\(read.stderr)")
+        #expect(read.stderr.hasPrefix("coredata: warning: ") && read.stderr.contains("version hashes differ for Author)"))
+        let write = try ToolRunner.run(["count", "--store", library.store, "--model", looser, "--entity", "Author", "--write"])
+        #expect(write.status == 3 && write.stderr.contains("incompatible"))
+        let wider = try variant(
+            "Wider", ("<attribute name=\"genre\" optional=\"YES\" attributeType=\"String\"/>",
+                "<attribute name=\"genre\" optional=\"YES\" attributeType=\"String\"/><attribute name=\"isbn\" optional=\"YES\" attributeType=\"String\"/>"))
+        let missing = try ToolRunner.run(["count", "--store", library.store, "--model", wider, "--entity", "Book"])
+        #expect(missing.status == 3 && missing.stderr.contains("ZISBN"), "\(missing.stderr)")
+    }
+
     @Test func storesReadsMetadataEntitiesAndRowCounts() throws {
         let library = try LibraryFixture.make()
         let plain = try ToolRunner.run(["stores", library.store])

@@ -58,6 +58,27 @@ import Testing
         #expect(recipes.stderr.contains("keeps no copy of its model") && recipes.stderr.contains("--model"))
     }
 
+    /// Apple's 2010 Recipes store with the 2018 model beside the newer store: their version
+    /// hashes differ (the store's model made its to-ones count at least 1, and differs in
+    /// optionality), their tables do not, so it opens read-only with a warning.
+    @Test func recipes2010OpensReadOnlyWithTheNewerModel() throws {
+        guard let old = try ToolRunner.realWorldStore("apple-recipes-2010"),
+            let new = try ToolRunner.realWorldStore("apple-recipes-2018")
+        else { return }
+        let files = [
+            "--store", old.appendingPathComponent("Recipes.sqlite").path,
+            "--model", new.appendingPathComponent("Recipes.xcdatamodel.contents.xml").path,
+        ]
+        let count = try ToolRunner.run(["count"] + files + ["--entity", "Recipe"])
+        #expect(count.status == 0 && count.stdout == "7\n", "\(count.stderr)")
+        #expect(count.stderr.contains("version hashes differ for Image, Ingredient, Recipe"))
+        let names = try ToolRunner.run(
+            ["fetch"] + files + ["--entity", "Ingredient", "--predicate", "recipe.name == 'Gaufres de Liège'", "--properties", "name",
+            "--sort", "name", "--format", "csv", "--limit", "2"])
+        #expect(names.status == 0 && names.stdout.hasPrefix("objectID,name\n"), "\(names.stderr)")
+        #expect(names.stdout.split(separator: "\n").count == 3)
+    }
+
     @Test func sampleModelSubentitiesAndToOneKeyPaths() throws {
         guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1") else { return }
         let files = [

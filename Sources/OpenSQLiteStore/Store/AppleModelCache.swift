@@ -32,11 +32,11 @@ package enum AppleModelCache {
         guard try statement.step(), let content = statement.data(at: 0) else { return nil }
         do {
             return try inflate(content)
-        } catch let reason as InflateFailure {
+        } catch {
             let path = connection.url.path
             throw SQLStoreError.make(
                 code: SQLStoreError.invalidTypeCode,
-                reason: "The model cached in \(path) (Z_MODELCACHE) is damaged: \(reason.text)", path: path,
+                reason: "The model cached in \(path) (Z_MODELCACHE) is damaged: \(error.text)", path: path,
                 extra: [damagedKey: true])
         }
     }

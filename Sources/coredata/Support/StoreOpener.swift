@@ -71,7 +71,10 @@ enum StoreOpener {
     /// `write`), after a report of what changed on stderr; without, a read-only open whose
     /// differences leave the store's tables as they are goes ahead with a warning listing them,
     /// and anything else is an error saying what differs. A store of no version of the model
-    /// is refused by the store itself (`NSPersistentStoreIncompatibleVersionHashError`).
+    /// opens read-only when its tables hold every table and column the model reads (the store
+    /// refuses otherwise, naming what is missing), with a warning naming the entities whose
+    /// version hashes differ; it is refused when opened to write
+    /// (`NSPersistentStoreIncompatibleVersionHashError`).
     static func context(
         model: NSManagedObjectModel, modelPath: String? = nil, storePath path: String, write: Bool, migrate: Bool = false
     ) throws -> NSManagedObjectContext {
@@ -84,6 +87,9 @@ enum StoreOpener {
             guard !isDirectory.boolValue else { throw ToolError("the store \(path) is a folder, not a SQLite file") }
         }
         var options: [AnyHashable: Any] = [NSReadOnlyPersistentStoreOption: !write]
+        // The entities whose version hashes differ, when the store opens read-only without a
+        // version of the model that matches it.
+        var unmatched: [String]?
         if let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url),
             !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
         {
@@ -104,6 +110,11 @@ enum StoreOpener {
                     "the store \(redacted(path)) was written with another version of the model; opened read-only, as the "
                         + "differences leave its tables as they are: \(what)")
                 options[NSIgnorePersistentStoreVersioningOption] = true
+            } else if !write {
+                // No version of the model is the store's: read-only, it opens when its tables hold
+                // every table and column this model reads (the store checks as it opens).
+                options[NSIgnorePersistentStoreVersioningOption] = true
+                unmatched = differingEntities(model, metadata)
             }
         }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
@@ -117,11 +128,31 @@ enum StoreOpener {
             }
             try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         } catch {
+            if let unmatched {
+                throw ToolError.wrapping(
+                    error,
+                    "can't open the store \(redacted(path)): it was written with another model (version hashes differ for "
+                        + "\(unmatched.joined(separator: ", "))), and its tables do not hold what this model reads")
+            }
             throw ToolError.wrapping(error, "can't open the store \(redacted(path))")
+        }
+        if let unmatched {
+            Console.warning(
+                "the store \(redacted(path)) was not written with this model (version hashes differ for "
+                    + "\(unmatched.joined(separator: ", "))); opened read-only, as its tables hold every column the model reads")
         }
         let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+
+    /// The model's entities whose version hashes are not the store's (`NSStoreModelVersionHashes`
+    /// in its metadata), and the store's entities the model lacks, sorted.
+    private static func differingEntities(_ model: NSManagedObjectModel, _ metadata: [String: Any]) -> [String] {
+        let stored = metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]
+        let hashes = model.entityVersionHashesByName
+        let differing = hashes.filter { name, hash in (stored[name] as? Data) != hash }.keys
+        return (Array(differing) + stored.keys.filter { hashes[$0] == nil }).sorted()
     }
 
     /// Migrates the store (or, unless `inPlace`, a copy of it in a temporary folder) from
