@@ -173,24 +173,33 @@ final class FloorID: NSObject {
     init(store: AnyObject, entity: Int, row: Int64) { (self.store, self.entity, self.row) = (store, entity, row) }
 }
 
+/// A new store file for the raw sides, opened with the raw C API in WAL mode (as the stores of
+/// the other lines are), with Apple's `ZPERSON` table; the caller closes and removes it.
+func rawStore() -> (url: URL, db: OpaquePointer) {
+    let url = temporaryStore()
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+        let db
+    else { exit(1) }
+    sqlite3_exec(db, "PRAGMA journal_mode = WAL", nil, nil, nil)
+    sqlite3_exec(
+        db,
+        "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
+            + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
+    return (url, db)
+}
+
 /// The raw loop: the same rows with the raw C API, one transaction, one prepared INSERT. With
 /// `notifying`, the floor: the raw loop plus what Apple's API has any save of new objects do
 /// besides writing them — a permanent ID object per object, and the sets its notifications
 /// carry: the objects (`NSManagedObjectContextObjectsDidChange`'s inserted objects, then
 /// `NSManagedObjectContextDidSave`'s) and their IDs (`NSManagedObjectContextDidSaveObjectIDs`).
 func runRaw(into timing: inout Timing, notifying: Bool = false) {
-    let url = temporaryStore()
-    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-        let db
-    else { exit(1) }
-    defer { sqlite3_close(db) }
-    sqlite3_exec(db, "PRAGMA journal_mode = WAL", nil, nil, nil)
-    sqlite3_exec(
-        db,
-        "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
-            + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
+    let (url, db) = rawStore()
+    defer {
+        sqlite3_close(db)
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let rows = (0..<objectCount).map(values)
     let objects = notifying ? (0..<objectCount).map { _ in FloorObject() } : []
@@ -247,18 +256,11 @@ class FloorPerson: NSObject {
 /// The API floor (see the top of this file): the rows bound from objects, with the passes
 /// Apple's API documents for a save of new objects.
 func runAPIFloor(into timing: inout Timing) {
-    let url = temporaryStore()
-    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-    var db: OpaquePointer?
-    guard sqlite3_open_v2(url.path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-        let db
-    else { exit(1) }
-    defer { sqlite3_close(db) }
-    sqlite3_exec(db, "PRAGMA journal_mode = WAL", nil, nil, nil)
-    sqlite3_exec(
-        db,
-        "CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZBORN TIMESTAMP, "
-            + "ZEMAIL VARCHAR, ZNAME VARCHAR)", nil, nil, nil)
+    let (url, db) = rawStore()
+    defer {
+        sqlite3_close(db)
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
     let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let objects = (0..<objectCount).map { FloorPerson(values($0)) }
     let store = NSObject()
