@@ -79,6 +79,21 @@ import Testing
         #expect(names.stdout.split(separator: "\n").count == 3)
     }
 
+    /// A store whose model file is not at hand migrates from the model it caches, and says what
+    /// differs when asked to open without migrating.
+    @Test func aStoreMigratesFromTheModelItCaches() throws {
+        guard let folder = try ToolRunner.realWorldStore("wibosco-migration-posts") else { return }
+        let files = [
+            "--store", folder.appendingPathComponent("CoreDataMigration_Example_1.sqlite").path,
+            "--model", folder.appendingPathComponent("v2.xcdatamodel.contents.xml").path, "--entity", "Post",
+        ]
+        let migrated = try ToolRunner.run(["count"] + files + ["--migrate"])
+        #expect(migrated.status == 0 && migrated.stdout == "1001\n", "\(migrated.stderr)")
+        #expect(migrated.stderr.contains("migrating Post: added attribute hexColor; removed attribute color"))
+        let refused = try ToolRunner.run(["count"] + files)
+        #expect(refused.status == 3 && refused.stderr.contains("written with another version of the model (Post: added"))
+    }
+
     @Test func sampleModelSubentitiesAndToOneKeyPaths() throws {
         guard let folder = try ToolRunner.realWorldStore("coredataplus-samplemodel-v1") else { return }
         let files = [

@@ -10,13 +10,24 @@ enum LightweightMigration {
     /// ask for automatic migration; does nothing otherwise (the store's open then reports any
     /// mismatch).
     ///
-    /// The store's model is found by its version hashes (`NSManagedObjectModel.storeModel(forMetadata:besides:)`);
+    /// The store's model is found by its version hashes (`NSManagedObjectModel.storeModel(forMetadata:besides:)`),
+    /// else it is the model an SQLite store caches (`Z_MODELCACHE`) when that has them;
     /// the mapping is a mapping model found for the two versions or, with
     /// `NSInferMappingModelAutomaticallyOption`, the inferred one.
-    /// - Throws: `NSMigrationMissingSourceModelError` when no version of the model matches the
-    ///   store; `NSMigrationMissingMappingModelError` when no mapping is found and inference is
+    /// - Throws: `NSMigrationMissingSourceModelError` when no version of the model, and no model
+    ///   the store caches, matches the store; `NSMigrationMissingMappingModelError` when no mapping is found and inference is
     ///   off; the errors of `NSMappingModel.inferredMappingModel` and of
     ///   `NSMigrationManager.migrateStore`. The store is unchanged after any of them.
+    /// The model an SQLite store caches (`Z_MODELCACHE`), when it has the store's version
+    /// hashes: as Apple's Core Data does, a store migrates from it when no version of the model
+    /// matches the store.
+    private static func cachedStoreModel(at url: URL, type: String, metadata: [String: Any]) -> NSManagedObjectModel? {
+        guard type == NSSQLiteStoreType, let cached = try? NSManagedObjectModel.cachedModel(ofStoreAt: url),
+            let hashes = NSManagedObjectModel.storeHashes(metadata), cached.hashesEqual(hashes)
+        else { return nil }
+        return cached
+    }
+
     static func migrateIfNeeded(at url: URL, type: String, model: NSManagedObjectModel, options: [AnyHashable: Any]?) throws {
         guard flag(options?[NSMigratePersistentStoresAutomaticallyOption]),
             !flag(options?[NSReadOnlyPersistentStoreOption]), !flag(options?[NSIgnorePersistentStoreVersioningOption])
@@ -29,7 +40,10 @@ enum LightweightMigration {
         let stored = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
         let differing = AppleSQLCompatibility.differingEntities(store: stored, model: model.entityVersionHashesByName)
         guard !differing.isEmpty else { return }
-        guard let sourceModel = NSManagedObjectModel.storeModel(forMetadata: metadata, besides: model) else {
+        guard
+            let sourceModel = NSManagedObjectModel.storeModel(forMetadata: metadata, besides: model)
+                ?? cachedStoreModel(at: url, type: type, metadata: metadata)
+        else {
             throw CoreDataError.make(
                 code: NSMigrationMissingSourceModelError,
                 reason:

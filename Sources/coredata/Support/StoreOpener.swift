@@ -67,7 +67,7 @@ enum StoreOpener {
     /// match the model's version hashes; a PostgreSQL store must exist in its schema.
     ///
     /// A store written with another version of the model (found among the versions of
-    /// `modelPath`): with `migrate`, a copy of it is migrated and opened (the store itself, with
+    /// `modelPath`, or the model the store caches): with `migrate`, a copy of it is migrated and opened (the store itself, with
     /// `write`), after a report of what changed on stderr; without, a read-only open whose
     /// differences leave the store's tables as they are goes ahead with a warning listing them,
     /// and anything else is an error saying what differs. A store of no version of the model
@@ -93,9 +93,14 @@ enum StoreOpener {
         if let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url),
             !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
         {
-            let storeModel = modelPath.flatMap { NSManagedObjectModel.versions(at: URL(fileURLWithPath: $0)) }?.first {
-                $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-            }
+            // A version of the model file, else the model the store caches, that is the store's.
+            let storeModel =
+                modelPath.flatMap { NSManagedObjectModel.versions(at: URL(fileURLWithPath: $0)) }?.first {
+                    $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+                }
+                ?? (type == NSSQLiteStoreType ? try? NSManagedObjectModel.cachedModel(ofStoreAt: url) : nil).flatMap {
+                    $0.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) ? $0 : nil
+                }
             if migrate {
                 url = try migrated(url, type: type, path: path, from: storeModel, to: model, inPlace: write)
             } else if let storeModel {
@@ -163,8 +168,8 @@ enum StoreOpener {
     ) throws -> URL {
         guard let storeModel else {
             throw ToolError(
-                "can't migrate \(redacted(path)): no version of the model file has the store's version hashes "
-                    + "(give the .xcdatamodeld that holds every version)")
+                "can't migrate \(redacted(path)): no version of the model file has the store's version hashes, and the "
+                    + "store caches no model that has them (give the .xcdatamodeld that holds every version)")
         }
         guard inPlace || type == NSSQLiteStoreType else {
             throw ToolError("--migrate on a PostgreSQL store migrates the store itself: add --write")

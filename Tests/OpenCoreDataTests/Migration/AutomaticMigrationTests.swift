@@ -1,4 +1,5 @@
 import Foundation
+import OpenSQLiteStore
 @testable import OpenCoreData
 import TestSupport
 import Testing
@@ -68,6 +69,8 @@ struct AutomaticMigrationTests {
         let folder = try TemporaryFolder()
         let model = try NSManagedObjectModel(validatingContentsOf: try Self.versionedModel([4], in: folder))
         let url = try Self.store(1, in: folder)
+        // Without the copy of its model the store keeps (it would be the source otherwise).
+        try SQLiteConnection(url: url, mode: .readWrite).execute("DROP TABLE Z_MODELCACHE")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let error = try #require(throws: NSError.self) {
             try coordinator.addPersistentStore(

@@ -194,6 +194,34 @@ struct StoreModelCacheTests {
     }
 
     @Test(
+        "A store migrates from the model it caches when no version of the model is at hand",
+        .enabled(if: RealWorld.hasStores, "../shared/realworld/stores is not beside the package"))
+    func aStoreMigratesFromItsCachedModel() throws {
+        let folder = try TemporaryFolder()
+        let directory = try RealWorld.copyStore("wibosco-migration-posts", into: folder.url)
+        let url = directory.appendingPathComponent("CoreDataMigration_Example_1.sqlite")
+        // The second version's contents file alone: no other version beside it.
+        let v2 = try NSManagedObjectModel(validatingContentsOf: directory.appendingPathComponent("v2.xcdatamodel.contents.xml"))
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(!v2.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v2)
+        _ = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(v2.isConfiguration(withName: nil, compatibleWithStoreMetadata: after))
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let rows = try Self.rowCounts(of: url)
+        try context.performAndWait {
+            for entity in v2.entities where rows[entity.name ?? ""] != nil {
+                let count = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entity.name ?? ""))
+                #expect(count == rows[entity.name ?? ""] && count > 0, "\(entity.name ?? "")")
+            }
+        }
+    }
+
+    @Test(
         "A compiled model put in a store's cache comes back with its version hashes",
         .enabled(if: RealWorld.hasStores, "../shared/realworld/stores is not beside the package"))
     func aCachedCompiledModelRoundTrips() throws {
