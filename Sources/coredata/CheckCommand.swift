@@ -23,6 +23,9 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .long, help: "A Core Data SQLite store file.")
     var store: String
 
+    @Flag(name: .long, help: "Print the findings as one JSON object (integrity, danglingToOneKeys, problems).")
+    var json = false
+
     func run() throws {
         let model = try StoreOpener.model(at: model, orCachedIn: store)
         let context = try StoreOpener.context(model: model, storePath: store, write: false)
@@ -36,16 +39,31 @@ struct CheckCommand: ParsableCommand {
             throw ToolError.wrapping(error, "can't check the store \(self.store)")
         }
         guard let report else { throw ToolError("the store \(self.store) is not an SQLite store") }
-        var problems = 0
-        if report.integrity != ["ok"] {
-            for line in report.integrity { Console.print("integrity: \(line)") }
-            problems += report.integrity.count
+        let integrity = report.integrity == ["ok"] ? [] : report.integrity
+        let problems = integrity.count + report.danglingKeys.count
+        if json {
+            try printJSON(integrity: integrity, danglingKeys: report.danglingKeys, problems: problems)
+        } else {
+            for line in integrity { Console.print("integrity: \(line)") }
+            for key in report.danglingKeys { Console.print("dangling to-one key: \(key)") }
         }
-        for key in report.danglingKeys { Console.print("dangling to-one key: \(key)") }
-        problems += report.danglingKeys.count
         guard problems == 0 else {
             throw ToolError("\(problems) problem(s) in the store \(self.store)", status: ExitStatus.findings)
         }
-        Console.print("ok")
+        if !json { Console.print("ok") }
+    }
+
+    /// The findings as one JSON object: SQLite's integrity messages (empty when sound), each
+    /// dangling to-one key with its parts, and how many problems there are in all.
+    private func printJSON(integrity: [String], danglingKeys: [DanglingToOneKey], problems: Int) throws {
+        let keys: [[String: Any]] = danglingKeys.map {
+            [
+                "entity": $0.entity, "primaryKey": $0.primaryKey, "relationship": $0.relationship,
+                "destination": $0.destination, "key": $0.key, "problem": $0.problem,
+            ]
+        }
+        let object: [String: Any] = ["integrity": integrity, "danglingToOneKeys": keys, "problems": problems]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        Console.print(String(decoding: data, as: UTF8.self))
     }
 }

@@ -11,6 +11,8 @@ import Testing
         let outcome = try ToolRunner.run(["check", "--model", library.model, "--store", library.store])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout == "ok\n")
+        let json = try ToolRunner.run(["check", "--model", library.model, "--store", library.store, "--json"])
+        #expect(json.status == 0 && json.stdout == "{\"danglingToOneKeys\":[],\"integrity\":[],\"problems\":0}\n")
     }
 
     @Test func danglingKeysAreListedAndNoCommandStops() throws {
@@ -27,6 +29,14 @@ import Testing
         #expect(lines.first?.hasPrefix("dangling to-one key: Novel ") == true, "\(outcome.stdout)")
         #expect(lines.first?.hasSuffix(".author → Author 999: no such row in ZAUTHOR") == true, "\(outcome.stdout)")
         #expect(outcome.stderr == "coredata: error: 1 problem(s) in the store \(library.store)\n")
+        // The same findings as JSON, with the same status.
+        let json = try ToolRunner.run(["check", "--model", library.model, "--store", library.store, "--json"])
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["problems"] as? Int == 1 && (object["integrity"] as? [Any])?.isEmpty == true)
+        let key = try #require((object["danglingToOneKeys"] as? [[String: Any]])?.first)
+        #expect(key["entity"] as? String == "Novel" && key["relationship"] as? String == "author")
+        #expect(key["destination"] as? String == "Author" && key["key"] as? Int == 999)
 
         // Reading the store with the key never stops the tool.
         for arguments in [
