@@ -311,7 +311,7 @@ extension NSManagedObjectContext {
         }
         var inserted = Set<NSManagedObject>(minimumCapacity: pending.inserted.count)
         for object in pending.inserted {
-            // An object new in this event recorded no old values (`noteChange`).
+            // An object new in this event recorded no old values (`recordChange(forKey:)`).
             if object.isNewInEvent { object.isNewInEvent = false } else { endEvent(object) }
             if object.inserted && object.belongs(to: self) { inserted.insert(object) }
         }
