@@ -62,8 +62,6 @@ struct CheckCommand: ParsableCommand {
                 "destination": $0.destination, "key": $0.key, "problem": $0.problem,
             ]
         }
-        let object: [String: Any] = ["integrity": integrity, "danglingToOneKeys": keys, "problems": problems]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        Console.print(String(decoding: data, as: UTF8.self))
+        try Console.printJSON(["integrity": integrity, "danglingToOneKeys": keys, "problems": problems])
     }
 }

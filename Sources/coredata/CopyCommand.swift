@@ -7,7 +7,8 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy a store between SQLite and PostgreSQL (either way), keeping primary keys, Z_MAX and the UUID.",
         discussion: """
-            SOURCE and DESTINATION are SQLite files or postgres://user:password@host:port/database?schema=name \
+            Example: coredata copy --store App.sqlite --to "postgres://app@db/shop?schema=catalog". \
+            The store (--store, or SOURCE) and the destination (--to, or DESTINATION) are SQLite files or postgres://user:password@host:port/database?schema=name \
             URLs. The source is opened read-only; the destination is created (a new file, or the store's tables \
             in its schema) and must hold no rows. The copy is one transaction. An app's device store can so be \
             served from PostgreSQL, and a server's data written back to a file Apple's Core Data opens.
@@ -18,11 +19,26 @@ struct CopyCommand: ParsableCommand {
         help: "The model (.xcdatamodeld, .xcdatamodel or contents file; default: the model a SQLite source caches).")
     var model: String?
 
-    @Argument(help: "The store to copy: a SQLite file or a postgres:// URL.")
-    var source: String
+    @Option(name: .long, help: "The store to copy: a SQLite file or a postgres:// URL.")
+    var store: String?
 
-    @Argument(help: "Where the copy goes: a SQLite file or a postgres:// URL.")
-    var destination: String
+    @Option(name: .long, help: "Where the copy goes: a new SQLite file or a postgres:// URL.")
+    var to: String?
+
+    @Argument(help: "SOURCE DESTINATION, as --store and --to give them (the older spelling).")
+    var paths: [String] = []
+
+    func validate() throws {
+        guard (store == nil) == (to == nil), store == nil ? paths.count == 2 : paths.isEmpty else {
+            throw ValidationError("give --store SOURCE --to DESTINATION (or SOURCE DESTINATION)")
+        }
+    }
+
+    /// The store to copy.
+    private var source: String { store ?? paths.first ?? "" }
+
+    /// Where the copy goes.
+    private var destination: String { to ?? paths.last ?? "" }
 
     func run() throws {
         let model = try StoreOpener.model(at: model, orCachedIn: source)

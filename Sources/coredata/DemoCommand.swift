@@ -36,8 +36,7 @@ struct DemoCommand: ParsableCommand {
         let model = DemoModel.make()
         let modelURL = folderURL.appendingPathComponent("Company.xcdatamodel")
         do {
-            try FileManager.default.createDirectory(at: modelURL, withIntermediateDirectories: true)
-            try Data(ModelFileWriter.contents(of: model).utf8).write(to: modelURL.appendingPathComponent("contents"))
+            try model.writeXcodeModel(to: modelURL)
         } catch {
             throw ToolError.wrapping(error, "can't write the demo model \(modelURL.path)")
         }

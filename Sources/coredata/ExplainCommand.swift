@@ -18,6 +18,11 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    @Flag(
+        name: .long,
+        help: "Print the plan as one JSON object (request, runs: sql, memory or narrowed, sql, arguments, queryPlan, reason).")
+    var json = false
+
     func run() throws {
         let session = try FetchSession(fetch)
         let request = session.request
@@ -27,6 +32,10 @@ struct ExplainCommand: ParsableCommand {
             explanation = try coordinator.explain(request)
         } catch {
             throw ToolError.wrapping(error, "can't plan the fetch of \(request.entityName ?? "")")
+        }
+        if json {
+            try Console.printJSON(jsonObject(explanation, request))
+            return
         }
         Console.print("\(ModelDescription.summary(request)) (\(fetch.resultKind.rawValue))")
         switch explanation {
@@ -40,6 +49,37 @@ struct ExplainCommand: ParsableCommand {
             Console.print("(SQL keeps the rows that can match; memory tests them, then sorts and limits)")
             printStatement(query, queryPlan)
         }
+    }
+
+    /// The explanation as JSON: `runs` is `sql`, `memory` or `narrowed` (SQL selects, memory
+    /// decides); the statement's text, its bound values (`value` as text, `kind`) and the
+    /// database's query plan lines where SQL runs; `reason` where memory does.
+    private func jsonObject(_ explanation: FetchExplanation, _ request: NSFetchRequest<NSFetchRequestResult>) -> [String: Any] {
+        var object: [String: Any] = [
+            "request": ModelDescription.summary(request), "result": fetch.resultKind.rawValue,
+        ]
+        func add(_ query: SQLQuery, _ queryPlan: [String]) {
+            object["sql"] = query.sql
+            object["arguments"] = query.arguments.map { value -> [String: String] in
+                let (text, kind) = Self.parts(value)
+                if case .string(let string) = value { return ["value": string, "kind": kind] }
+                return ["value": text, "kind": kind]
+            }
+            object["queryPlan"] = queryPlan
+        }
+        switch explanation {
+        case .sql(let query, let queryPlan):
+            object["runs"] = "sql"
+            add(query, queryPlan)
+        case .inMemory(let reason):
+            object["runs"] = "memory"
+            object["reason"] = reason
+        case .narrowed(let query, let queryPlan, let reason):
+            object["runs"] = "narrowed"
+            object["reason"] = reason
+            add(query, queryPlan)
+        }
+        return object
     }
 
     private func printStatement(_ query: SQLQuery, _ queryPlan: [String]) {
@@ -56,20 +96,26 @@ struct ExplainCommand: ParsableCommand {
 
     /// A bound value with its kind: `300 (integer)`, `"j" (text)`.
     static func describe(_ value: StoreValue) -> String {
+        let (text, kind) = parts(value)
+        return "\(text) (\(kind))"
+    }
+
+    /// A bound value as text, and its kind: (`300`, `integer`), (`"j"`, `text`).
+    static func parts(_ value: StoreValue) -> (text: String, kind: String) {
         switch value {
-        case .null: return "NULL"
-        case .bool(let value): return "\(value ? 1 : 0) (boolean)"
-        case .integer(let value): return "\(value) (integer)"
-        case .double(let value): return "\(value) (real)"
-        case .decimal(let value): return "\(value) (decimal)"
-        case .string(let value): return "\(JSONFormatter.quoted(value)) (text)"
+        case .null: return ("NULL", "null")
+        case .bool(let value): return ("\(value ? 1 : 0)", "boolean")
+        case .integer(let value): return ("\(value)", "integer")
+        case .double(let value): return ("\(value)", "real")
+        case .decimal(let value): return ("\(value)", "decimal")
+        case .string(let value): return (JSONWriter.quoted(value), "text")
         case .date(let value):
-            return "\(value.timeIntervalSinceReferenceDate) (date: \(Cell.iso8601(value)), seconds since 2001)"
-        case .data(let value): return "\(Cell.data(value).tableText) (blob)"
-        case .uuid(let value): return "\(value.uuidString) (UUID)"
-        case .url(let value): return "\(value.absoluteString) (URL)"
-        case .object(let key): return "\(key.primaryKey) (primary key)"
-        case .objects(let keys): return "\(keys.map { String($0.primaryKey) }.joined(separator: ", ")) (primary keys)"
+            return ("\(value.timeIntervalSinceReferenceDate)", "date: \(Cell.iso8601(value)), seconds since 2001")
+        case .data(let value): return (Cell.data(value).tableText, "blob")
+        case .uuid(let value): return (value.uuidString, "UUID")
+        case .url(let value): return (value.absoluteString, "URL")
+        case .object(let key): return ("\(key.primaryKey)", "primary key")
+        case .objects(let keys): return (keys.map { String($0.primaryKey) }.joined(separator: ", "), "primary keys")
         }
     }
 }

@@ -13,15 +13,17 @@ struct FetchCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
-    @Option(name: .long, help: "table (fits the terminal: COLUMNS, else its width, else 100), json or csv (exact).")
+    @Option(
+        name: .long,
+        help: "table (fits the terminal: COLUMNS, else its width, else 100), json, ndjson (an object a line) or csv (exact).")
     var format: OutputFormat = .table
 
     func run() throws {
         let session = try FetchSession(fetch)
-        let table = try session.resultTable()
-        Console.print(table.rendered(as: format))
+        let writer = format.writer(width: Console.width, output: Console.write)
+        let rowCount = try session.write(to: writer)
         if format == .table, fetch.resultKind != .count {
-            Console.print("(\(table.rows.count) \(table.rows.count == 1 ? "row" : "rows"))")
+            Console.print("(\(rowCount) \(rowCount == 1 ? "row" : "rows"))")
         }
     }
 }
@@ -56,28 +58,80 @@ struct FetchSession {
             model: model, modelPath: options.model, storePath: options.store, write: options.write, migrate: options.migrate)
     }
 
-    /// Runs the request and turns its results into a table.
-    func resultTable() throws -> ResultTable {
+    /// How many objects each query of a streamed fetch reads.
+    static let batchSize = 1000
+
+    /// Runs the request and writes its results to `writer` as they come; returns how many rows
+    /// were written.
+    ///
+    /// Objects and object IDs stream (`objects(for:batchSize:)`): a batch of objects is alive at
+    /// a time, so that memory stays flat however many rows match. A request the stream does not
+    /// take (sorts through a to-many relationship, say) is fetched whole, as are dictionaries
+    /// (their columns may depend on every result) and counts.
+    func write(to writer: RowWriter) throws -> Int {
         let entity = request.entity ?? NSEntityDescription()
-        let shown = builder.shownProperties
-        if request.resultType == .managedObjectResultType { try checkKeyPaths(shown, in: entity) }
+        switch request.resultType {
+        case .managedObjectResultType, .managedObjectIDResultType:
+            let ids = request.resultType == .managedObjectIDResultType
+            if !ids { try checkKeyPaths(builder.shownProperties, in: entity) }
+            let rows = ObjectRows(entity: entity, properties: builder.shownProperties)
+            writer.begin(columns: ids ? ["objectID"] : rows.columns)
+            var count = 0
+            try forEachObject { object in
+                writer.write(ids ? [.object(object.objectID)] : try rows.row(object))
+                count += 1
+            }
+            writer.end()
+            return count
+        case .dictionaryResultType:
+            let dictionaries = try fetch(request).compactMap { $0 as? NSDictionary }
+            let rows = DictionaryRows(dictionaries, request: request)
+            writer.begin(columns: rows.columns)
+            for dictionary in dictionaries { writer.write(rows.row(dictionary)) }
+            writer.end()
+            return dictionaries.count
+        default:
+            let results = try fetch(request)
+            writer.begin(columns: ["count"])
+            for result in results { writer.write([Cell(result)]) }
+            writer.end()
+            return results.count
+        }
+    }
+
+    /// Calls `body` with each object the request matches, a batch at a time when the stream
+    /// takes the request, else after fetching them all.
+    private func forEachObject(_ body: (NSManagedObject) throws -> Void) throws {
+        let objectRequest = NSFetchRequest<NSManagedObject>(entityName: request.entityName ?? "")
+        objectRequest.entity = request.entity
+        objectRequest.predicate = request.predicate
+        objectRequest.sortDescriptors = request.sortDescriptors
+        objectRequest.fetchLimit = request.fetchLimit
+        objectRequest.fetchOffset = request.fetchOffset
+        objectRequest.includesSubentities = request.includesSubentities
+        objectRequest.relationshipKeyPathsForPrefetching = request.relationshipKeyPathsForPrefetching
         // The tool's context is a main-queue context and its commands run on the main thread: the
         // context is used directly, as Apple-platform code uses its view context.
-        let results: [Any]
-        do {
-            results = try context.fetch(request)
-        } catch {
-            throw ToolError.wrapping(error, "can't fetch \(entity.name ?? "")")
+        guard let objects = try? context.objects(for: objectRequest, batchSize: Self.batchSize) else {
+            for object in try fetch(objectRequest) { try body(object) }
+            return
         }
-        switch request.resultType {
-        case .managedObjectIDResultType:
-            return .objectIDs(results.compactMap { $0 as? NSManagedObjectID })
-        case .dictionaryResultType:
-            return .dictionaries(results.compactMap { $0 as? NSDictionary }, request: request)
-        case .countResultType:
-            return ResultTable(columns: ["count"], rows: results.map { [Cell($0)] })
-        default:
-            return try .objects(results.compactMap { $0 as? NSManagedObject }, entity: entity, properties: shown)
+        var iterator = objects.makeIterator()
+        do {
+            while let object = try iterator.nextObject() { try body(object) }
+        } catch let error as ToolError {
+            throw error
+        } catch {
+            throw ToolError.wrapping(error, "can't fetch \(request.entityName ?? "")")
+        }
+    }
+
+    /// A request's results, fetched whole.
+    private func fetch<Result>(_ request: NSFetchRequest<Result>) throws -> [Result] {
+        do {
+            return try context.fetch(request)
+        } catch {
+            throw ToolError.wrapping(error, "can't fetch \(request.entityName ?? "")")
         }
     }
 

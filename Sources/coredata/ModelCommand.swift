@@ -16,6 +16,14 @@ struct ModelCommand: ParsableCommand {
     @Option(name: .long, help: "A Core Data SQLite store: describe the model it caches (Z_MODELCACHE) instead.")
     var store: String?
 
+    @Flag(name: .long, help: "Print the model as one JSON object (entities, fetchRequestTemplates).")
+    var json = false
+
+    @Option(
+        name: .long,
+        help: "Write the model for Xcode instead: into DIR as <name>.xcdatamodel, or DIR itself when it ends in .xcdatamodel.")
+    var export: String?
+
     func validate() throws {
         guard [model, path, store].compactMap({ $0 }).count == 1 else {
             throw ValidationError("give one of --model M (or M alone) and --store S")
@@ -26,7 +34,33 @@ struct ModelCommand: ParsableCommand {
         let model =
             try store.map { try StoreOpener.model(at: nil, orCachedIn: $0) }
             ?? StoreOpener.model(at: self.model ?? path ?? "")
-        Console.print(ModelDescription(model: model).text)
+        if let export {
+            try write(model, to: export)
+        } else if json {
+            try Console.printJSON(ModelDescription(model: model).json)
+        } else {
+            Console.print(ModelDescription(model: model).text)
+        }
+    }
+}
+
+extension ModelCommand {
+    /// Writes the model as an `.xcdatamodel` folder: `path` itself when it ends in
+    /// `.xcdatamodel`, else `path/<name>.xcdatamodel`, named after the store or model file.
+    private func write(_ model: NSManagedObjectModel, to path: String) throws {
+        var folder = URL(fileURLWithPath: path)
+        if folder.pathExtension != "xcdatamodel" {
+            let source = URL(fileURLWithPath: store ?? self.model ?? self.path ?? "Model")
+            var name = source.deletingPathExtension().lastPathComponent
+            if source.lastPathComponent == "contents" { name = source.deletingLastPathComponent().deletingPathExtension().lastPathComponent }
+            folder.appendPathComponent((name.isEmpty ? "Model" : name) + ".xcdatamodel")
+        }
+        do {
+            try model.writeXcodeModel(to: folder)
+        } catch {
+            throw ToolError.wrapping(error, "can't export the model")
+        }
+        Console.print("wrote \(folder.path) (\(model.entities.count) entities)")
     }
 }
 
@@ -52,6 +86,58 @@ struct ModelDescription {
             for (name, request) in templates { lines.append("  \(name): \(Self.summary(request))") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The model as JSON: each entity (sorted by name) with its parent, sub-entities, version
+    /// hash (base64, as Apple's metadata keeps it) and own properties in model order; the
+    /// templates by name.
+    var json: [String: Any] {
+        let entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }.map { entity -> [String: Any] in
+            let inherited = Set(entity.superentity?.propertiesByName.keys.map { $0 } ?? [])
+            let own = entity.properties.filter { !inherited.contains($0.name) }
+            var object: [String: Any] = [
+                "name": entity.name ?? "", "abstract": entity.isAbstract,
+                "subentities": entity.subentities.compactMap(\.name).sorted(),
+                "versionHash": entity.versionHash.base64EncodedString(),
+                "attributes": own.compactMap { $0 as? NSAttributeDescription }.map(Self.json),
+                "relationships": own.compactMap { $0 as? NSRelationshipDescription }.map(Self.json),
+                "fetchedProperties": own.compactMap { $0 as? NSFetchedPropertyDescription }.map { property in
+                    ["name": property.name, "request": property.fetchRequest.map(Self.summary) ?? ""]
+                },
+                "uniquenessConstraints": entity.uniquenessConstraints.map { constraint in
+                    constraint.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }
+                },
+            ]
+            object["parent"] = entity.superentity?.name ?? NSNull()
+            return object
+        }
+        let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, request -> [String: Any] in
+            [
+                "name": name, "entity": request.entityName ?? request.entity?.name ?? "",
+                "predicate": request.predicate.map { "\($0)" } ?? NSNull(),
+                "sort": (request.sortDescriptors ?? []).map { ($0.ascending ? "" : "-") + ($0.key ?? "?") },
+            ]
+        }
+        return ["entities": entities, "fetchRequestTemplates": templates]
+    }
+
+    private static func json(_ attribute: NSAttributeDescription) -> [String: Any] {
+        [
+            "name": attribute.name, "type": typeName(attribute.attributeType), "optional": attribute.isOptional,
+            "transient": attribute.isTransient, "derived": attribute is NSDerivedAttributeDescription,
+            "default": attribute.defaultValue.map { Cell($0, type: attribute.attributeType).exactText } ?? NSNull(),
+            "transformer": attribute.valueTransformerName ?? NSNull(),
+            "externalStorage": attribute.allowsExternalBinaryDataStorage,
+        ]
+    }
+
+    private static func json(_ relationship: NSRelationshipDescription) -> [String: Any] {
+        [
+            "name": relationship.name, "destination": relationship.destinationEntity?.name ?? NSNull(),
+            "toMany": relationship.isToMany, "ordered": relationship.isOrdered, "optional": relationship.isOptional,
+            "minCount": relationship.minCount, "maxCount": relationship.maxCount,
+            "inverse": relationship.inverseRelationship?.name ?? NSNull(), "deleteRule": ruleName(relationship.deleteRule),
+        ]
     }
 
     private func describe(_ entity: NSEntityDescription) -> [String] {

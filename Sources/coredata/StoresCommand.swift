@@ -26,6 +26,9 @@ struct StoresCommand: ParsableCommand {
     @Option(name: .long, help: "A model to compare the store's version hashes with.")
     var model: String?
 
+    @Flag(name: .long, help: "Print the report as one JSON object (metadata, entities).")
+    var json = false
+
     func validate() throws {
         guard (store == nil) != (path == nil) else { throw ValidationError("give the store once: --store S (or S alone)") }
     }
@@ -33,7 +36,11 @@ struct StoresCommand: ParsableCommand {
     func run() throws {
         let model = try self.model.map(StoreOpener.model(at:))
         let report = try StoreReport(path: store ?? path ?? "")
-        Console.print(report.text(comparingWith: model))
+        if json {
+            try Console.printJSON(report.json(comparingWith: model))
+        } else {
+            Console.print(report.text(comparingWith: model))
+        }
     }
 }
 
@@ -68,6 +75,47 @@ struct StoreReport {
         }
     }
 
+    /// The report as JSON: the metadata, and each entity with its number, parent, `Z_MAX`, row
+    /// count (null without a table), version hash (base64) and, with a model, `model`: `same`,
+    /// `differs`, `no hash` or `not in model`, and `matchesModel` overall.
+    func json(comparingWith model: NSManagedObjectModel?) -> [String: Any] {
+        let metadata = report.metadata
+        let byNumber = Dictionary(report.entities.map { ($0.entityNumber, $0.name) }) { first, _ in first }
+        let modelHashes = model?.entityVersionHashesByName
+        let entities = report.entities.map { entity -> [String: Any] in
+            var object: [String: Any] = [
+                "entityNumber": entity.entityNumber, "name": entity.name, "max": entity.max,
+                "parent": entity.superNumber == 0 ? NSNull() : byNumber[entity.superNumber] ?? "#\(entity.superNumber)",
+                "rows": report.rowCounts[entity.entityNumber] ?? NSNull(),
+                "versionHash": metadata.versionHashes[entity.name]?.base64EncodedString() ?? NSNull(),
+            ]
+            if let modelHashes { object["model"] = verdict(entity.name, modelHashes) }
+            return object
+        }
+        var object: [String: Any] = [
+            "store": path, "type": metadata.storeTypeName ?? NSNull(), "uuid": metadata.storeUUID ?? NSNull(),
+            "journalMode": report.journalMode ?? NSNull(),
+            "frameworkVersion": metadata.persistenceFrameworkVersion ?? NSNull(),
+            "versionIdentifiers": metadata.versionIdentifiers, "entities": entities,
+        ]
+        if let modelHashes { object["matchesModel"] = matches(modelHashes) }
+        return object
+    }
+
+    /// How an entity's hash in the store compares with the model's.
+    private func verdict(_ name: String, _ modelHashes: [String: Data]) -> String {
+        switch (modelHashes[name], report.metadata.versionHashes[name]) {
+        case (nil, _): return "not in model"
+        case (let ours?, let theirs?): return ours == theirs ? "same" : "differs"
+        case (_?, nil): return "no hash"
+        }
+    }
+
+    /// Whether the model and the store have the same entities with the same hashes.
+    private func matches(_ modelHashes: [String: Data]) -> Bool {
+        modelHashes == report.metadata.versionHashes
+    }
+
     func text(comparingWith model: NSManagedObjectModel?) -> String {
         let (metadata, entities, rowCounts) = (report.metadata, report.entities, report.rowCounts)
         var lines = [
@@ -92,15 +140,7 @@ struct StoreReport {
                 entity.superNumber == 0 ? .string("") : .string(byNumber[entity.superNumber] ?? "#\(entity.superNumber)"),
                 .integer(entity.max), rowCounts[entity.entityNumber].map { .integer(Int64($0)) } ?? .string("no table"),
             ]
-            if let modelHashes {
-                let verdict: String
-                switch (modelHashes[entity.name], storeHashes[entity.name]) {
-                case (nil, _): verdict = "not in model"
-                case (let ours?, let theirs?): verdict = ours == theirs ? "same" : "differs"
-                case (_?, nil): verdict = "no hash"
-                }
-                row.append(.string(verdict))
-            }
+            if let modelHashes { row.append(.string(verdict(entity.name, modelHashes))) }
             row.append(.string(storeHashes[entity.name].map(Self.hex) ?? ""))
             rows.append(row)
         }

@@ -89,4 +89,19 @@ struct CopyCommandTests {
         #expect(outcome.status != 0)
         #expect(outcome.stderr.contains("exists already"), "\(outcome.stderr)")
     }
+
+    /// `--store SOURCE --to DESTINATION` names what the positional SOURCE DESTINATION do; the two
+    /// spellings do not mix.
+    @Test func storeAndToNameTheSourceAndDestination() throws {
+        let fixture = try LibraryFixture.make()
+        let copy = fixture.folder.appendingPathComponent("Named.sqlite").path
+        let copied = try ToolRunner.run(["copy", "--model", fixture.model, "--store", fixture.store, "--to", copy])
+        #expect(copied.status == 0 && copied.stdout.contains("copied 9 objects"), "\(copied.stderr)")
+        let count = try ToolRunner.run(["count", "--model", fixture.model, "--store", copy, "--entity", "Book"])
+        #expect(count.stdout == "6\n")
+        for arguments in [["--store", fixture.store, copy], ["--to", copy, fixture.store], [fixture.store]] {
+            let refused = try ToolRunner.run(["copy", "--model", fixture.model] + arguments)
+            #expect(refused.status == 2 && refused.stderr.contains("--store SOURCE --to DESTINATION"), "\(arguments)")
+        }
+    }
 }

@@ -52,6 +52,15 @@ import Testing
         let described = try ToolRunner.run(["model"] + store)
         #expect(described.status == 0)
         #expect(described.stdout.hasPrefix("4 entities") && described.stdout.contains("SportCar : Car"))
+        // Exported for Xcode, the cached model is the store's: its hashes match the metadata.
+        let exported = try ToolRunner.temporaryFolder("exported").appendingPathComponent("Recovered.xcdatamodel")
+        let export = try ToolRunner.run(["model"] + store + ["--export", exported.path])
+        #expect(export.status == 0 && export.stdout == "wrote \(exported.path) (4 entities)\n", "\(export.stderr)")
+        let compared = try ToolRunner.run(["stores"] + store + ["--model", exported.path, "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(compared.stdout.utf8)) as? [String: Any]
+        #expect(report?["matchesModel"] as? Bool == true, "\(compared.stdout)")
+        let exportedFetch = try ToolRunner.run(["fetch"] + store + ["--model", exported.path] + request)
+        #expect(exportedFetch.stdout == withModel.stdout)
         let recipes = try ToolRunner.run(
             ["count", "--store", old.appendingPathComponent("Recipes.sqlite").path, "--entity", "Recipe"])
         #expect(recipes.status == 3)

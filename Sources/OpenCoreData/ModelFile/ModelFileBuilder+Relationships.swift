@@ -8,13 +8,14 @@ extension ModelFileBuilder {
     /// A relationship without its destination and inverse (see `linkRelationships(of:)`).
     ///
     /// A to-one relationship has `maxCount` 1 whatever the file says; a to-many one the file's
-    /// `maxCount`, or 0 (no limit) when it has none. An absent `deletionRule` is Nullify.
+    /// `maxCount`, or 0 (no limit) when it has none; -1 (no limit, as Apple's compiled models
+    /// keep it, which enters the version hash) stays -1. An absent `deletionRule` is Nullify.
     func relationship(from element: ModelFileElement) throws -> NSRelationshipDescription {
         try element.checkChildren(["userInfo"])
         let relationship = NSRelationshipDescription()
         try Self.readCommonValues(of: relationship, from: element)
         relationship.minCount = try element.count("minCount") ?? 0
-        relationship.maxCount = try element.flag("toMany") ? (try element.count("maxCount") ?? 0) : 1
+        relationship.maxCount = try element.flag("toMany") ? (try element.count("maxCount", allowingMinusOne: true) ?? 0) : 1
         relationship.isOrdered = try element.flag("ordered")
         let rules: [String: NSDeleteRule] = [
             "Nullify": .nullifyDeleteRule, "Cascade": .cascadeDeleteRule, "Deny": .denyDeleteRule,

@@ -41,9 +41,9 @@ extension ModelFileElement {
     }
 
     /// A non-negative integer attribute, or nil when it is absent.
-    func count(_ key: String) throws -> Int? {
+    func count(_ key: String, allowingMinusOne: Bool = false) throws -> Int? {
         guard let value = attributes[key] else { return nil }
-        guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= 0 else {
+        guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= (allowingMinusOne ? -1 : 0) else {
             throw ModelFileError("\(key)=\"\(value)\" of <\(name)> is not a whole number", at: location)
         }
         return number

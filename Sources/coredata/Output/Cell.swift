@@ -113,6 +113,12 @@ enum Cell {
         default: return false
         }
     }
+
+    /// Whether the cell is nil.
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 }
 
 // MARK: - Text

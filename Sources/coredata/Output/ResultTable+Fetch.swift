@@ -1,32 +1,36 @@
 import CoreData
 
-extension ResultTable {
-    /// Managed objects as rows: `objectID`, then the entity's attributes and relationships in
-    /// model order (or `properties`, which may be key paths), read through `value(forKeyPath:)`.
-    ///
-    /// With sub-entities in the result, the columns are the fetched entity's properties plus an
-    /// `entity` column naming each object's own entity.
-    ///
-    /// A key path through a relationship is read only after each object on the way is known to
-    /// exist (`existingObject(with:)`), so that a dangling key in the file is an error naming
-    /// it instead of a fault that stops the tool.
-    static func objects(_ objects: [NSManagedObject], entity: NSEntityDescription, properties: [String]?) throws -> ResultTable {
-        let names = properties ?? entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.map(\.name)
-        let mixed = Set(objects.map { $0.entity.name ?? "" }).count > 1 || !entity.subentities.isEmpty
-        var columns = ["objectID"]
-        if mixed { columns.append("entity") }
-        columns += names
-        let types = names.map { attributeType(of: $0, in: entity) }
-        let rows = try objects.map { object -> [Cell] in
-            var row: [Cell] = [.object(object.objectID)]
-            if mixed { row.append(.string(object.entity.name ?? "")) }
-            for (name, type) in zip(names, types) {
-                try checkDestinations(of: object, along: name)
-                row.append(Cell(object.value(forKeyPath: name), type: type))
-            }
-            return row
+/// Managed objects as rows: `objectID`, then the entity's attributes and relationships in model
+/// order (or `properties`, which may be key paths), read through `value(forKeyPath:)`.
+///
+/// When the fetched entity has sub-entities, an `entity` column after `objectID` names each
+/// object's own entity.
+///
+/// A key path through a relationship is read only after each object on the way is known to
+/// exist (`existingObject(with:)`), so that a dangling key in the file is an error naming it
+/// instead of a fault that stops the tool.
+struct ObjectRows {
+    let columns: [String]
+    private let names: [String]
+    private let types: [NSAttributeType?]
+    private let showsEntity: Bool
+
+    init(entity: NSEntityDescription, properties: [String]?) {
+        names = properties ?? entity.properties.filter { !($0 is NSFetchedPropertyDescription) }.map(\.name)
+        showsEntity = !entity.subentities.isEmpty
+        columns = ["objectID"] + (showsEntity ? ["entity"] : []) + names
+        types = names.map { ResultTable.attributeType(of: $0, in: entity) }
+    }
+
+    /// The row of one object.
+    func row(_ object: NSManagedObject) throws -> [Cell] {
+        var row: [Cell] = [.object(object.objectID)]
+        if showsEntity { row.append(.string(object.entity.name ?? "")) }
+        for (name, type) in zip(names, types) {
+            try Self.checkDestinations(of: object, along: name)
+            row.append(Cell(object.value(forKeyPath: name), type: type))
         }
-        return ResultTable(columns: columns, rows: rows)
+        return row
     }
 
     /// Throws when a relationship on `keyPath` from `object` leads to an object whose row does
@@ -60,14 +64,41 @@ extension ResultTable {
             try checkDestinations(of: destination, along: steps[1])
         }
     }
+}
 
-    /// Object IDs as one column.
-    static func objectIDs(_ ids: [NSManagedObjectID]) -> ResultTable {
-        ResultTable(columns: ["objectID"], rows: ids.map { [.object($0)] })
+extension ResultTable {
+    /// Managed objects as rows (see `ObjectRows`).
+    static func objects(_ objects: [NSManagedObject], entity: NSEntityDescription, properties: [String]?) throws -> ResultTable {
+        let rows = ObjectRows(entity: entity, properties: properties)
+        return ResultTable(columns: rows.columns, rows: try objects.map(rows.row))
     }
 
-    /// Dictionaries as rows, columns in the order of `propertiesToFetch` (or the keys as found).
+    /// Dictionaries as rows (see `DictionaryRows`).
     static func dictionaries(_ dictionaries: [NSDictionary], request: NSFetchRequest<NSFetchRequestResult>) -> ResultTable {
+        let rows = DictionaryRows(dictionaries, request: request)
+        return ResultTable(columns: rows.columns, rows: dictionaries.map(rows.row))
+    }
+
+    /// The type of the attribute a key path ends in, nil when it ends in a relationship or is unknown.
+    static func attributeType(of keyPath: String, in entity: NSEntityDescription) -> NSAttributeType? {
+        var current = entity
+        let steps = keyPath.split(separator: ".").map(String.init)
+        for (index, step) in steps.enumerated() {
+            if index == steps.count - 1 { return current.attributesByName[step]?.attributeType }
+            guard let next = current.relationshipsByName[step]?.destinationEntity else { return nil }
+            current = next
+        }
+        return nil
+    }
+}
+
+/// Dictionary results as rows, columns in the order of `propertiesToFetch` (or, without it, the
+/// keys found in the results, in model order).
+struct DictionaryRows {
+    let columns: [String]
+    private let types: [NSAttributeType?]
+
+    init(_ dictionaries: [NSDictionary], request: NSFetchRequest<NSFetchRequestResult>) {
         var columns: [String] = (request.propertiesToFetch ?? []).compactMap { property in
             if let property = property as? NSPropertyDescription { return property.name }
             return property as? String
@@ -81,27 +112,19 @@ extension ResultTable {
             columns.sort { (attributes.firstIndex(of: $0) ?? .max, $0) < (attributes.firstIndex(of: $1) ?? .max, $1) }
         }
         let entity = request.entity
-        let types = columns.map { name -> NSAttributeType? in
+        types = columns.map { name -> NSAttributeType? in
             for property in request.propertiesToFetch ?? [] {
                 if let expression = property as? NSExpressionDescription, expression.name == name {
                     return expression.expressionResultType
                 }
             }
-            return entity.flatMap { attributeType(of: name, in: $0) }
+            return entity.flatMap { ResultTable.attributeType(of: name, in: $0) }
         }
-        let rows = dictionaries.map { dictionary in zip(columns, types).map { Cell(dictionary[$0], type: $1) } }
-        return ResultTable(columns: columns, rows: rows)
+        self.columns = columns
     }
 
-    /// The type of the attribute a key path ends in, nil when it ends in a relationship or is unknown.
-    static func attributeType(of keyPath: String, in entity: NSEntityDescription) -> NSAttributeType? {
-        var current = entity
-        let steps = keyPath.split(separator: ".").map(String.init)
-        for (index, step) in steps.enumerated() {
-            if index == steps.count - 1 { return current.attributesByName[step]?.attributeType }
-            guard let next = current.relationshipsByName[step]?.destinationEntity else { return nil }
-            current = next
-        }
-        return nil
+    /// The row of one dictionary.
+    func row(_ dictionary: NSDictionary) -> [Cell] {
+        zip(columns, types).map { Cell(dictionary[$0], type: $1) }
     }
 }

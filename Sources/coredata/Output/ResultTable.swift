@@ -1,21 +1,20 @@
 import CoreData
 
-/// A result ready to print: named columns and rows of cells, in the order they came.
+/// A result held whole: named columns and rows of cells, in the order they came. For small
+/// results (the demo's, `stores`); `fetch` streams its rows through a `RowWriter` instead.
 struct ResultTable {
     var columns: [String]
     var rows: [[Cell]]
 
-    /// Renders the table in `format`; `width` is the terminal width tables must fit.
+    /// The table written in `format`, as one string without a final line break; `width` is the
+    /// terminal width tables must fit.
     func rendered(as format: OutputFormat, width: Int = Console.width) -> String {
-        switch format {
-        case .table: return TableFormatter(width: width).render(self)
-        case .json: return JSONFormatter().render(self)
-        case .csv: return CSVFormatter().render(self)
-        }
+        var text = ""
+        let writer = format.writer(width: width) { text += $0 }
+        writer.begin(columns: columns)
+        for row in rows { writer.write(row) }
+        writer.end()
+        if text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
-}
-
-/// How results print: `table` (readable, fits the terminal), `json` or `csv` (exact).
-enum OutputFormat: String, CaseIterable {
-    case table, json, csv
 }

@@ -46,6 +46,23 @@ enum Console {
         Swift.print(text)
     }
 
+    /// Writes `text` as it is to stdout (buffered as C's `stdout` is: by line on a terminal).
+    static func write(_ text: String) {
+        Swift.print(text, terminator: "")
+    }
+
+    /// Writes a JSON value (dictionaries, arrays, strings, numbers, `NSNull`) to stdout as one
+    /// line, keys sorted, for scripts (`jq`).
+    static func printJSON(_ value: Any) throws {
+        let data: Data
+        do {
+            data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            throw ToolError.wrapping(error, "can't write JSON")
+        }
+        print(String(decoding: data, as: UTF8.self))
+    }
+
     /// Writes one error line to stderr: `coredata: error: <message>`.
     static func error(_ message: String) {
         FileHandle.standardError.write(Data("coredata: error: \(oneLine(message))\n".utf8))

@@ -167,6 +167,26 @@ struct StoreModelCacheTests {
             cached += 1
             let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
             #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata), "\(name)")
+            // Written out for Xcode, the model loads back with the store's version hashes.
+            let exportedURL = folder.url.appendingPathComponent("\(cached)-\(url.deletingPathExtension().lastPathComponent).xcdatamodel")
+            try model.writeXcodeModel(to: exportedURL)
+            let exported = try NSManagedObjectModel(validatingContentsOf: exportedURL)
+            #expect(exported.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata), "\(name)")
+            #expect(exported.entityVersionHashesByName == model.entityVersionHashesByName, "\(name)")
+            for entity in model.entities {
+                let twin = exported.entitiesByName[entity.name ?? ""]
+                #expect(twin?.renamingIdentifier == entity.renamingIdentifier, "\(name): \(entity.name ?? "")")
+                #expect(twin?.propertiesByName.keys.sorted() == entity.propertiesByName.keys.sorted(), "\(name)")
+                for (key, attribute) in entity.attributesByName {
+                    let other = twin?.attributesByName[key]
+                    #expect(other?.valueTransformerName == attribute.valueTransformerName, "\(name): \(key)")
+                    #expect(
+                        (other?.defaultValue as? NSObject) == (attribute.defaultValue as? NSObject), "\(name): \(key)")
+                }
+                for (key, relationship) in entity.relationshipsByName {
+                    #expect(twin?.relationshipsByName[key]?.deleteRule == relationship.deleteRule, "\(name): \(key)")
+                }
+            }
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             _ = try coordinator.addPersistentStore(
                 ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
