@@ -118,7 +118,8 @@ package struct SQLMigrationPlan {
                 guard seen.insert(column).inserted else { continue }
                 guard let plain = try attributeExpression(value, to: kind, sourceID: sourceID, arguments: &arguments)
                 else { continue }
-                let expression = externalDataExpression(plain, entity: entity, slot: slot, column: column, value: value, sourceID: sourceID)
+                let expression = externalDataExpression(
+                    plain, entity: entity, slot: slot, column: column, value: value, sourceID: sourceID)
                 columns.append(column)
                 values.append(expression)
                 checkRequired(entity, slot: slot, column: column, value: value, sourceID: sourceID, what: "attribute")

@@ -74,7 +74,9 @@ extension SQLRowWriter {
         for row in rows { written[row.key] = row }
         for (key, columns) in previous {
             for (slot, column) in columns {
-                if let row = written[key], row.values.indices.contains(slot), case .data(let now) = row.values[slot], now == column {
+                if let row = written[key], row.values.indices.contains(slot), case .data(let now) = row.values[slot],
+                    now == column
+                {
                     continue
                 }
                 folder.noteUnreferenced(column: column)
