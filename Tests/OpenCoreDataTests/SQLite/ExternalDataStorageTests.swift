@@ -312,6 +312,24 @@ import Testing
         names.resultType = .dictionaryResultType
         names.propertiesToFetch = ["name"]
         #expect(try container.viewContext.fetch(names).map { $0["name"] as? String } == ["lost"])
+        // A fault that can't fire reads as nil, as for a store that fails (InaccessibleFaultTests),
+        // and the next save reports why.
+        let context = container.newBackgroundContext()
+        let saveError: NSError? = try context.performAndWait {
+            let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Photo")
+            ids.resultType = .managedObjectIDResultType
+            let photo = context.object(with: try #require(try context.fetch(ids).first))
+            #expect(photo.value(forKey: "image") == nil)
+            photo.setValue("found", forKey: "name")
+            do {
+                try context.save()
+                return nil
+            } catch {
+                return error as NSError
+            }
+        }
+        let underlying = try #require(saveError?.userInfo[NSUnderlyingErrorKey] as? NSError, "the save must report the fault")
+        #expect(check(underlying), "\(underlying)")
     }
 
     // MARK: - Copies, migration, other stores
