@@ -1,5 +1,7 @@
 import Foundation
 import OpenSQLStore
+import OpenStoreCore
+import TestSupport
 import Testing
 
 /// The column format and folder of Apple's external data layout, as `AppleExternalData`
@@ -44,5 +46,74 @@ import Testing
         #expect(
             AppleExternalData.folder(forStoreAt: URL(fileURLWithPath: "/data/Store")).path
                 == "/data/.Store_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    // MARK: - What the compiler does with such attributes
+
+    /// Photo (1): `image`, allowing external storage, and `name`; the layout with an external
+    /// data folder, as a SQLite store file's.
+    static func layout() throws -> AppleSQLLayout {
+        let schema = makeSchema([
+            (
+                "Photo", nil, false,
+                [
+                    PropertySchema(name: "image", kind: .attribute(.binary), allowsExternalBinaryDataStorage: true),
+                    PropertySchema(name: "name", kind: .attribute(.string)),
+                ]
+            )
+        ])
+        var layout = try AppleSQLLayout(schema: schema)
+        layout.externalData = AppleExternalDataFolder(
+            storeURL: URL(fileURLWithPath: "/nonexistent/Photos.sqlite"), inMemory: false)
+        return layout
+    }
+
+    static func plan(_ format: String, _ arguments: [Any] = [], output: FetchPlan.Output = .keys) -> FetchPlan {
+        FetchPlan(entityID: 1, entityIDs: [1], predicate: NSPredicate(format: format, argumentArray: arguments), output: output)
+    }
+
+    @Test func comparisonsWithNilRunInSQLOnTheColumn() throws {
+        let compiler = SQLCompiler(layout: try Self.layout())
+        for (format, test) in [("image == nil", "t0.ZIMAGE IS NULL"), ("image != nil", "t0.ZIMAGE IS NOT NULL")] {
+            guard case .compiled(let query) = compiler.compile(Self.plan(format)) else {
+                Issue.record("\(format) did not compile")
+                continue
+            }
+            #expect(query.sql.contains(test), "\(query.sql)")
+        }
+    }
+
+    @Test func otherTestsAndSortsOfTheValuesRunInMemory() throws {
+        let compiler = SQLCompiler(layout: try Self.layout())
+        let data = Data([1, 2, 3]) as NSData
+        for plan in [
+            Self.plan("image == %@", [data]), Self.plan("image != %@ AND name == 'x'", [data]),
+            FetchPlan(entityID: 1, entityIDs: [1], sortDescriptors: [NSSortDescriptor(key: "image", ascending: true)]),
+        ] {
+            guard case .notCompilable(let reason) = compiler.compile(plan) else {
+                Issue.record("\(plan.predicate?.predicateFormat ?? "sort") compiled to SQL on the marked column")
+                continue
+            }
+            #expect(reason.contains("external data"), "\(reason)")
+        }
+    }
+
+    @Test func dictionaryColumnsReadTheValuesThroughTheFolder() throws {
+        let compiler = SQLCompiler(layout: try Self.layout())
+        let shape = DictionaryShape(columns: [
+            DictionaryShape.Column(name: "image", expression: NSExpression(forKeyPath: "image"), resultKind: nil)
+        ])
+        guard case .compiled(let query) = compiler.compile(Self.plan("name != nil", output: .dictionaries(shape)), shape: shape)
+        else {
+            Issue.record("a plain column of the attribute did not compile")
+            return
+        }
+        #expect(query.columns.map(\.reader) == [.externalData(0, entity: "Photo", attribute: "image")])
+        let grouped = DictionaryShape(columns: shape.columns, groupBy: shape.columns)
+        guard case .notCompilable = compiler.compile(Self.plan("name != nil", output: .dictionaries(grouped)), shape: grouped)
+        else {
+            Issue.record("grouping by the marked column must run in memory")
+            return
+        }
     }
 }
