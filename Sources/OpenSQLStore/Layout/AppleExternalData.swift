@@ -37,6 +37,10 @@ import OpenStoreCore
 /// `0x02` but does not hold a UUID and a NUL after it, is read as the plain bytes it holds. A
 /// plain value that happens to start with `0x01` cannot be told from a marked one: it reads
 /// without its first byte (Apple's reader cannot tell them apart either).
+///
+/// **Not covered:** a uniqueness constraint naming such an attribute compares the column, not
+/// the value; persistent history keeps a deleted row's preserved value of it
+/// (`preservesValueInHistoryOnDeletion`) as plain bytes in its tombstone.
 package enum AppleExternalData {
     /// The first byte of a column holding the value after it.
     package static let inlineMarker: UInt8 = 0x01

@@ -15,8 +15,8 @@ import OpenStoreCore
 ///
 /// The file-keeping rules (our choices; Apple removes unreferenced files too, when is not
 /// documented):
-/// - A new value's file is written, and flushed to disk, before the statement that points to
-///   it runs, so a committed row never names a file that is not there.
+/// - A new value's file is written, and flushed to disk with its folder's entry, before the
+///   statement that points to it runs, so a committed row never names a file that is not there.
 /// - A file a save stops pointing to (the row updated to another value, or deleted) is
 ///   removed only after the `COMMIT` that stops pointing to it succeeded; while fetches on
 ///   other connections of the same store are running (they may read the rows as they were
@@ -132,6 +132,12 @@ package final class AppleExternalDataFolder: @unchecked Sendable {
             defer { try? handle.close() }
             try handle.write(contentsOf: value)
             try handle.synchronize()
+            // The folder's entry for the file, too (best effort: not every file system lets a
+            // folder be flushed).
+            if let folder = FileHandle(forReadingAtPath: url.path) {
+                try? folder.synchronize()
+                try? folder.close()
+            }
         } catch {
             throw SQLStoreError.make(
                 code: SQLStoreError.saveCode,
