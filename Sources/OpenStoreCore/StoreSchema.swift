@@ -142,10 +142,14 @@ package struct PropertySchema: Sendable {
     /// An attribute whose value persistent history keeps when its row is deleted (the change's
     /// tombstone; `NSAttributeDescription.preservesValueInHistoryOnDeletion`). **Default:** false.
     package let preservesValueInHistoryOnDeletion: Bool
+    /// A binary (or transformable) attribute whose values a store may keep outside its rows
+    /// (`NSAttributeDescription.allowsExternalBinaryDataStorage`): the SQLite store keeps them in
+    /// Apple's layout (`AppleExternalData`); the other stores keep plain bytes. **Default:** false.
+    package let allowsExternalBinaryDataStorage: Bool
 
     package init(
         name: String, kind: Kind, isOptional: Bool = true, isTransient: Bool = false, isDerived: Bool = false,
-        preservesValueInHistoryOnDeletion: Bool = false
+        preservesValueInHistoryOnDeletion: Bool = false, allowsExternalBinaryDataStorage: Bool = false
     ) {
         self.name = name
         self.kind = kind
@@ -153,6 +157,7 @@ package struct PropertySchema: Sendable {
         self.isTransient = isTransient
         self.isDerived = isDerived
         self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
     }
 }
 

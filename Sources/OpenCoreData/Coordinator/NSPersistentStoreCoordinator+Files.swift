@@ -8,7 +8,9 @@ import OpenSQLiteStore
 
 extension NSPersistentStoreCoordinator {
     /// Deletes a store: the coordinator's store at `url`, if it has one, is removed from it, then
-    /// a SQLite store's file and its `-wal` and `-shm` files are deleted.
+    /// a SQLite store's file and its `-wal` and `-shm` files are deleted, with the values it kept
+    /// in files beside it: the folder `.<name>_SUPPORT/_EXTERNAL_DATA`, and the support folder
+    /// `.<name>_SUPPORT` when nothing else is left in it.
     ///
     /// ```swift
     /// try coordinator.destroyPersistentStore(at: storeURL, ofType: NSSQLiteStoreType)
@@ -54,6 +56,30 @@ extension NSPersistentStoreCoordinator {
                     userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: file.path])
             }
         }
+        try Self.destroyExternalData(of: url)
+    }
+
+    /// Deletes the external data folder of the SQLite store at `url` (Apple's layout, see
+    /// `AppleExternalData`), and its support folder when that is then empty (it may hold other
+    /// things of Apple's, which are kept).
+    private static func destroyExternalData(of url: URL) throws {
+        guard url.isFileURL, url.standardizedFileURL.path != "/dev/null" else { return }
+        let manager = FileManager.default
+        let folder = AppleExternalData.folder(forStoreAt: url)
+        if manager.fileExists(atPath: folder.path) {
+            do {
+                try manager.removeItem(at: folder)
+            } catch {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreOperationError,
+                    reason: "Can't delete \(folder.path), the values the store kept in files: \(error.localizedDescription)",
+                    userInfo: [NSUnderlyingErrorKey: error, NSFilePathErrorKey: folder.path])
+            }
+        }
+        let support = AppleExternalData.supportFolder(forStoreAt: url)
+        if let left = try? manager.contentsOfDirectory(atPath: support.path), left.isEmpty {
+            try? manager.removeItem(at: support)
+        }
     }
 
     /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`.
@@ -68,7 +94,10 @@ extension NSPersistentStoreCoordinator {
     /// source's `-wal` content included), the destination file is created when missing, and a
     /// store already open at the destination, in this coordinator or another, reads the new
     /// content from its next fetch (objects already loaded keep their values until refreshed).
-    /// In-memory stores have no files: nothing is copied.
+    /// The values the source keeps in files beside it (attributes that allow external storage)
+    /// are copied into the destination's `.<name>_SUPPORT/_EXTERNAL_DATA` folder first, and the
+    /// destination's files the source lacks removed after. In-memory stores have no files:
+    /// nothing is copied.
     ///
     /// **Differences from Apple:** `destinationOptions` and `sourceOptions` are accepted and
     /// ignored.

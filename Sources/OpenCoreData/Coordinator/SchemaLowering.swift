@@ -127,7 +127,8 @@ enum SchemaLowering {
         return PropertySchema(
             name: property.name, kind: kind, isOptional: property.isOptional, isTransient: property.isTransient,
             isDerived: property is NSDerivedAttributeDescription,
-            preservesValueInHistoryOnDeletion: (property as? NSAttributeDescription)?.preservesValueInHistoryOnDeletion ?? false)
+            preservesValueInHistoryOnDeletion: (property as? NSAttributeDescription)?.preservesValueInHistoryOnDeletion ?? false,
+            allowsExternalBinaryDataStorage: (property as? NSAttributeDescription)?.allowsExternalBinaryDataStorage ?? false)
     }
 
     static func attributeKind(_ type: NSAttributeType) -> AttributeKind {

@@ -82,9 +82,16 @@ extension CompilerState {
             else {
                 throw NotCompilable(unsupported: "\(assignment.property) is not a stored attribute of \(entity.name)")
             }
+            // A value in Apple's external data layout is written as its column, kept in the row
+            // whatever its size: a file several rows pointed to would go when one of them changed.
+            let external = layout.keepsExternalData(entity: entityID, slot: slot)
+            func stored(_ value: StoreValue) -> StoreValue {
+                guard external, case .data(let data) = value else { return value }
+                return .data(AppleExternalData.inlineColumn(data))
+            }
             switch assignment.value {
             case .constant(let value):
-                sets.append("\(column) = \(arguments.bind(value))")
+                sets.append("\(column) = \(arguments.bind(stored(value)))")
             case .expression(let expression):
                 // Refused before anything else, so that no store computes it (in SQL or in memory).
                 guard !readsThroughRelationships(expression) else {
@@ -97,13 +104,18 @@ extension CompilerState {
                     modifier: .direct, type: .equalTo)
                 switch try side(expression, in: message) {
                 case .operand(.column(let sql, let valueKind)) where domain(valueKind) == domain(kind) && domain(kind) != nil:
+                    guard !external else {
+                        throw NotCompilable(
+                            "\(assignment.property) = \(expression): an attribute in Apple's external data layout is "
+                                + "written row by row")
+                    }
                     sets.append("\(column) = \(sql)")
                 case .operand(.constant(let constant)):
                     guard let value = storeValue(constant), value == .null || constantDomain(constant) == domain(kind) else {
                         throw NotCompilable(
                             unsupported: "\(assignment.property) = \(expression): a \(kind) attribute can't hold its value")
                     }
-                    sets.append("\(column) = \(arguments.bind(value.converted(to: kind)))")
+                    sets.append("\(column) = \(arguments.bind(stored(value.converted(to: kind))))")
                 default:
                     throw NotCompilable(
                         unsupported: "\(assignment.property) = \(expression): a \(kind) attribute can't hold its value")

@@ -13,6 +13,9 @@ package struct SQLDictionaryColumn: Equatable {
     package enum Reader: Equatable {
         /// A value stored as an attribute of `kind` (`SQLiteStatement.value(at:kind:)`).
         case value(Int32, AttributeKind)
+        /// A binary value in Apple's external data layout (`AppleExternalData`) of the attribute
+        /// `attribute` of `entity` (named in the error when its file is missing).
+        case externalData(Int32, entity: String, attribute: String)
         /// An object: its primary key at the first index, its `Z_ENT` at `entityColumn` (nil when
         /// the reference can hold one entity only, `entityID`).
         case object(Int32, entityColumn: Int32?, entityID: Int)
@@ -199,6 +202,11 @@ extension CompilerState {
             for column in shape.columns { columns.append(try resultColumn(column)) }
         }
 
+        if grouped || shape.distinct || shape.having != nil, let column = columns.first(where: isExternalData) {
+            throw NotCompilable(
+                "the column \(column.name): values in Apple's external data layout are grouped, compared and kept "
+                    + "distinct in memory")
+        }
         if shape.distinct, let column = columns.first(where: { !$0.keepsOrder }) {
             throw NotCompilable(
                 "distinct results with the column \(column.name): its result type changes which values are equal")
@@ -332,8 +340,11 @@ extension CompilerState {
         var index: Int32 = 0
         for column in columns {
             switch column.value {
-            case .scalar(_, let kind, _):
-                readers.append(SQLDictionaryColumn(name: column.name, reader: .value(index, kind), resultKind: column.resultKind))
+            case .scalar(let sql, let kind, _):
+                let reader: SQLDictionaryColumn.Reader =
+                    externalColumns[sql].map { .externalData(index, entity: $0.entity, attribute: $0.attribute) }
+                    ?? .value(index, kind)
+                readers.append(SQLDictionaryColumn(name: column.name, reader: reader, resultKind: column.resultKind))
                 index += 1
             case .object(_, let entityColumn, _, let entityID):
                 let reader = SQLDictionaryColumn.Reader.object(
@@ -347,6 +358,13 @@ extension CompilerState {
 
     // MARK: - Columns
 
+    /// Whether the column reads an attribute in Apple's external data layout, whose column holds
+    /// a marker (and a file's name) rather than the value.
+    private func isExternalData(_ column: ResultColumn) -> Bool {
+        guard case .scalar(let sql, _, _) = column.value else { return false }
+        return externalColumns[sql] != nil
+    }
+
     /// A key path column (attribute, to-one, `self`) or the evaluated object.
     private mutating func resultColumn(_ column: DictionaryShape.Column) throws(NotCompilable) -> ResultColumn {
         ResultColumn(name: column.name, value: try columnValue(column.expression, in: column), resultKind: column.resultKind)
@@ -358,6 +376,9 @@ extension CompilerState {
         let operand: Operand
         switch expression.expressionType {
         case .keyPath where expression.operand.expressionType == .evaluatedObject:
+            // A column may read values in Apple's external data layout (`isExternalData`).
+            allowsExternalData = true
+            defer { allowsExternalData = false }
             operand = try keyPath(expression.keyPath)
         case .evaluatedObject:
             operand = .object(primaryKey: "t0.Z_PK", entityColumn: "t0.Z_ENT", family: schema.entity(entityID).familyIDs)

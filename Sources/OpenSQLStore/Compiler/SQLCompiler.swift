@@ -129,6 +129,16 @@ struct CompilerState {
     var memberCount = 0
     /// The rows `SUBQUERY` variables stand for, by name.
     var variables: [String: Scope] = [:]
+    /// Whether key paths may end in an attribute whose column holds Apple's external data
+    /// layout (`AppleSQLLayout.keepsExternalData(entity:slot:)`): while compiling a comparison
+    /// with nil (the column is NULL exactly when the value is nil) or a dictionary fetch's
+    /// column (read through `externalColumns`). Any other test or sort of such values runs in
+    /// memory, where they are bytes: the column holds a marker and, for a value in a file, its
+    /// name.
+    var allowsExternalData = false
+    /// The columns (their SQL) of attributes in Apple's external data layout that key paths
+    /// ended in, with their entity and attribute names.
+    var externalColumns: [String: (entity: String, attribute: String)] = [:]
 
     init(layout: AppleSQLLayout, entityID: Int, dialect: SQLDialect) {
         self.layout = layout
@@ -295,6 +305,10 @@ struct CompilerState {
                 unsupported: "\(predicate): the custom selector \(predicate.customSelector.map { "\($0)" } ?? "?") "
                     + "can't run in SQL")
         }
+        // A comparison with nil may name an attribute in Apple's external data layout.
+        let allowedExternalData = allowsExternalData
+        allowsExternalData = Self.isNilTest(predicate)
+        defer { allowsExternalData = allowedExternalData }
         let left = try side(predicate.leftExpression, in: predicate)
         // The right side's sub-selects bind their values apart, and join the statement's values
         // where its text joins the statement's (after the left side's).
@@ -318,6 +332,22 @@ struct CompilerState {
         return try compare(
             leftOperand, rightOperand, operatorType: predicate.predicateOperatorType, options: predicate.options,
             pending: pending, in: predicate, exact: exact)
+    }
+
+    /// Whether `predicate` is `keyPath == nil` or `keyPath != nil` (either way round), without
+    /// modifier or options.
+    static func isNilTest(_ predicate: NSComparisonPredicate) -> Bool {
+        guard predicate.comparisonPredicateModifier == .direct,
+            [.equalTo, .notEqualTo].contains(predicate.predicateOperatorType)
+        else { return false }
+        func isNil(_ expression: NSExpression) -> Bool {
+            guard expression.expressionType == .constantValue else { return false }
+            guard let value = expression.constantValue, let unwrapped = ValueSemantics.unwrapOptional(value) else {
+                return true
+            }
+            return unwrapped is NSNull
+        }
+        return isNil(predicate.leftExpression) != isNil(predicate.rightExpression)
     }
 
     /// A comparison of two operands, without modifier. `pending` are the values of the right
@@ -643,6 +673,15 @@ struct CompilerState {
             }
             switch layout.entities[current - 1].slots[slot] {
             case .attribute(let column, let kind) where isLast:
+                if layout.keepsExternalData(entity: current, slot: slot) {
+                    guard allowsExternalData else {
+                        throw NotCompilable(
+                            "the key path \(path): \(name) keeps values in Apple's external data layout; "
+                                + "they are compared in memory (only comparisons with nil run in SQL)")
+                    }
+                    externalColumns["\(alias).\(column)"] = (entity.name, name)
+                    return .operand(.column("\(alias).\(column)", kind))
+                }
                 guard domain(kind) != nil else {
                     throw NotCompilable("the key path \(path): \(kind) attributes are compared in memory only")
                 }

@@ -78,6 +78,11 @@ import OpenStoreCore
     /// One per schema entity, at `id - 1`.
     package let entities: [AppleSQLEntityLayout]
     private let schemaIDsByNumber: [Int: Int]
+    /// Where the file's values of attributes that allow external storage are
+    /// (`AppleExternalData`): set by the SQLite store for a file whose schema has such
+    /// attributes; nil otherwise, and always for PostgreSQL, where they are plain bytes like
+    /// any binary value. Readers and writers made from the layout follow it. **Default:** nil.
+    package var externalData: AppleExternalDataFolder?
 
     /// The layout of `schema`.
     ///

@@ -116,8 +116,10 @@ package struct SQLMigrationPlan {
             switch stored {
             case .attribute(let column, let kind):
                 guard seen.insert(column).inserted else { continue }
-                guard let expression = try attributeExpression(value, to: kind, sourceID: sourceID, arguments: &arguments)
+                guard let plain = try attributeExpression(value, to: kind, sourceID: sourceID, arguments: &arguments)
                 else { continue }
+                let expression = externalDataExpression(
+                    plain, entity: entity, slot: slot, column: column, value: value, sourceID: sourceID)
                 columns.append(column)
                 values.append(expression)
                 checkRequired(entity, slot: slot, column: column, value: value, sourceID: sourceID, what: "attribute")
@@ -169,6 +171,49 @@ package struct SQLMigrationPlan {
                 entity: entity.name, property: property.name,
                 reason: "is a mandatory destination \(what), and rows have no value for it (Apple's message: missing attribute "
                     + "values on mandatory destination \(what))"))
+    }
+
+    /// Whether a property keeps its values in Apple's external data layout in a SQLite file (a
+    /// binary or transformable attribute that allows external storage).
+    private func keepsExternalData(_ property: PropertySchema) -> Bool {
+        guard dialect == .sqlite, property.allowsExternalBinaryDataStorage, case .attribute(let kind) = property.kind else {
+            return false
+        }
+        return kind == .binary || kind == .transformable
+    }
+
+    /// `expression`, the SQL of a destination attribute's value, in the form the destination
+    /// column keeps (SQLite only; see `AppleExternalData`): an attribute that gains external
+    /// storage gets its values marked as kept in the row (`0x01` and the bytes); one that loses
+    /// it gets the bytes after `0x01`, and a check refuses the migration when a value is in a
+    /// file (not carried back into rows yet). An attribute that keeps it keeps its column and
+    /// files (the store file, so its support folder, stays where it is). (An expression with a
+    /// bound value, a source value's fallback, is used once, as it is.)
+    private mutating func externalDataExpression(
+        _ expression: String, entity: EntitySchema, slot: Int, column: String, value: StoreMigration.Value, sourceID: Int
+    ) -> String {
+        let destinationKeeps = keepsExternalData(entity.properties[slot])
+        var sourceKeeps = false
+        if case .attribute(let sourceSlot, _, _) = value {
+            sourceKeeps = keepsExternalData(migration.source.entity(sourceID).properties[sourceSlot])
+        }
+        switch (sourceKeeps, destinationKeeps) {
+        case (false, true):
+            // NULL stays NULL: `||` with NULL is NULL.
+            return "CAST(X'01' || (\(expression)) AS BLOB)"
+        case (true, false) where !expression.contains("?"):
+            let table = destination.table(of: entity.id).name
+            let number = destination.entityNumber(of: entity.id)
+            checks.append(
+                Check(
+                    sql: "SELECT COUNT(*) FROM \(table) WHERE Z_ENT = \(number) AND substr(\(column), 1, 1) = X'02'",
+                    entity: entity.name, property: entity.properties[slot].name,
+                    reason: "no longer allows external storage, and values of it are kept in files beside the store "
+                        + "(carrying them back into the rows is not supported yet)"))
+            return "CASE WHEN substr(\(expression), 1, 1) = X'01' THEN substr(\(expression), 2) ELSE \(expression) END"
+        default:
+            return expression
+        }
     }
 
     /// The SQL reading a destination attribute from the source row `s`; nil for an empty value

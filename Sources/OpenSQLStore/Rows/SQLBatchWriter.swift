@@ -48,6 +48,7 @@ package struct SQLBatchWriter<Session: SQLSession> {
         _ statement: SQLBatchStatement, action: BatchWrite.Action, returning: Bool, into outcome: inout BatchWriteOutcome
     ) throws {
         if case .delete = action { try deleteJoinRows(of: statement) }
+        try noteReplacedExternalData(of: statement, action: action)
         let query = statement.query
         guard returning else {
             outcome.count += try session.run(query.sql, query.arguments)
@@ -57,6 +58,36 @@ package struct SQLBatchWriter<Session: SQLSession> {
             outcome.count += 1
             guard let entityID = layout.entityID(forNumber: Int(row.int64(at: 1))) else { return }
             outcome.keys?.append(ObjectKey(entityID: entityID, primaryKey: row.int64(at: 0)))
+        }
+    }
+
+    /// Notes the files of values in Apple's external data layout that the rows `statement`
+    /// writes point to now, in the columns it deletes or sets (a batch update sets such a value
+    /// in the row, never in a file): removed once the transaction commits
+    /// (`AppleExternalDataFolder`). Nothing without an external data folder.
+    private func noteReplacedExternalData(of statement: SQLBatchStatement, action: BatchWrite.Action) throws {
+        guard let folder = layout.externalData,
+            let table = layout.tables.first(where: { $0.name == statement.table })
+        else { return }
+        var assigned: Set<String>?
+        if case .update(let assignments) = action { assigned = Set(assignments.map(\.property)) }
+        var columns: [String] = []
+        for entityID in table.entityIDs {
+            for slot in layout.externalDataSlots(of: entityID) {
+                guard assigned?.contains(layout.schema.entity(entityID).properties[slot].name) ?? true,
+                    case .attribute(let column, _) = layout.entities[entityID - 1].slots[slot], !columns.contains(column)
+                else { continue }
+                columns.append(column)
+            }
+        }
+        guard !columns.isEmpty else { return }
+        let sql =
+            "SELECT \(columns.map { "t0." + $0 }.joined(separator: ", ")) FROM \(table.name) AS t0"
+            + (statement.condition.map { " WHERE " + $0 } ?? "")
+        try session.query(sql, statement.conditionArguments) { row in
+            for index in columns.indices {
+                if let column = row.data(at: Int32(index)) { folder.noteUnreferenced(column: column) }
+            }
         }
     }
 

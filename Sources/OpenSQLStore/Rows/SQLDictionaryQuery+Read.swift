@@ -18,10 +18,18 @@ extension SQLDictionaryQuery {
 
     /// Reads one result row by column index straight into `StoreValue`s of the column's kind,
     /// converted to its result kind (`conversions`), NULL left out, into `sink`.
+    /// - Throws: the error of `AppleExternalDataFolder.value(ofColumn:entity:attribute:)` for a
+    ///   value kept in a file that is missing or unreadable (the row is then not added).
     @inlinable
     package func read<Row: SQLRow>(
         _ row: Row, layout: AppleSQLLayout, conversions: [AttributeKind?], into sink: inout some DictionaryRowSink
-    ) {
+    ) throws {
+        // Values in files are read before the row is begun: an error leaves no row half made.
+        var external: [Int: StoreValue] = [:]
+        for position in columns.indices {
+            guard case .externalData(let index, let entity, let attribute) = columns[position].reader else { continue }
+            external[position] = try Self.externalValue(row, at: index, layout: layout, entity: entity, attribute: attribute)
+        }
         sink.appendRow()
         // By index: enumerating the columns retains and releases their array on every row.
         for position in columns.indices {
@@ -37,6 +45,8 @@ extension SQLDictionaryQuery {
                 continue
             case .value(let index, let kind):
                 value = row.value(at: index, kind: kind)
+            case .externalData:
+                value = external[position] ?? .null
             case .object(let index, let entityColumn, let entityID):
                 if row.isNull(at: index) {
                     value = .null
@@ -50,5 +60,15 @@ extension SQLDictionaryQuery {
             sink.set(value, column: position)
         }
         sink.endRow()
+    }
+
+    /// The value of a column in Apple's external data layout (see `AppleExternalData`).
+    @usableFromInline
+    static func externalValue<Row: SQLRow>(
+        _ row: Row, at index: Int32, layout: AppleSQLLayout, entity: String, attribute: String
+    ) throws -> StoreValue {
+        guard let column = row.data(at: index) else { return .null }
+        guard let folder = layout.externalData else { return .data(column) }
+        return .data(try folder.value(ofColumn: column, entity: entity, attribute: attribute))
     }
 }

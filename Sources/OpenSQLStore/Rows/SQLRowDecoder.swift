@@ -1,3 +1,4 @@
+import Foundation
 import OpenPredicate
 import OpenStoreCore
 
@@ -9,7 +10,7 @@ import OpenStoreCore
 /// var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: [carID, sportCarID])
 /// let statement = try connection.statement("SELECT " + decoder.columns(alias: nil) + " FROM ZCAR")
 /// var rows: [RowSnapshot] = []
-/// while try statement.step() { if let row = decoder.decode(statement) { rows.append(row) } }
+/// while try statement.step() { if let row = try decoder.decode(statement) { rows.append(row) } }
 /// try decoder.fillToMany(&rows, session: connection, owners: .selected)
 /// ```
 ///
@@ -22,6 +23,11 @@ import OpenStoreCore
 /// an ordered relationship and by `Z_PK` otherwise. Rows whose `Z_ENT` is not one of `entities`
 /// are skipped.
 ///
+/// A binary attribute whose file keeps it in Apple's external data layout
+/// (`AppleSQLLayout.keepsExternalData(entity:slot:)`) reads as the value's bytes: after the
+/// `0x01` marker, or from the file the `0x02` marker names (read when the row is decoded; a
+/// missing or unreadable file makes `decode` throw, naming the entity, attribute and file).
+///
 /// Public, with `SQLRow` and the store values it reads (this module is no product: nothing
 /// outside the package sees them), for the two `decode` methods alone: the compiler keeps the
 /// body of a public inlinable function for other modules, so each store's fetch loop is
@@ -32,6 +38,9 @@ public struct SQLRowDecoder {
     @usableFromInline enum SlotReader {
         case null
         case attribute(Int32, AttributeKind)
+        /// A binary value in Apple's external data layout (`AppleExternalData`), of the slot
+        /// `slot` of the entity `entity`.
+        case externalData(Int32, entity: Int, slot: Int)
         case toOne(Int32, entityColumn: Int32?, destination: Int)
         /// Filled by `fillToMany` from the relationship at `toManySlots[index]`.
         case toMany(Int)
@@ -57,6 +66,8 @@ public struct SQLRowDecoder {
     /// fill (slot index, relationship index).
     @usableFromInline var pending: [(row: Int, primaryKey: Int64, slots: [(slot: Int, relationship: Int)])] = []
     @usableFromInline var decodedCount = 0
+    /// Whether a slot read is in Apple's external data layout (`SlotReader.externalData`).
+    @usableFromInline let hasExternalData: Bool
     /// Whether to-many slots are read at all: when false, `decode` leaves them `.null` (members
     /// not loaded, see `RowStore.members(of:slot:)`) and `fillToMany` has nothing to do.
     @usableFromInline package var readsToMany = true
@@ -83,22 +94,27 @@ public struct SQLRowDecoder {
                 entityIDsByNumber += Array(repeating: 0, count: number + 1 - entityIDsByNumber.count)
             }
             entityIDsByNumber[number] = id
-            readers[id] = layout.entities[id - 1].slots.map { slot -> SlotReader in
-                switch slot {
+            readers[id] = layout.entities[id - 1].slots.enumerated().map { slot, storage -> SlotReader in
+                switch storage {
                 case .transient, .unsupported: return .null
                 case .attribute(let column, let kind):
-                    return columnIndexes[column].map { .attribute($0, kind) } ?? .null
+                    guard let index = columnIndexes[column] else { return .null }
+                    return layout.keepsExternalData(entity: id, slot: slot)
+                        ? .externalData(index, entity: id, slot: slot) : .attribute(index, kind)
                 case .toOne(let column, let entityColumn, let destination):
                     guard let index = columnIndexes[column] else { return .null }
                     return .toOne(index, entityColumn: entityColumn.flatMap { columnIndexes[$0] }, destination: destination)
                 case .toManyByInverse, .toManyByJoin:
-                    if let index = toMany.firstIndex(of: slot) { return .toMany(index) }
-                    toMany.append(slot)
+                    if let index = toMany.firstIndex(of: storage) { return .toMany(index) }
+                    toMany.append(storage)
                     return .toMany(toMany.count - 1)
                 }
             }
         }
         toManySlots = toMany
+        hasExternalData = readers.contains { slotReaders in
+            slotReaders?.contains { if case .externalData = $0 { true } else { false } } ?? false
+        }
     }
 
     /// The select list the decoder reads: `Z_PK, Z_ENT, Z_OPT` and every column of the table,
@@ -110,8 +126,10 @@ public struct SQLRowDecoder {
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
     /// entity is not one of the decoder's.
+    /// - Throws: the error of `AppleExternalDataFolder.value(ofColumn:entity:attribute:)` for a
+    ///   value kept in a file that is missing or unreadable.
     @inlinable
-    public mutating func decode<Row: SQLRow>(_ statement: Row) -> RowSnapshot? {
+    public mutating func decode<Row: SQLRow>(_ statement: Row) throws -> RowSnapshot? {
         guard let (entityID, slotReaders) = entity(of: statement) else { return nil }
         let primaryKey = statement.int64(at: 0)
         var values: [StoreValue] = []
@@ -122,7 +140,7 @@ public struct SQLRowDecoder {
                 toMany.append((slot, relationship))
                 values.append(.objects([]))
             } else {
-                values.append(value(of: statement, reader))
+                values.append(try value(of: statement, reader))
             }
         }
         if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
@@ -134,13 +152,23 @@ public struct SQLRowDecoder {
     /// Adds the current row of `statement` to the block `block` gives for its width (its
     /// entity's slot count; a block with room for a row); false when its entity is not one of
     /// the decoder's. To-many slots stay `.null` (members not loaded), whatever `readsToMany`.
+    /// - Throws: as `decode(_:)`; the block is left without the row.
     @inlinable
-    public mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) -> Bool {
+    public mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) throws -> Bool {
         guard let (entityID, slotReaders) = entity(of: statement) else { return false }
+        // The values first: a value that can't be read leaves no half-initialized row behind.
+        var values: [StoreValue]?
+        if hasExternalData {
+            values = try slotReaders.map { try value(of: statement, $0) }
+        }
         let block = block(slotReaders.count)
         let row = block.nextRow
-        for (slot, reader) in slotReaders.enumerated() {
-            (row + slot).initialize(to: value(of: statement, reader))
+        if let values {
+            for (slot, value) in values.enumerated() { (row + slot).initialize(to: value) }
+        } else {
+            for (slot, reader) in slotReaders.enumerated() {
+                (row + slot).initialize(to: try value(of: statement, reader))
+            }
         }
         block.endRow(
             key: ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)), version: statement.int64(at: 2))
@@ -161,17 +189,28 @@ public struct SQLRowDecoder {
     /// The value of one slot of the current row; `.null` for a to-many slot (filled by
     /// `fillToMany` when the decoder reads them).
     @inlinable
-    func value<Row: SQLRow>(of statement: Row, _ reader: SlotReader) -> StoreValue {
+    func value<Row: SQLRow>(of statement: Row, _ reader: SlotReader) throws -> StoreValue {
         switch reader {
         case .null, .toMany:
             return .null
         case .attribute(let index, let kind):
             return statement.value(at: index, kind: kind)
+        case .externalData(let index, let entity, let slot):
+            guard let column = statement.data(at: index) else { return .null }
+            return .data(try externalValue(column, entity: entity, slot: slot))
         case .toOne(let index, let entityColumn, let destination):
             if statement.isNull(at: index) { return .null }
             let entity = entityColumn.flatMap { layout.entityID(forNumber: Int(statement.int64(at: $0))) } ?? destination
             return .object(ObjectKey(entityID: entity, primaryKey: statement.int64(at: index)))
         }
+    }
+
+    /// The value a column in Apple's external data layout stands for (see `AppleExternalData`).
+    @usableFromInline
+    func externalValue(_ column: Data, entity: Int, slot: Int) throws -> Data {
+        guard let folder = layout.externalData else { return column }
+        let schema = layout.schema.entity(entity)
+        return try folder.value(ofColumn: column, entity: schema.name, attribute: schema.properties[slot].name)
     }
 
     /// Fills the to-many slots of the rows decoded so far, which must be `rows[offset...]` in

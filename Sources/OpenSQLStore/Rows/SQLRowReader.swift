@@ -106,7 +106,7 @@ package struct SQLRowReader<Session: SQLSession> {
         let columns = SQLRowDecoder.columns(of: table, alias: nil)
         let offset = result.count
         try session.query("SELECT \(columns) FROM \(table.name)\(filter) ORDER BY Z_PK", arguments) { row in
-            if let snapshot = decoder.decode(row) { result.append(snapshot) }
+            if let snapshot = try decoder.decode(row) { result.append(snapshot) }
         }
         let owners: SQLRowDecoder.Owners = primaryKeys == nil && conditions.isEmpty ? .wholeTable : .selected
         try decoder.fillToMany(&result, from: offset, session: session, owners: owners)

@@ -45,9 +45,18 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// go many to a statement (`INSERT … VALUES (…), (…), …`, `SQLColumnStatement.batchSize` at
     /// most): on PostgreSQL each statement is a round trip to the server, and SQLite runs one
     /// statement of 256 rows in about two thirds of the time of 256 statements of one row.
+    ///
+    /// Values of attributes in Apple's external data layout are written as their columns, a
+    /// large one in a new file first (`encodingExternalData(_:previous:)`).
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
-    ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`).
+    ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`);
+    ///   `NSPersistentStoreSaveError` when a value's file can't be written.
     package func insert(_ rows: [RowSnapshot]) throws {
+        try insertRows(try encodingExternalData(rows))
+    }
+
+    /// `insert(_:)`, the values already as their columns.
+    private func insertRows(_ rows: [RowSnapshot]) throws {
         // The rows of the entity being read now, and those of entities read before, waiting.
         var current: InsertBatch?
         var waiting: [Int: InsertBatch] = [:]
@@ -153,6 +162,10 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// Rewrites existing rows: their columns, `Z_OPT` (set to `row.version`), ordered positions
     /// and join-table rows.
     ///
+    /// Values of attributes in Apple's external data layout are written as their columns (a
+    /// value kept in a file holding the same bytes keeps its file); the files the rows pointed
+    /// to before and no longer do are noted, to be removed after the `COMMIT`.
+    ///
     /// A row with an entry in `expectedVersions` is rewritten only if its `Z_OPT` is that
     /// version (`WHERE … AND Z_OPT = ?`); otherwise (or when it is gone) its key is returned
     /// and the caller rolls the transaction back.
@@ -160,7 +173,9 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity, with the wrong
     ///   number of values, or that is not in the file (without an expected version).
     @discardableResult
-    package func update(_ rows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+    package func update(_ newRows: [RowSnapshot], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        let previous = try externalDataColumns(of: newRows.map(\.key))
+        let rows = try encodingExternalData(newRows, previous: previous)
         var conflicts: [ObjectKey] = []
         var statements: [Int: SQLColumnStatement] = [:]
         for row in rows {
@@ -189,10 +204,13 @@ package struct SQLRowWriter<Session: SQLSession> {
             }
         }
         for row in rows { try writeToManys(of: row, replacing: true) }
+        let refused = Set(conflicts)
+        noteReplacedExternalData(previous.filter { !refused.contains($0.key) }, by: rows)
         return conflicts
     }
 
-    /// Deletes rows and their join-table rows.
+    /// Deletes rows and their join-table rows. The files of their values in Apple's external
+    /// data layout are noted, to be removed after the `COMMIT`.
     ///
     /// A key with an entry in `expectedVersions` is deleted only if its row's `Z_OPT` is that
     /// version; otherwise (or when it is gone) it is returned.
@@ -201,6 +219,7 @@ package struct SQLRowWriter<Session: SQLSession> {
     ///   not in the file (without an expected version).
     @discardableResult
     package func delete(_ keys: [ObjectKey], expectedVersions: [ObjectKey: Int64] = [:]) throws -> [ObjectKey] {
+        let previous = try externalDataColumns(of: keys)
         var conflicts: [ObjectKey] = []
         // Keys without an expected version, by entity: deleted many to a statement.
         var unchecked: [Int: [ObjectKey]] = [:]
@@ -242,6 +261,8 @@ package struct SQLRowWriter<Session: SQLSession> {
                 try deleteJoinRows(of: Array(part))
             }
         }
+        let refused = Set(conflicts)
+        noteReplacedExternalData(previous.filter { !refused.contains($0.key) })
         return conflicts
     }
 

@@ -239,7 +239,7 @@ extension SQLFetchStore {
                 let watched = counter.isWatching
                 try session.query(query.sql, query.arguments) { row in
                     if watched { try counter.count() }
-                    if let snapshot = decoder.decode(row) { rows.append(snapshot) }
+                    if let snapshot = try decoder.decode(row) { rows.append(snapshot) }
                 }
                 try counter.finish()
                 return .rows(rows)
@@ -291,7 +291,7 @@ extension SQLFetchStore {
             let watched = counter.isWatching
             try session.query(compiled.query.sql, compiled.query.arguments) { row in
                 if watched { try counter.count() }
-                compiled.read(row, layout: layout, conversions: conversions, into: &sink)
+                try compiled.read(row, layout: layout, conversions: conversions, into: &sink)
             }
             try counter.finish()
         }
@@ -310,7 +310,7 @@ extension SQLFetchStore {
         try withSession { session in
             try session.query(query.sql, query.arguments) { row in
                 read += 1
-                if let snapshot = decoder.decode(row) { rows.append(snapshot) }
+                if let snapshot = try decoder.decode(row) { rows.append(snapshot) }
                 if read == limit {
                     // Only a full page has a next one.
                     let first = row.columnCount - sortCount

@@ -17,6 +17,11 @@ extension SQLiteRowStore {
     ///    (`SQLiteStoreError.outcomeUnknown`) rather than that the save failed. Other failures
     ///    (`SQLITE_BUSY`, `SQLITE_FULL`, …) roll back and are plain errors.
     ///
+    /// Values of attributes in Apple's external data layout (`AppleExternalDataFolder`): the
+    /// files of large values are written in step 2, before their rows; the files the save stops
+    /// pointing to are removed after step 3 succeeded; a refused save (its savepoint undone) or
+    /// a rolled-back transaction removes the files it wrote; an unknown outcome keeps them all.
+    ///
     /// `apply(_:)` runs steps 1 and 2 in a savepoint of the transaction that the saves queued
     /// with it share, and step 3 once for all of them (`commitGroup()`); `prepare(_:)` runs
     /// them in a transaction of the save's own, and step 3 when the prepared save commits.
@@ -113,6 +118,7 @@ extension SQLiteRowStore {
             groupTransactionOpen = true
         }
         try connection.execute("SAVEPOINT save")
+        let mark = file.layout.externalData?.mark()
         do {
             let value = try body()
             try connection.execute("RELEASE save")
@@ -121,6 +127,7 @@ extension SQLiteRowStore {
             connection.resetCachedStatements()
             try? connection.execute("ROLLBACK TO save")
             try? connection.execute("RELEASE save")
+            if let mark { file.layout.externalData?.rollBack(to: mark) }
             throw error
         }
     }
@@ -131,7 +138,10 @@ extension SQLiteRowStore {
     func commitGroup() throws {
         defer { (groupTransactionOpen, groupHasSaves) = (false, false) }
         guard groupTransactionOpen else { return }
-        guard !file.connection.isAutocommit else { throw groupRolledBack() }
+        guard !file.connection.isAutocommit else {
+            file.layout.externalData?.transactionRolledBack()
+            throw groupRolledBack()
+        }
         try commitWritten(injectingFailure: groupHasSaves)
     }
 
@@ -154,8 +164,11 @@ extension SQLiteRowStore {
                 throw SQLiteStoreError.sqlite(
                     "injected COMMIT failure", resultCode: injected, sql: "COMMIT", path: connection.url.path)
             }
+            file.layout.externalData?.transactionCommitted()
         } catch let error as NSError {
             let resultCode = (error.userInfo["NSSQLiteErrorDomain"] as? Int).map(Int32.init) ?? SQLITE_ERROR
+            // Whether the rows point to the files written is not known: keep them all.
+            if resultCode & 0xFF == SQLITE_IOERR { file.layout.externalData?.transactionOutcomeUnknown() }
             rollBack(connection)
             if resultCode & 0xFF == SQLITE_IOERR {
                 throw SQLiteStoreError.outcomeUnknown(resultCode: resultCode, underlying: error, path: connection.url.path)
@@ -178,10 +191,12 @@ extension SQLiteRowStore {
         return PreparedSQLiteSave(store: self)
     }
 
-    /// Ends an open transaction, ignoring errors (the transaction may already be gone).
+    /// Ends an open transaction, ignoring errors (the transaction may already be gone), and
+    /// removes the files of external values it wrote.
     func rollBack(_ connection: SQLiteConnection) {
         connection.resetCachedStatements()
         if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+        file.layout.externalData?.transactionRolledBack()
     }
 }
 

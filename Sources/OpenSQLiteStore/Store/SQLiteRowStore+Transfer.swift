@@ -12,7 +12,7 @@ extension SQLiteRowStore: SQLRowStore {
             let connection = file.connection
             var metadata = file.metadata
             if let storeUUID { metadata.storeUUID = storeUUID }
-            try connection.transaction {
+            try file.transaction {
                 try SQLStoreTransfer.import(contents, session: connection, layout: file.layout)
                 try metadata.write(to: connection)
             }

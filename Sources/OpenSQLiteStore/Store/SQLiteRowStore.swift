@@ -242,8 +242,13 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
 
     /// Runs `body`, which only reads, with a reader of its own, or with the store's connection
     /// under its lock when the store has no readers (see `readers`).
+    /// While it runs, no file of a value in Apple's external data layout is removed (a reader may
+    /// see rows as they were before a save: `AppleExternalDataFolder.reading(_:)`).
     package func withSession<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        if let readers { return try readers.withReader(body) }
+        if let readers {
+            guard let folder = layout.externalData else { return try readers.withReader(body) }
+            return try folder.reading { try readers.withReader(body) }
+        }
         return try withLock { try body(file.connection) }
     }
 
@@ -268,7 +273,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 let watched = counter.isWatching
                 while try statement.step() {
                     if watched { try counter.count() }
-                    if let row = decoder.decode(statement) { rows.append(row) }
+                    if let row = try decoder.decode(statement) { rows.append(row) }
                 }
                 try counter.finish()
                 return .rows(rows)
@@ -337,7 +342,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             let watched = counter.isWatching
             while try statement.step() {
                 if watched { try counter.count() }
-                _ = decoder.decode(statement) { width in
+                _ = try decoder.decode(statement) { width in
                     if let current, !current.isFull, current.width == width { return current }
                     if current != nil { rows = min(rows * 4, RowBlock.capacity) }
                     let block = RowBlock(width: width, rows: rows)
@@ -364,7 +369,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             let watched = counter.isWatching
             while try statement.step() {
                 if watched { try counter.count() }
-                compiled.read(statement, layout: layout, conversions: conversions, into: &sink)
+                try compiled.read(statement, layout: layout, conversions: conversions, into: &sink)
             }
             try counter.finish()
         }

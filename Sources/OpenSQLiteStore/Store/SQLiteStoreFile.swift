@@ -32,8 +32,24 @@ package final class SQLiteStoreFile {
     ) {
         self.connection = connection
         self.metadata = metadata
+        var layout = layout
+        layout.externalData = Self.externalDataFolder(of: connection, schema: layout.schema)
         self.layout = layout
         self.triggerKeptColumns = triggerKeptColumns
+    }
+
+    /// The folder of the file's values kept outside their rows (`AppleExternalData`), when the
+    /// schema has attributes that allow external storage; nil otherwise (nothing to read or write
+    /// there). An in-memory database keeps every such value in its row.
+    private static func externalDataFolder(of connection: SQLiteConnection, schema: StoreSchema) -> AppleExternalDataFolder? {
+        let flagged = schema.entities.contains { entity in
+            entity.properties.contains { property in
+                guard property.allowsExternalBinaryDataStorage, case .attribute(let kind) = property.kind else { return false }
+                return kind == .binary || kind == .transformable
+            }
+        }
+        guard flagged else { return nil }
+        return AppleExternalDataFolder(storeURL: connection.url, inMemory: connection.isInMemoryDatabase)
     }
 
     /// The derived-attribute columns that one of the file's triggers updates
@@ -117,7 +133,16 @@ package final class SQLiteStoreFile {
 
     /// Inserts rows in one transaction.
     package func insert(_ rows: [RowSnapshot]) throws {
-        try connection.transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
+        try transaction { try SQLRowWriter(session: connection, layout: layout).insert(rows) }
+    }
+
+    /// Runs `body` in a transaction of the connection (`SQLiteConnection.transaction`), and
+    /// keeps the external data folder in step with it: after its `COMMIT` the files it stopped
+    /// pointing to are removed, after a rollback the files it wrote
+    /// (`AppleExternalDataFolder.transaction(_:)`).
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        guard let folder = layout.externalData else { return try connection.transaction(body) }
+        return try folder.transaction { try connection.transaction(body) }
     }
 
     /// Replaces the metadata (in one transaction).
