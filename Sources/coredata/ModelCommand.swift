@@ -52,7 +52,9 @@ extension ModelCommand {
         if folder.pathExtension != "xcdatamodel" {
             let source = URL(fileURLWithPath: store ?? self.model ?? self.path ?? "Model")
             var name = source.deletingPathExtension().lastPathComponent
-            if source.lastPathComponent == "contents" { name = source.deletingLastPathComponent().deletingPathExtension().lastPathComponent }
+            if source.lastPathComponent == "contents" {
+                name = source.deletingLastPathComponent().deletingPathExtension().lastPathComponent
+            }
             folder.appendPathComponent((name.isEmpty ? "Model" : name) + ".xcdatamodel")
         }
         do {

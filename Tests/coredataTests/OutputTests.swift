@@ -44,7 +44,8 @@ import Testing
         #expect(lines.last == "(444 rows)")
         // CSV keeps the whole title.
         let csv = try ToolRunner.run(["fetch"] + library.files + Self.request + ["--format", "csv"])
-        #expect(csv.stdout.contains(",Book,Book 300 and more and more and more and more and more and more and more and more,1300\n"))
+        #expect(
+            csv.stdout.contains(",Book,Book 300 and more and more and more and more and more and more and more and more,1300\n"))
     }
 
     /// NDJSON: one object a line, nothing else; the same objects as the JSON array, in order.
@@ -63,9 +64,11 @@ import Testing
         #expect(array.count == objects.count)
         #expect(array.map { $0["title"] as? String } == objects.map { $0["title"] as? String })
         #expect(json.stdout.hasPrefix("[\n  {\"objectID\": ") && json.stdout.hasSuffix("}\n]\n"))
-        let none = try ToolRunner.run(["fetch"] + library.files + ["--entity", "Book", "--predicate", "pages < 0", "--format", "json"])
+        let none = try ToolRunner.run(
+            ["fetch"] + library.files + ["--entity", "Book", "--predicate", "pages < 0", "--format", "json"])
         #expect(none.stdout == "[]\n")
-        let noLines = try ToolRunner.run(["fetch"] + library.files + ["--entity", "Book", "--predicate", "pages < 0", "--format", "ndjson"])
+        let noLines = try ToolRunner.run(
+            ["fetch"] + library.files + ["--entity", "Book", "--predicate", "pages < 0", "--format", "ndjson"])
         #expect(noLines.status == 0 && noLines.stdout.isEmpty)
     }
 
@@ -73,8 +76,13 @@ import Testing
     @Test func objectIDsStreamInFetchOrder() throws {
         let library = try Self.manyBooks()
         let outcome = try ToolRunner.run(
-            ["fetch"] + library.files + ["--entity", "Book", "--sort", "-pages", "--result", "ids", "--format", "csv", "--limit", "3"])
-        #expect(outcome.stdout.split(separator: "\n").map { $0.split(separator: "/").last ?? "" } == ["objectID", "p450", "p449", "p448"])
+            ["fetch"] + library.files + [
+                "--entity", "Book", "--sort", "-pages", "--result", "ids", "--format", "csv", "--limit", "3",
+            ])
+        #expect(
+            outcome.stdout.split(separator: "\n").map { $0.split(separator: "/").last ?? "" } == [
+                "objectID", "p450", "p449", "p448",
+            ])
     }
 
     /// However narrow the terminal, no line of a table is wider: too many columns for it, and
@@ -101,7 +109,8 @@ import Testing
         #expect(book["subentities"] as? [String] == ["Novel"])
         #expect(book["uniquenessConstraints"] as? [[String]] == [["title"]])
         let pages = try #require((book["attributes"] as? [[String: Any]])?.first { $0["name"] as? String == "pages" })
-        #expect(pages["type"] as? String == "Integer 32" && pages["default"] as? String == "0" && pages["optional"] as? Bool == true)
+        #expect(
+            pages["type"] as? String == "Integer 32" && pages["default"] as? String == "0" && pages["optional"] as? Bool == true)
         let author = try #require((book["relationships"] as? [[String: Any]])?.first)
         #expect(author["destination"] as? String == "Author" && author["inverse"] as? String == "books")
         #expect(author["toMany"] as? Bool == false && author["deleteRule"] as? String == "Nullify")
@@ -140,7 +149,9 @@ import Testing
         #expect(written.stdout == "wrote \(exported.path) (3 entities)\n")
         let stores = try ToolRunner.run(["stores", "--store", library.store, "--model", exported.path])
         #expect(stores.stdout.contains("The model matches the store: every version hash is the same."), "\(stores.stdout)")
-        let count = try ToolRunner.run(["count", "--store", library.store, "--model", exported.path, "--template", "Cheaper", "--var", "MAX=9"])
+        let count = try ToolRunner.run([
+            "count", "--store", library.store, "--model", exported.path, "--template", "Cheaper", "--var", "MAX=9",
+        ])
         #expect(count.stdout == "3\n", "\(count.stderr)")
     }
 }

@@ -14,11 +14,15 @@ enum ModelFileWriter {
     static func contents(of model: NSManagedObjectModel) -> String {
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#,
-            "<model " + attributes([
-                ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
-                ("minimumToolsVersion", "Automatic"), ("sourceLanguage", "Swift"),
-                ("userDefinedModelVersionIdentifier", model.versionIdentifiers.compactMap { $0 as? String }.sorted().first ?? ""),
-            ]) + ">",
+            "<model "
+                + attributes([
+                    ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
+                    ("minimumToolsVersion", "Automatic"), ("sourceLanguage", "Swift"),
+                    (
+                        "userDefinedModelVersionIdentifier",
+                        model.versionIdentifiers.compactMap { $0 as? String }.sorted().first ?? ""
+                    ),
+                ]) + ">",
         ]
         for entity in model.entities {
             lines += self.entity(entity)

@@ -26,7 +26,8 @@ extension NSManagedObjectModel {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
             throw CoreDataError.make(
-                code: NSFileWriteUnknownError, reason: "Can't write the model to \(url.path): a file that is not a folder is there",
+                code: NSFileWriteUnknownError,
+                reason: "Can't write the model to \(url.path): a file that is not a folder is there",
                 userInfo: [NSFilePathErrorKey: url.path])
         }
         do {

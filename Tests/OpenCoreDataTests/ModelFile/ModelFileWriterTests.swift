@@ -132,10 +132,13 @@ import OpenCoreData
         #expect(author.userInfo?["note"] as? String == "quotes \" and <angles> & ampersands")
         #expect(author.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["name"], ["id", "site"]])
         let longer = try #require(read.entitiesByName["Book"]?.propertiesByName["longer"] as? NSFetchedPropertyDescription)
-        #expect(longer.fetchRequest?.predicate == model.entitiesByName["Book"].flatMap { entity in
-            (entity.propertiesByName["longer"] as? NSFetchedPropertyDescription)?.fetchRequest?.predicate
-        })
-        #expect(read.fetchRequestTemplate(forName: "Cheaper")?.predicate == model.fetchRequestTemplate(forName: "Cheaper")?.predicate)
+        #expect(
+            longer.fetchRequest?.predicate
+                == model.entitiesByName["Book"].flatMap { entity in
+                    (entity.propertiesByName["longer"] as? NSFetchedPropertyDescription)?.fetchRequest?.predicate
+                })
+        #expect(
+            read.fetchRequestTemplate(forName: "Cheaper")?.predicate == model.fetchRequestTemplate(forName: "Cheaper")?.predicate)
         #expect(read.entities(forConfigurationName: "People")?.compactMap(\.name) == ["Author"])
         #expect(read.entities(forConfigurationName: "Works")?.compactMap(\.name).sorted() == ["Book", "Novel"])
     }
