@@ -58,12 +58,7 @@ struct LibraryFixture {
         let modelFolder = URL(fileURLWithPath: fixture.model)
         try FileManager.default.createDirectory(at: modelFolder, withIntermediateDirectories: true)
         try Data(contents.utf8).write(to: modelFolder.appendingPathComponent("contents"))
-        let model = try NSManagedObjectModel(validatingContentsOf: modelFolder)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: fixture.store))
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try fixture.context()
         try context.performAndWait {
             var authors: [NSManagedObject] = []
             for (name, born) in [("Charlotte Brontë", "1816-04-21"), ("Émile Zola", "1840-04-02"), ("Terry Pratchett", "1948-04-28")] {
@@ -86,6 +81,16 @@ struct LibraryFixture {
             try context.save()
         }
         return fixture
+    }
+
+    /// A private-queue context on the store (created if missing) with the model file.
+    func context() throws -> NSManagedObjectContext {
+        let model = try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: model))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: store))
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
     }
 
     /// The bytes of the store file and its `-wal` (empty when absent).

@@ -5,16 +5,11 @@ import Testing
 /// How `fetch` writes its rows as they come (table, JSON, NDJSON, CSV), and the `--json` of
 /// `model`, `stores` and `explain`.
 @Suite struct OutputTests {
-    /// The library with 450 books in all: the 444 added are `Book 007` … `Book 450` with as
-    /// many pages as their number, and book 300 has a title longer than any before it.
+    /// The library with 450 books in all: the 444 added are `Book 007` … `Book 450` with 1000 +
+    /// their number of pages, and book 300 has a title longer than any before it.
     static func manyBooks() throws -> LibraryFixture {
         let library = try LibraryFixture.make()
-        let model = try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: library.model))
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: library.store))
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try library.context()
         try context.performAndWait {
             for number in 7...450 {
                 let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
