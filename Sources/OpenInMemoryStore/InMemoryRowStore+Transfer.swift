@@ -17,7 +17,7 @@ extension InMemoryRowStore: TransferableRowStore {
 
     /// Takes the rows with their keys, and raises each hierarchy's highest key to the
     /// contents'. `storeUUID` is ignored: an in-memory store's UUID is its `identifier`.
-    package func importContents(_ contents: StoreContents, storeUUID: String?) throws {
+    package func importContents(_ contents: StoreContents, storeUUID: String?, progress: (Int) -> Void) throws {
         try withLock {
             guard tables.allSatisfy({ $0.count == 0 }) else {
                 throw InMemoryStoreError.operation("Can't copy a store into one that holds rows already; nothing was copied")
@@ -27,7 +27,11 @@ extension InMemoryRowStore: TransferableRowStore {
                     throw InMemoryStoreError.operation("No entity numbered \(row.key.entityID) in the store's schema")
                 }
             }
-            for row in contents.rows { tables[layouts[row.key.entityID - 1].table].insert(row) }
+            for (done, row) in contents.rows.enumerated() {
+                tables[layouts[row.key.entityID - 1].table].insert(row)
+                if done & 255 == 255 { progress(done + 1) }
+            }
+            progress(contents.rows.count)
             for (name, maximum) in contents.keyMaxima {
                 guard let entity = schema.entity(named: name) else { continue }
                 let table = layouts[entity.id - 1].table

@@ -18,7 +18,9 @@ package protocol TransferableRowStore: RowStore {
     /// Everything the store holds.
     func exportContents() throws -> StoreContents
     /// Writes `contents` into the store, which must be empty, all at once, and takes
-    /// `storeUUID` as its own where it keeps one.
+    /// `storeUUID` as its own where it keeps one. `progress` is told how many of the rows are
+    /// written as they are, from time to time (every few hundred rows), and last
+    /// `contents.rows.count`.
     /// - Throws: `NSPersistentStoreOperationError` when the store already holds rows.
-    func importContents(_ contents: StoreContents, storeUUID: String?) throws
+    func importContents(_ contents: StoreContents, storeUUID: String?, progress: (Int) -> Void) throws
 }

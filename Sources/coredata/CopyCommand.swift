@@ -54,7 +54,9 @@ struct CopyCommand: ParsableCommand {
             try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entity.name ?? ""))
         }
         do {
-            try coordinator.migratePersistentStore(store, to: url, withType: type)
+            try ProgressLine(verb: "copying", rows: counts.reduce(0, +)).run {
+                _ = try coordinator.migratePersistentStore(store, to: url, withType: type)
+            }
         } catch {
             if type == NSSQLiteStoreType {
                 // Nothing half made is left behind.

@@ -52,7 +52,8 @@ struct ExplainCommand: ParsableCommand {
     }
 
     /// The explanation as JSON: `runs` is `sql`, `memory` or `narrowed` (SQL selects, memory
-    /// decides); the statement's text, its bound values (`value` as text, `kind`) and the
+    /// decides); the statement's text, its bound values (`value` as text, `kind`; a date's
+    /// `value` is seconds since 2001, with `iso8601` beside it) and the
     /// database's query plan lines where SQL runs; `reason` where memory does.
     private func jsonObject(_ explanation: FetchExplanation, _ request: NSFetchRequest<NSFetchRequestResult>) -> [String: Any] {
         var object: [String: Any] = [
@@ -62,8 +63,11 @@ struct ExplainCommand: ParsableCommand {
             object["sql"] = query.sql
             object["arguments"] = query.arguments.map { value -> [String: String] in
                 let (text, kind) = Self.parts(value)
-                if case .string(let string) = value { return ["value": string, "kind": kind] }
-                return ["value": text, "kind": kind]
+                switch value {
+                case .string(let string): return ["value": string, "kind": kind]
+                case .date(let date): return ["value": text, "kind": "date", "iso8601": Cell.iso8601(date)]
+                default: return ["value": text, "kind": kind]
+                }
             }
             object["queryPlan"] = queryPlan
         }

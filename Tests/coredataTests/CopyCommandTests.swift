@@ -17,6 +17,29 @@ struct CopyCommandTests {
         return (store.absoluteString, { PostgresTestServer.destroy(store) })
     }
 
+    /// On a terminal, `copy` draws a progress line on standard error (at once, then as rows
+    /// are written) and clears it at the end; into a file or a pipe it writes none.
+    @Test func aProgressLineOnATerminalOnly() throws {
+        let fixture = try LibraryFixture.make()
+        let onTerminal = try ToolRunner.run(
+            [
+                "copy", "--model", fixture.model, "--store", fixture.store, "--to",
+                fixture.folder.appendingPathComponent("A.sqlite").path,
+            ],
+            terminal: true)
+        #expect(onTerminal.status == 0, "\(onTerminal.stderr)")
+        #expect(onTerminal.stdout.contains("copied 9 objects"), "\(onTerminal.stdout)")
+        #expect(onTerminal.stderr.hasPrefix("\r\u{1B}[Kcopying: 0 of 9 rows (0%), 0 s so far"), "\(onTerminal.stderr)")
+        #expect(onTerminal.stderr.hasSuffix("\r\u{1B}[K"), "the line is cleared: \(onTerminal.stderr)")
+        let intoFile = try ToolRunner.run(
+            [
+                "copy", "--model", fixture.model, "--store", fixture.store, "--to",
+                fixture.folder.appendingPathComponent("B.sqlite").path,
+            ])
+        #expect(intoFile.status == 0, "\(intoFile.stderr)")
+        #expect(intoFile.stderr.isEmpty, "\(intoFile.stderr)")
+    }
+
     @Test(arguments: destinations)
     func copyThereAndBackGivesTheSameFetchesAndKeys(_ kind: String) throws {
         let fixture = try LibraryFixture.make()

@@ -43,6 +43,7 @@ import Testing
         #expect(outcome.stdout == "7995\n")
         #expect(outcome.stderr.contains("migrating Post: added attribute hide"))
         #expect(outcome.stderr.contains("the store is unchanged"))
+        #expect(!outcome.stderr.contains("migrating:"), "no progress line into a file")
         Self.removeMigratedCopy(named: outcome.stderr)
         #expect(try Data(contentsOf: store) == before)
         // With --write the store itself is migrated: it then opens without --migrate.
@@ -50,6 +51,19 @@ import Testing
             try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--migrate", "--write"]).status
                 == 0)
         #expect(try ToolRunner.run(["count"] + Self.files(folder, store: 3) + ["--entity", "Color"]).stdout == "7995\n")
+    }
+
+    /// On a terminal, `--migrate` draws a progress line counting the store's objects; not in a
+    /// file (the test above).
+    @Test func migrateDrawsAProgressLineOnATerminal() throws {
+        guard let folder = try Self.posts([3, 4]) else { return }
+        let outcome = try ToolRunner.run(
+            ["count"] + Self.files(folder, store: 3) + ["--entity", "Post", "--migrate"], terminal: true)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout == "7995\n")
+        #expect(outcome.stderr.contains("\r\u{1B}[Kmigrating: 0 of 15,990 rows (0%), 0 s so far"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("\r\u{1B}[Kcoredata: migrated a copy of"), "\(outcome.stderr)")
+        Self.removeMigratedCopy(named: outcome.stderr)
     }
 
     /// A later version that only makes `postID` required and gives it a default: the store's

@@ -132,6 +132,15 @@ import Testing
         #expect(arguments.contains { $0 == ["value": "300", "kind": "integer"] })
         #expect(arguments.contains { $0 == ["value": "Mort", "kind": "text"] })
         #expect((plan["queryPlan"] as? [String])?.isEmpty == false)
+
+        // A date: seconds since 2001 as Apple's SQLite store keeps it, and the date in ISO 8601.
+        let dated = try ToolRunner.run(
+            ["explain"] + library.files + ["--entity", "Author", "--predicate", "born > CAST(86400, 'NSDate')", "--json"])
+        let datePlan = try #require(try JSONSerialization.jsonObject(with: Data(dated.stdout.utf8)) as? [String: Any])
+        #expect(
+            datePlan["arguments"] as? [[String: String]] == [
+                ["value": "86400.0", "kind": "date", "iso8601": "2001-01-02T00:00:00Z"]
+            ], "\(dated.stdout)")
     }
 
     /// `model --export` writes an `.xcdatamodel` whose hashes are the store's.

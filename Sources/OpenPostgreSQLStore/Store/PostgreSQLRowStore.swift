@@ -651,7 +651,9 @@
             try withSession { try SQLStoreTransfer.export(session: $0, layout: layout) }
         }
 
-        package func importContents(_ contents: StoreContents, storeUUID: String?) throws {
+        package func importContents(
+            _ contents: StoreContents, storeUUID: String?, progress: (Int) -> Void
+        ) throws {
             try refuseIfReadOnly("copy a store into it")
             var metadata = metadata
             if let storeUUID { metadata.storeUUID = storeUUID }
@@ -659,7 +661,7 @@
             do {
                 try database.withTransaction { connection in
                     let session = PostgreSQLSession(connection: connection, statements: statements)
-                    try SQLStoreTransfer.import(contents, session: session, layout: layout)
+                    try SQLStoreTransfer.import(contents, session: session, layout: layout, progress: progress)
                     try session.run(
                         "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ?",
                         [metadata.storeUUID.map(StoreValue.string) ?? .null, .data(plist)])

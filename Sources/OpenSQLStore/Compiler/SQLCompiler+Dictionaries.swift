@@ -5,6 +5,18 @@ import OpenStoreCore
 package struct SQLDictionaryQuery: Equatable {
     package let query: SQLQuery
     package let columns: [SQLDictionaryColumn]
+    /// Whether a column is read from Apple's external data files: computed once, so that rows
+    /// of the usual queries skip looking for them.
+    package let hasExternalData: Bool
+
+    package init(query: SQLQuery, columns: [SQLDictionaryColumn]) {
+        self.query = query
+        self.columns = columns
+        hasExternalData = columns.contains {
+            if case .externalData = $0.reader { return true }
+            return false
+        }
+    }
 }
 
 /// One column of the result dictionaries, as the store reads it from a statement row.

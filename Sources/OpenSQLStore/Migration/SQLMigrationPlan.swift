@@ -470,16 +470,25 @@ extension SQLMigrationPlan {
     /// cleared away what names the old schema's indexes and triggers: renames the old tables,
     /// creates `tables`, copies, checks, fixes, drops the old tables, creates `indexes`, then
     /// writes `Z_PRIMARYKEY` and renumbers persistent history. `execute` runs DDL as it is.
+    /// `progress` is told the fraction done after each copy, by rows copied out of the old
+    /// tables' rows (up to 0.9), and 0.95 once the old tables are gone.
     package func run(
         on session: some SQLSession, path: String, oldKeys: [AppleSQLPrimaryKeyRow], tables: [String], indexes: [String],
         execute: (String) throws -> Void, progress: (Double) throws -> Void
     ) throws {
-        let steps = Double(copyStatements.count + 2)
-        for (from, to) in renames { try session.run("ALTER TABLE \(from) RENAME TO \(to)", []) }
+        var rows: Int64 = 0
+        for (from, to) in renames {
+            try session.run("ALTER TABLE \(from) RENAME TO \(to)", [])
+            try session.query("SELECT COUNT(*) FROM \(to)", []) { rows += $0.int64(at: 0) }
+        }
         for statement in tables { try execute(statement) }
+        var copied = 0
         for (done, statement) in copyStatements.enumerated() {
-            try session.run(statement.sql, statement.arguments)
-            try progress(Double(done + 1) / steps)
+            copied += try session.run(statement.sql, statement.arguments)
+            // By statements where the old tables are empty.
+            let fraction =
+                rows > 0 ? min(Double(copied) / Double(rows), 1) : Double(done + 1) / Double(copyStatements.count)
+            try progress(0.9 * fraction)
         }
         for check in checks {
             var count: Int64 = 0
@@ -493,7 +502,7 @@ extension SQLMigrationPlan {
         }
         for statement in fixStatements { try session.run(statement, []) }
         for (_, old) in renames { try session.run("DROP TABLE \(old)", []) }
-        try progress((steps - 1) / steps)
+        try progress(0.95)
         for statement in indexes {
             do {
                 try execute(statement)

@@ -26,9 +26,14 @@ extension SQLDictionaryQuery {
     ) throws {
         // Values in files are read before the row is begun: an error leaves no row half made.
         var external: [Int: StoreValue] = [:]
-        for position in columns.indices {
-            guard case .externalData(let index, let entity, let attribute) = columns[position].reader else { continue }
-            external[position] = try Self.externalValue(row, at: index, layout: layout, entity: entity, attribute: attribute)
+        if hasExternalData {
+            for position in columns.indices {
+                guard case .externalData(let index, let entity, let attribute) = columns[position].reader else {
+                    continue
+                }
+                external[position] = try Self.externalValue(
+                    row, at: index, layout: layout, entity: entity, attribute: attribute)
+            }
         }
         sink.appendRow()
         // By index: enumerating the columns retains and releases their array on every row.

@@ -52,11 +52,26 @@ package struct SQLRowWriter<Session: SQLSession> {
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`);
     ///   `NSPersistentStoreSaveError` when a value's file can't be written.
     package func insert(_ rows: [RowSnapshot]) throws {
-        try insertRows(try encodingExternalData(rows))
+        try insertRows(try encodingExternalData(rows)) { _ in }
+    }
+
+    /// `insert(_:)`, telling `progress` how many rows are written as it goes (a store copied
+    /// into another, `SQLStoreTransfer`): a row counts half once its table row is written, and
+    /// whole once its to-many members are too, so the count rises to `rows.count`, statement by
+    /// statement.
+    package func insert(_ rows: [RowSnapshot], progress: (Int) -> Void) throws {
+        try insertRows(try encodingExternalData(rows), progress: progress)
     }
 
     /// `insert(_:)`, the values already as their columns.
-    private func insertRows(_ rows: [RowSnapshot]) throws {
+    private func insertRows(_ rows: [RowSnapshot], progress: (Int) -> Void) throws {
+        // Table rows written, then rows whose to-many members are written too (`progress`).
+        var written = 0
+        var linked = 0
+        func report(_ rowsWritten: Int) {
+            written += rowsWritten
+            progress((written + linked) / 2)
+        }
         // The rows of the entity being read now, and those of entities read before, waiting.
         var current: InsertBatch?
         var waiting: [Int: InsertBatch] = [:]
@@ -74,6 +89,7 @@ package struct SQLRowWriter<Session: SQLSession> {
                 let sql = batch.fullSQL ?? batch.statement.sql(rows: batch.rows.count)
                 batch.fullSQL = sql
                 try run(sql, batch, rows, from: 0, count: batch.rows.count)
+                report(batch.rows.count)
                 batch.rows.removeAll(keepingCapacity: true)
             }
         }
@@ -85,12 +101,18 @@ package struct SQLRowWriter<Session: SQLSession> {
             while left > 0 {
                 let count = 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
                 try run(rest.statement.sql(rows: count), rest, rows, from: start, count: count)
+                report(count)
                 start += count
                 left -= count
             }
             done.append(rest)
         }
-        for row in rows { try writeToManys(of: row) }
+        for row in rows {
+            try writeToManys(of: row)
+            linked += 1
+            // Every 256 rows: a call per row would cost more than most rows' to-manys.
+            if linked & 255 == 0 || linked == rows.count { progress((written + linked) / 2) }
+        }
         guard notesUsedKeys else { return }
         var maxKeys: [Int: Int64] = [:]
         for batch in done { maxKeys[batch.root] = max(maxKeys[batch.root] ?? 0, batch.highestKey) }

@@ -15,9 +15,12 @@ package enum SQLStoreTransfer {
     }
 
     /// Writes `contents` into an empty store, in the caller's transaction: the rows with their
-    /// keys, then each entity's `Z_MAX` raised to the source's.
+    /// keys, then each entity's `Z_MAX` raised to the source's. `progress` is told how many rows
+    /// are written as they are (`SQLRowWriter.insert(_:progress:)`).
     /// - Throws: `NSPersistentStoreOperationError` when the store already holds rows.
-    package static func `import`(_ contents: StoreContents, session: some SQLSession, layout: AppleSQLLayout) throws {
+    package static func `import`(
+        _ contents: StoreContents, session: some SQLSession, layout: AppleSQLLayout, progress: (Int) -> Void
+    ) throws {
         for table in layout.tables {
             var count: Int64 = 0
             try session.query("SELECT COUNT(*) FROM \(table.name)", []) { count = $0.int64(at: 0) }
@@ -26,7 +29,7 @@ package enum SQLStoreTransfer {
                     "Can't copy a store into one that holds rows already (\(count) in \(table.name)); nothing was copied")
             }
         }
-        try SQLRowWriter(session: session, layout: layout).insert(contents.rows)
+        try SQLRowWriter(session: session, layout: layout).insert(contents.rows, progress: progress)
         for (name, maximum) in contents.keyMaxima.sorted(by: { $0.key < $1.key }) {
             try session.run(
                 "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_NAME = ? AND Z_MAX < ?",

@@ -6,14 +6,14 @@ extension SQLiteRowStore: SQLRowStore {
         try withLock { try SQLStoreTransfer.export(session: file.connection, layout: file.layout) }
     }
 
-    package func importContents(_ contents: StoreContents, storeUUID: String?) throws {
+    package func importContents(_ contents: StoreContents, storeUUID: String?, progress: (Int) -> Void) throws {
         try refuseIfReadOnly("copy a store into it")
         try withLock {
             let connection = file.connection
             var metadata = file.metadata
             if let storeUUID { metadata.storeUUID = storeUUID }
             try file.transaction {
-                try SQLStoreTransfer.import(contents, session: connection, layout: file.layout)
+                try SQLStoreTransfer.import(contents, session: connection, layout: file.layout, progress: progress)
                 try metadata.write(to: connection)
             }
             file.metadataWritten(metadata)

@@ -151,6 +151,24 @@ enum StoreOpener {
         return context
     }
 
+    /// The objects of the store at `url`, opened read-only with `model`, the store's own; 0
+    /// when it can't be opened (the migration that follows says why).
+    private static func objectCount(at url: URL, type: String, model: NSManagedObjectModel) -> Int {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        guard
+            let store = try? coordinator.addPersistentStore(
+                ofType: type, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+        else { return 0 }
+        defer { try? coordinator.remove(store) }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context.performAndWait {
+            model.entities.filter { $0.superentity == nil }.reduce(0) { total, entity in
+                total + ((try? context.count(for: NSFetchRequest<NSManagedObject>(entityName: entity.name ?? ""))) ?? 0)
+            }
+        }
+    }
+
     /// The model's entities whose version hashes are not the store's (`NSStoreModelVersionHashes`
     /// in its metadata), and the store's entities the model lacks, sorted.
     private static func differingEntities(_ model: NSManagedObjectModel, _ metadata: [String: Any]) -> [String] {
@@ -184,8 +202,11 @@ enum StoreOpener {
         }
         for line in ModelDifferences(from: storeModel, to: model).lines { Console.note("migrating \(line)") }
         do {
-            try NSMigrationManager(sourceModel: storeModel, destinationModel: model).migrateStore(
-                from: url, sourceType: type, with: nil, toDestinationURL: target, destinationType: type)
+            let rows = ProgressLine.isShown ? objectCount(at: url, type: type, model: storeModel) : 0
+            try ProgressLine(verb: "migrating", rows: rows).run {
+                try NSMigrationManager(sourceModel: storeModel, destinationModel: model).migrateStore(
+                    from: url, sourceType: type, with: nil, toDestinationURL: target, destinationType: type)
+            }
         } catch {
             throw ToolError.wrapping(error, "can't migrate the store \(redacted(path))")
         }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import OpenStoreCore
 import TestSupport
 import Testing
 
@@ -50,5 +51,68 @@ import Testing
             #expect(key == keys.max())
             #expect(Set(keys).count == keys.count)
         }
+    }
+
+    /// The copy reports to the caller's current `Progress`, whose fraction is whole once it
+    /// returns; each store, written into, tells how many rows it wrote as it goes, up to all.
+    @Test(arguments: types)
+    func copyingReportsRowsAsTheyAreWritten(_ to: String) throws {
+        let model = RandomMigrationTests.model()
+        let folder = try TemporaryFolder()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("from.sqlite"))
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let owners = (1...1_500).map { RandomMigrationTests.Row(entity: "Owner", uid: Int64($0), values: [:], owner: nil) }
+        let tags = (1_501...1_600).map { RandomMigrationTests.Row(entity: "Tag", uid: Int64($0), values: ["label": "t"]) }
+        try RandomMigrationTests.insert(owners + tags, into: context)
+
+        let progress = Progress(totalUnitCount: 10)
+        progress.becomeCurrent(withPendingUnitCount: 10)
+        let url = try #require(try folder.storeURL(for: to, name: "to.sqlite") ?? URL(string: "memory://"))
+        let moved = try coordinator.migratePersistentStore(store, to: url, withType: to)
+        progress.resignCurrent()
+        #expect(progress.fractionCompleted == 1)
+        #expect(progress.completedUnitCount == 10)
+
+        // The same rows into an empty store of the same type, through the store itself.
+        let contents = try #require((moved as? RowBackedPersistentStore)?.rows as? TransferableRowStore).exportContents()
+        #expect(contents.rows.count == 1_600)
+        let other = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let empty = try other.addPersistentStore(
+            ofType: to, configurationName: nil,
+            at: try folder.storeURL(for: to, name: "again.sqlite") ?? folder.url.appendingPathComponent("memory"))
+        var reported: [Int] = []
+        try #require((empty as? RowBackedPersistentStore)?.rows as? TransferableRowStore).importContents(
+            contents, storeUUID: nil
+        ) { reported.append($0) }
+        #expect(reported.last == 1_600)
+        #expect(reported == reported.sorted(), "never goes back")
+        #expect(reported.count >= 3, "reports along the way, not only at the end: \(reported)")
+        #expect(reported.filter { $0 > 0 && $0 < 1_600 }.count >= 1, "\(reported)")
+    }
+
+    /// A migration reports to the caller's current `Progress` too, whole when it returns.
+    @Test func migratingReportsToTheCurrentProgress() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("store.sqlite")
+        let v1 = RandomMigrationTests.model(), v2 = RandomMigrationTests.model([.renameTag, .addNote])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v1)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var random = SplitMix64(seed: 0x5150)
+        try RandomMigrationTests.insert(RandomMigrationTests.randomRows(using: &random), into: context)
+        try coordinator.remove(store)
+
+        let progress = Progress(totalUnitCount: 4)
+        progress.becomeCurrent(withPendingUnitCount: 4)
+        let manager = NSMigrationManager(sourceModel: v1, destinationModel: v2)
+        try manager.migrateStore(
+            from: url, sourceType: NSSQLiteStoreType, with: nil, toDestinationURL: url, destinationType: NSSQLiteStoreType)
+        progress.resignCurrent()
+        #expect(manager.migrationProgress == 1)
+        #expect(progress.fractionCompleted == 1)
     }
 }
