@@ -48,22 +48,18 @@ package struct SQLRowWriter<Session: SQLSession> {
     ///
     /// Values of attributes in Apple's external data layout are written as their columns, a
     /// large one in a new file first (`encodingExternalData(_:previous:)`).
+    ///
+    /// `progress` is told how many rows are written as it goes (a store copied into another,
+    /// `SQLStoreTransfer`): a row counts half once its table row is written, and whole once its
+    /// to-many members are too, so the count rises to `rows.count`, statement by statement.
     /// - Throws: `NSPersistentStoreOperationError` for a row of an unknown entity or with the
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`);
     ///   `NSPersistentStoreSaveError` when a value's file can't be written.
-    package func insert(_ rows: [RowSnapshot]) throws {
-        try insertRows(try encodingExternalData(rows)) { _ in }
-    }
-
-    /// `insert(_:)`, telling `progress` how many rows are written as it goes (a store copied
-    /// into another, `SQLStoreTransfer`): a row counts half once its table row is written, and
-    /// whole once its to-many members are too, so the count rises to `rows.count`, statement by
-    /// statement.
-    package func insert(_ rows: [RowSnapshot], progress: (Int) -> Void) throws {
+    package func insert(_ rows: [RowSnapshot], progress: (Int) -> Void = { _ in }) throws {
         try insertRows(try encodingExternalData(rows), progress: progress)
     }
 
-    /// `insert(_:)`, the values already as their columns.
+    /// `insert(_:progress:)`, the values already as their columns.
     private func insertRows(_ rows: [RowSnapshot], progress: (Int) -> Void) throws {
         // Table rows written, then rows whose to-many members are written too (`progress`).
         var written = 0

@@ -53,20 +53,28 @@ import Testing
         }
     }
 
+    /// A SQLite store of `model` at `url` holding `rows`, and its coordinator.
+    static func sqliteStore(_ model: NSManagedObjectModel, at url: URL, holding rows: [RandomMigrationTests.Row]) throws
+        -> (NSPersistentStoreCoordinator, NSPersistentStore)
+    {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try RandomMigrationTests.insert(rows, into: context)
+        return (coordinator, store)
+    }
+
     /// The copy reports to the caller's current `Progress`, whose fraction is whole once it
     /// returns; each store, written into, tells how many rows it wrote as it goes, up to all.
     @Test(arguments: types)
     func copyingReportsRowsAsTheyAreWritten(_ to: String) throws {
         let model = RandomMigrationTests.model()
         let folder = try TemporaryFolder()
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: folder.url.appendingPathComponent("from.sqlite"))
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
         let owners = (1...1_500).map { RandomMigrationTests.Row(entity: "Owner", uid: Int64($0), values: [:], owner: nil) }
         let tags = (1_501...1_600).map { RandomMigrationTests.Row(entity: "Tag", uid: Int64($0), values: ["label": "t"]) }
-        try RandomMigrationTests.insert(owners + tags, into: context)
+        let (coordinator, store) = try Self.sqliteStore(
+            model, at: folder.url.appendingPathComponent("from.sqlite"), holding: owners + tags)
 
         let progress = Progress(totalUnitCount: 10)
         progress.becomeCurrent(withPendingUnitCount: 10)
@@ -98,12 +106,9 @@ import Testing
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("store.sqlite")
         let v1 = RandomMigrationTests.model(), v2 = RandomMigrationTests.model([.renameTag, .addNote])
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v1)
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
         var random = SplitMix64(seed: 0x5150)
-        try RandomMigrationTests.insert(RandomMigrationTests.randomRows(using: &random), into: context)
+        let (coordinator, store) = try Self.sqliteStore(
+            v1, at: url, holding: RandomMigrationTests.randomRows(using: &random))
         try coordinator.remove(store)
 
         let progress = Progress(totalUnitCount: 4)
