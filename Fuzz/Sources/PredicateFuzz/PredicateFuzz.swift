@@ -161,14 +161,11 @@ enum PredicateFuzz {
         // The stores are made before the first input, so that their allocations are not
         // counted against it.
         _ = FuzzWorld.shared
-        #if FUZZING
-            // libFuzzer's loop, with its command-line options (`-max_total_time=…`, corpus folders).
-            var argc = CommandLine.argc
-            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-            exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzTestOneInput(data, size) })
-        #else
-            replay()
-        #endif
+        guard fuzzer_driver_available() != 0 else { return replay() }
+        // libFuzzer's loop, with its command-line options (`-max_total_time=…`, corpus folders).
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(fuzzer_driver_run(&argc, &argv) { data, size in fuzzTestOneInput(data, size) })
     }
 
     /// Without libFuzzer: runs each file named on the command line (or every file in a folder)

@@ -4,8 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// libFuzzer's entry point for programs with a `main` of their own (libclang_rt.fuzzer_no_main):
-// runs the fuzzing loop with `argc`/`argv` as libFuzzer's options and corpus folders.
-int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
+// Whether libFuzzer is linked in (Fuzz/run.sh links the toolchain's libclang_rt.fuzzer_no_main;
+// a plain `swift build` does not).
+int fuzzer_driver_available(void);
+
+// libFuzzer's loop (LLVMFuzzerRunDriver) with `argc`/`argv` as libFuzzer's options and corpus
+// folders; call only when `fuzzer_driver_available()`.
+int fuzzer_driver_run(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
 
 #endif
