@@ -126,8 +126,7 @@ final class FuzzWorld {
 
     private func runPredicate(_ predicate: NSPredicate, format: String) {
         let printed = predicate.predicateFormat
-        if (try? NSPredicate(validatingFormat: printed)) == nil, ProcessInfo.processInfo.environment["FUZZ_STRICT"] != nil
-        {
+        if (try? NSPredicate(validatingFormat: printed)) == nil, ProcessInfo.processInfo.environment["FUZZ_STRICT"] != nil {
             fatalError("The printed predicate does not parse: \(format.debugDescription) printed as \(printed.debugDescription)")
         }
         _ = try? predicate.evaluate(validating: sample, substitutionVariables: ["x": 1])
