@@ -15,6 +15,7 @@
 # (leaks are not: the stores' one-time set-up keeps caches that LeakSanitizer would report):
 # libFuzzer writes it to Fuzz/findings/ and the script exits non-zero. Reproduce one with
 #   Fuzz/.build/debug/PredicateFuzz Fuzz/findings/crash-…
+# (a run with SCRATCH_PATH leaves the executable in that folder's debug/ instead).
 set -eu
 # Coverage instrumentation for libFuzzer, in every module (the library's code is what is fuzzed).
 # `-sanitize=fuzzer` would also link libFuzzer's `main` into every executable, the package's macro
