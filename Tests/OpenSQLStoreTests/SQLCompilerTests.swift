@@ -507,8 +507,11 @@ func foldedBeginsWithValues(_ starts: [String], needle: String, constant: String
 }
 
 /// The same plan through both stores: keys, rows and counts equal.
-func expectSameAnswers(_ sqlite: any RowStore, _ memory: InMemoryRowStore, _ plan: FetchPlan, label: String) throws {
-    for output in [FetchPlan.Output.keys, .count, .rows] {
+func expectSameAnswers(
+    _ sqlite: any RowStore, _ memory: InMemoryRowStore, _ plan: FetchPlan, label: String,
+    outputs: [FetchPlan.Output] = [.keys, .count, .rows]
+) throws {
+    for output in outputs {
         var plan = plan
         plan.output = output
         let expected = try memory.execute(plan)
@@ -598,7 +601,7 @@ func expectSameAnswers(_ sqlite: any RowStore, _ memory: InMemoryRowStore, _ pla
         for (entityID, family) in families {
             // `level` is a Manager attribute: fetched on managers only.
             let (entity, entities) = format.hasPrefix("level") ? (Company.manager, [Company.manager]) : (entityID, family)
-            for sort in Self.sorts {
+            for (sortIndex, sort) in Self.sorts.enumerated() {
                 for window in Self.windows {
                     let plan = FetchPlan(
                         entityID: entity, entityIDs: Set(entities), predicate: predicate, sortDescriptors: sort,
@@ -609,10 +612,13 @@ func expectSameAnswers(_ sqlite: any RowStore, _ memory: InMemoryRowStore, _ pla
                         return
                     }
                     try expectSameAnswers(sqlite, memory, plan, label: "\(format) \(sort.map(\.description)) \(window)")
-                    // PostgreSQL: every sort, with and without a window.
+                    // PostgreSQL: every sort's keys, with and without a window; the count and the
+                    // rows (the same query with other columns) with the first two sorts only: the
+                    // rows the driver decodes were the largest cost of the test run.
                     if let postgres, window.limit == 0 && window.offset == 0 || window.limit == 4 {
                         try expectSameAnswers(
-                            postgres, memory, plan, label: "PostgreSQL \(format) \(sort.map(\.description)) \(window)")
+                            postgres, memory, plan, label: "PostgreSQL \(format) \(sort.map(\.description)) \(window)",
+                            outputs: sortIndex < 2 ? [.keys, .count, .rows] : [.keys])
                     }
                 }
             }

@@ -299,7 +299,7 @@ extension NSManagedObjectContext {
         guard case .keys(var keys) = try store.rows.execute(plan) else { return [] }
         var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
         let made = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: false) {
-            faults.fault(for: $0, in: self)
+            faults.fault(for: $1, in: self)
         }
         try prepare(made.objects, batchSize: batchSize, prefetching: prefetching, table: made.table)
         return made.objects
@@ -320,7 +320,7 @@ extension NSManagedObjectContext {
             var faults = FaultMaker(maker: maker)
             var keys = keys
             return .objects(
-                registry.fetchedObjects(origin: maker.origin, keys: &keys, inKeyOrder: true) { faults.fault(for: $0, in: self) }
+                registry.fetchedObjects(origin: maker.origin, keys: &keys, inKeyOrder: true) { faults.fault(for: $1, in: self) }
                     .objects)
         case .rows(let rows):
             var faults = FaultMaker(maker: PermanentIDMaker(store: store, coordinator: coordinator))
@@ -329,7 +329,7 @@ extension NSManagedObjectContext {
             // and no ID made; many rows of one entity uniqued by a table of the rows.
             var keys = rows.map(\.key)
             let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
-                faults.fault(for: $0, in: self)
+                faults.fault(for: $1, in: self)
             }
             let refreshes = request.shouldRefreshRefetchedObjects
             let firesFaults = !request.returnsObjectsAsFaults
@@ -368,23 +368,32 @@ extension NSManagedObjectContext {
         var keys: [ObjectKey] = []
         keys.reserveCapacity(blocks.reduce(0) { $0 + $1.count })
         for block in blocks { keys.append(contentsOf: block.keys) }
-        let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
-            faults.fault(for: $0, in: self)
-        }
         let refreshes = request.shouldRefreshRefetchedObjects
         let firesFaults = !request.returnsObjectsAsFaults
         // As in `results(of:)`.
         let newFaultsTakeRows = fetchedAt == nil && rowCache.isEmpty
         // The faults' base, which the blocks they link hold for them.
         let base = homeBase(for: faults.maker.origin)
+        let links = blocks.map { BlockLink(rows: $0, base: base) }
+        // A new fault is made linked to its row (see `FaultMaker.fault(for:in:row:of:)`): the
+        // block of the position `make` is given, found from the last one's (positions come in
+        // ascending order), held by `links` (passed on without a reference taken per row).
+        var cursor = BlockCursor(counts: blocks.map(\.count))
+        let unretainedLinks = links.map(Unmanaged.passUnretained)
+        let (objects, created, _) = registry.fetchedObjects(origin: faults.maker.origin, keys: &keys, inKeyOrder: true) {
+            position, key in
+            guard newFaultsTakeRows, let (block, row) = cursor.locate(position) else {
+                return faults.fault(for: key, in: self)
+            }
+            return unretainedLinks[block]._withUnsafeGuaranteedRef { faults.fault(for: key, in: self, row: row, of: $0) }
+        }
         var index = 0
-        for block in blocks {
-            let link = BlockLink(rows: block, base: base)
+        for link in links {
+            let block = link.rows
             for row in 0..<block.count {
                 let object = objects[index]
-                if created[index], newFaultsTakeRows {
-                    object.takeBlockRow(link, row: row)
-                } else {
+                // A fault made here took its row when it was made.
+                if !(created[index] && newFaultsTakeRows) {
                     if refreshes, !created[index], !object.hasChanges, !object.isFault {
                         object.refault(keepChanges: false)
                     }
@@ -397,6 +406,27 @@ extension NSManagedObjectContext {
             }
         }
         return .objects(objects)
+    }
+
+    /// Finds the block and row of a position in a fetch's rows laid out in blocks of `counts`
+    /// rows, from the last one found (the next position is usually in the same block).
+    struct BlockCursor {
+        let counts: [Int]
+        private var block = 0, start = 0
+
+        init(counts: [Int]) {
+            self.counts = counts
+        }
+
+        @inline(__always)
+        mutating func locate(_ position: Int) -> (block: Int, row: Int)? {
+            if position < start { (block, start) = (0, 0) }
+            while block < counts.count, position - start >= counts[block] {
+                start += counts[block]
+                block += 1
+            }
+            return block < counts.count ? (block, position - start) : nil
+        }
     }
 
     /// The IDs of a key fetch's rows, each made as the store reads its key (no array of keys
@@ -428,24 +458,52 @@ extension NSManagedObjectContext {
     /// per run of rows of that entity, not once per row.
     struct FaultMaker {
         let maker: PermanentIDMaker
+        /// The number of entities the origin has (rows of other numbers get an entity made for
+        /// them alone).
+        private let entityCount: Int
         private var entityID = 0
         private var managedClass: NSManagedObject.Type = NSManagedObject.self
-        private var base: HomeBase?
+        /// The entity of `entityID`, held by the maker's origin; and the context's base for the
+        /// origin, held by the context: both passed on without a reference taken per row.
+        private var entity: Unmanaged<NSEntityDescription>?
+        private var base: Unmanaged<HomeBase>?
 
         init(maker: PermanentIDMaker) {
             self.maker = maker
+            entityCount = maker.origin.entities.count
         }
 
-        /// A new fault for a row (not registered).
-        mutating func fault(for key: ObjectKey, in context: NSManagedObjectContext) -> NSManagedObject {
-            let entity = maker.entity(for: key)
-            if key.entityID != entityID {
-                entityID = key.entityID
-                managedClass = context.managedObjectClass(for: entity)
+        /// A new fault for a row (not registered); with `block`, one reading its row `row` there
+        /// (`BlockLink`, whose base must be the context's for the maker's origin), linked to it
+        /// from the start rather than given its base first and the block after (two atomic
+        /// operations an object fewer).
+        mutating func fault(
+            for key: ObjectKey, in context: NSManagedObjectContext, row: Int = 0, of block: BlockLink? = nil
+        ) -> NSManagedObject {
+            guard key.entityID >= 1, key.entityID <= entityCount else {
+                let entity = maker.entity(for: key)
+                let object = context.managedObjectClass(for: entity).fault(
+                    entity: entity, base: context.homeBase(for: maker.origin), key: key)
+                if let block { object.takeBlockRow(block, row: row) }
+                return object
             }
-            let base = self.base ?? context.homeBase(for: maker.origin)
+            let entity: Unmanaged<NSEntityDescription>
+            if key.entityID == entityID, let known = self.entity {
+                entity = known
+            } else {
+                let found = maker.entity(for: key)
+                (entityID, managedClass) = (key.entityID, context.managedObjectClass(for: found))
+                entity = .passUnretained(found)
+                self.entity = entity
+            }
+            let base = self.base ?? .passUnretained(context.homeBase(for: maker.origin))
             self.base = base
-            return managedClass.fault(entity: entity, base: base, key: key)
+            let managedClass = self.managedClass
+            return entity._withUnsafeGuaranteedRef { entity in
+                base._withUnsafeGuaranteedRef { base in
+                    managedClass.fault(entity: entity, base: base, key: key, row: row, of: block)
+                }
+            }
         }
     }
 

@@ -138,11 +138,12 @@ extension NSManagedObjectContext {
         // One batch per store, built in place (a reference type, so appending never copies).
         var batches: [ObjectIdentifier: SaveBatch] = [:]
         var order: [SaveBatch] = []
-        // The batch of the last object's ID origin (one store's): objects of one store come in a row.
-        var last: (origin: IDOrigin, batch: SaveBatch)?
-        func batch(for object: NSManagedObject) throws -> SaveBatch {
+        // The batch of the last object's ID origin (one store's): objects of one store come in a
+        // row. Unretained (`order` holds the batches): no reference taken per object.
+        var last: (origin: ObjectIdentifier, batch: Unmanaged<SaveBatch>)?
+        func batch(for object: NSManagedObject) throws -> Unmanaged<SaveBatch> {
             let origin = object.idOrigin
-            if let last, last.origin === origin { return last.batch }
+            if let last, last.origin == ObjectIdentifier(origin) { return last.batch }
             guard let store = origin.store as? RowBackedPersistentStore else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
             }
@@ -154,8 +155,8 @@ extension NSManagedObjectContext {
                 batches[ObjectIdentifier(store)] = batch
                 order.append(batch)
             }
-            last = (origin, batch)
-            return batch
+            last = (ObjectIdentifier(origin), .passUnretained(batch))
+            return .passUnretained(batch)
         }
         // The schema's properties of the last entity written: objects of one entity come in a row.
         var lastSchema: (entityID: Int, properties: [PropertySchema])?
@@ -168,25 +169,28 @@ extension NSManagedObjectContext {
             }
             return try self.snapshot(of: object, key: key, version: version, properties: lastSchema?.properties ?? [])
         }
-        for object in inserted {
+        try inserted.forEachUnretained { object in
             let row = try snapshot(of: object, version: 1)
-            let batch = try batch(for: object)
-            batch.changes.inserted.append(row)
-            batch.written.append(Unmanaged.passUnretained(object))
+            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+                batch.changes.inserted.append(row)
+                batch.written.append(Unmanaged.passUnretained(object))
+            }
         }
-        for object in updated {
+        try updated.forEachUnretained { object in
             let row = try snapshot(of: object, version: Self.version(after: object.version))
-            let batch = try batch(for: object)
-            batch.changes.updated.append(row)
-            batch.written.append(Unmanaged.passUnretained(object))
-            if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
+            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+                batch.changes.updated.append(row)
+                batch.written.append(Unmanaged.passUnretained(object))
+                if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
+            }
         }
-        for object in deleted {
-            guard let key = object.storeKey else { continue }
-            let batch = try batch(for: object)
-            batch.changes.deleted.append(key)
-            batch.written.append(Unmanaged.passUnretained(object))
-            if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
+        try deleted.forEachUnretained { object in
+            guard let key = object.storeKey else { return }
+            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+                batch.changes.deleted.append(key)
+                batch.written.append(Unmanaged.passUnretained(object))
+                if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
+            }
         }
         for batch in order where batch.store.tracksHistory {
             batch.changes.history = try historyDraft(for: batch, coordinator: coordinator)

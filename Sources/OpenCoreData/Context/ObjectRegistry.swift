@@ -387,7 +387,7 @@ final class ObjectRegistry: @unchecked Sendable {
 
     /// Makes the objects of one fetch's rows `keys` of the store whose IDs have
     /// `origin` (see "Batch tables" above): each the registered one, or the one `make`
-    /// returns for its key, uniqued by a new batch table of the rows, which is returned with
+    /// returns for its position in `keys` and its key, uniqued by a new batch table of the rows, which is returned with
     /// them. `keys` is emptied once the table holds the rows (so that both are not kept while
     /// the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
     /// rows (see `BatchTable.init`), there are fewer than `batchTableMinimumRows`, the registry
@@ -395,7 +395,7 @@ final class ObjectRegistry: @unchecked Sendable {
     /// when the keys are not in ascending order. `reused`: the positions whose object was not
     /// made for them (registered before, or a key listed earlier).
     func batchObjects(
-        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool = false, make: (ObjectKey) -> NSManagedObject
+        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool = false, make: (Int, ObjectKey) -> NSManagedObject
     ) -> (
         objects: [NSManagedObject], table: BatchTable, reused: Set<Int>
     )? {
@@ -428,14 +428,14 @@ final class ObjectRegistry: @unchecked Sendable {
         result.reserveCapacity(count)
         for position in 0..<count {
             if allNew {
-                result.append(make(ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
+                result.append(make(position, ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
             } else if let object = existing[position] {
                 result.append(object.takeRetainedValue())
             } else if let first = repeats[position] {
                 result.append(result[first])
             } else {
                 // Made outside the lock: a subclass's initializer may do anything.
-                result.append(make(ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
+                result.append(make(position, ObjectKey(entityID: table.entityID, primaryKey: table.primaryKey(at: position))))
             }
         }
         var raced: [(position: Int, object: Unmanaged<NSManagedObject>)] = []
@@ -470,9 +470,11 @@ final class ObjectRegistry: @unchecked Sendable {
     /// The objects for one fetch's rows `keys` of the store whose IDs have `origin`: uniqued by
     /// a batch table where one can hold them (`batchObjects(origin:keys:inKeyOrder:make:)`, which
     /// then empties `keys`), else one entry each (`objects(origin:keys:orRegister:)`). `created`
-    /// tells which were made by `make`; `table` is the batch table, if one uniques them.
+    /// tells which were made by `make` (given each its position in `keys` and its key: the object
+    /// at a position `created` marks is the one `make` returned for it); `table` is the batch
+    /// table, if one uniques them.
     func fetchedObjects(
-        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool, make: (ObjectKey) -> NSManagedObject
+        origin: IDOrigin, keys: inout [ObjectKey], inKeyOrder: Bool, make: (Int, ObjectKey) -> NSManagedObject
     ) -> (objects: [NSManagedObject], created: [Bool], table: BatchTable?) {
         if let made = batchObjects(origin: origin, keys: &keys, inKeyOrder: inKeyOrder, make: make) {
             var created = [Bool](repeating: true, count: made.objects.count)
@@ -480,7 +482,7 @@ final class ObjectRegistry: @unchecked Sendable {
             return (made.objects, created, made.table)
         }
         let keys = keys
-        let (objects, created) = objects(origin: origin, keys: keys) { make(keys[$0]) }
+        let (objects, created) = objects(origin: origin, keys: keys) { make($0, keys[$0]) }
         return (objects, created, nil)
     }
 

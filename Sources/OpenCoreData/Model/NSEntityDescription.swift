@@ -47,6 +47,9 @@ open class NSEntityDescription: NSObject, NSCopying, ModelPart, @unchecked Senda
     private var cachedDefaultValues: PropertyValues?
     /// The origin of the entity's temporary IDs while any exists (see `temporaryIDOrigin`).
     private weak var liveTemporaryIDOrigin: IDOrigin?
+    /// Whether this is `KeyPathRecorder.standInEntity`, read by every object's initializer (a
+    /// field read, where comparing with the static retained and released the entity).
+    final var isKeyPathStandIn = false
     private static let temporaryIDOriginLock = NSLock()
 
     /// Creates an entity with no name, no properties and no super-entity.

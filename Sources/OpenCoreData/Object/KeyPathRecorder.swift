@@ -24,6 +24,7 @@ enum KeyPathRecorder {
     static let standInEntity: NSEntityDescription = {
         let entity = NSEntityDescription()
         entity.name = "KeyPathStandIn"
+        entity.isKeyPathStandIn = true
         return entity
     }()
 

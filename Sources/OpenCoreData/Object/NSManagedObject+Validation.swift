@@ -317,13 +317,13 @@ extension NSManagedObjectContext {
     /// one `NSValidationMultipleErrorsError`.
     func validateForSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
         var errors: [NSError] = []
-        for object in inserted {
+        inserted.forEachUnretained { object in
             do { try object.validateForInsert() } catch { errors.append(error as NSError) }
         }
-        for object in updated {
+        updated.forEachUnretained { object in
             do { try object.validateForUpdate() } catch { errors.append(error as NSError) }
         }
-        for object in deleted {
+        deleted.forEachUnretained { object in
             do { try object.validateForDelete() } catch { errors.append(error as NSError) }
         }
         if let error = NSManagedObject.combinedValidationError(errors) { throw error }

@@ -61,7 +61,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         link =
             entity.hasFixedLayout
             ? .entity(entity) : .state(ObjectState(home: .entity(entity), values: entity.defaultValues))
-        flags = entity === KeyPathRecorder.standInEntity ? [.defaultValues, .keyPathStandIn] : .defaultValues
+        flags = entity.isKeyPathStandIn ? [.defaultValues, .keyPathStandIn] : .defaultValues
         super.init()
         context?.insert(self)
     }
@@ -558,8 +558,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         // context is gone has nothing for anyone, so leaving it is harmless.
         let key = identityKey, object = Unmanaged.passUnretained(self)
         withBase { base in
-            guard let origin = base.origin, let registry = base.registry else { return }
-            registry.remove(object, origin: origin, key: key)
+            _ = base.withRegistryAndOrigin { registry, origin in registry.remove(object, origin: origin, key: key) }
         }
     }
 
@@ -567,10 +566,7 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// context (see `HomeBase`); nil when none is registered (or the object has no context or
     /// no identity).
     final func registeredNeighbour(_ key: ObjectKey) -> NSManagedObject? {
-        withBase { base in
-            guard let origin = base.origin, let registry = base.registry else { return nil }
-            return registry[origin, key]
-        } ?? nil
+        withBase { base in base.withRegistryAndOrigin { registry, origin in registry[origin, key] } ?? nil } ?? nil
     }
 
     /// Creates an object of the entity whose `managedObjectClassName` names this class, in a
@@ -611,7 +607,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// A fault for a row of a store: its values load when first read, its ID is made when first
     /// asked for. `entity` is the origin's entity for the key (`origin.entity(for: key)`).
     /// `base` is the context's base for the origin (`NSManagedObjectContext.homeBase(for:)`).
-    static func fault(entity: NSEntityDescription, base: HomeBase, key: ObjectKey) -> NSManagedObject {
+    /// With `block` (whose base is `base`), the fault reads its row `row` there, as
+    /// `takeBlockRow(_:row:)` would have it.
+    static func fault(
+        entity: NSEntityDescription, base: HomeBase, key: ObjectKey, row: Int = 0, of block: BlockLink? = nil
+    ) -> NSManagedObject {
         let object = Self(entity: entity, insertInto: nil)
         // A fault, with no values of its own (`dropValues(keeping: nil)`, needed only when the
         // entity's layout was not fixed yet).
@@ -619,13 +619,20 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         object.flags.remove(.defaultValues)
         object.flags.insert(.faulted)
         // The identity without `setIdentity(origin:key:)`'s check of the entity (the caller's).
+        var linked = false
         if case .state(let state) = object.link {
             state.home = .base(base)
+        } else if let block, block.base === base, row < Int(UInt32.max) {
+            // As `takeBlockRow(_:row:)` links it, without the base first.
+            object.link = .block(block)
+            object.versionOrBatchIndex = UInt32(truncatingIfNeeded: row)
+            linked = true
         } else {
             object.link = .base(base)
         }
         object.identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         object.identityPrimaryKey = key.primaryKey
+        if let block, !linked { object.takeBlockRow(block, row: row) }
         return object
     }
 

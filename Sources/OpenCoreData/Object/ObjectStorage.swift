@@ -216,11 +216,33 @@ final class HomeBase {
     /// (`NSManagedObjectContext.homeBase(for:)`); false for other bases.
     let firesFromFetchedRow = Atomic(false)
 
+    /// `registry` and `origin` when the base has both, unretained (the two `let`s above hold
+    /// them), for `withRegistryAndOrigin(_:)`.
+    private let registryAndOrigin: (registry: Unmanaged<ObjectRegistry>, origin: Unmanaged<IDOrigin>)?
+
     init(context: NSManagedObjectContext?, origin: IDOrigin?, entity: NSEntityDescription?) {
         self.context = context
-        registry = context?.registry
+        let registry = context?.registry
+        self.registry = registry
         self.origin = origin
         self.entity = entity
+        if let registry, let origin {
+            registryAndOrigin = (.passUnretained(registry), .passUnretained(origin))
+        } else {
+            registryAndOrigin = nil
+        }
+    }
+
+    /// `body` with the registry and the origin, when the base has both (else nil), neither
+    /// retained: the base holds them while it lives, and the caller keeps the base alive. (Read
+    /// from their `let`s, each would be retained and released around the call: four atomic
+    /// operations for every object leaving its registry, or every to-one read.)
+    @inline(__always)
+    func withRegistryAndOrigin<Result>(_ body: (ObjectRegistry, IDOrigin) -> Result) -> Result? {
+        guard let (registry, origin) = registryAndOrigin else { return nil }
+        return registry._withUnsafeGuaranteedRef { registry in
+            origin._withUnsafeGuaranteedRef { origin in body(registry, origin) }
+        }
     }
 }
 

@@ -56,10 +56,19 @@ public struct SQLRowDecoder {
 
     @usableFromInline let layout: AppleSQLLayout
     let table: AppleSQLTable
-    /// Slot readers by schema entity ID (index `entityID`); nil for entities not read.
-    @usableFromInline var readers: [[SlotReader]?]
-    /// Schema entity IDs by file entity number (`Z_ENT`), 0 for numbers that are not read.
-    @usableFromInline var entityIDsByNumber: [Int] = []
+    /// The slot readers of every entity read, one entity's after another's (see `spans`): one
+    /// array of trivial values, read per row without a reference taken to it.
+    @usableFromInline var readers: [SlotReader] = []
+    /// By file entity number (`Z_ENT`): the schema entity ID (0 for numbers that are not read)
+    /// and where its slot readers are in `readers`.
+    @usableFromInline var spans: [ReaderSpan] = []
+
+    /// An entity's schema ID and its slot readers' place in `readers`.
+    @usableFromInline struct ReaderSpan {
+        @usableFromInline var entityID = 0
+        @usableFromInline var start = 0
+        @usableFromInline var count = 0
+    }
     /// The distinct to-many relationships of the entities read.
     private var toManySlots: [AppleSQLSlot] = []
     /// For each row decoded that has to-many slots: its index in the result, and its slots to
@@ -86,15 +95,11 @@ public struct SQLRowDecoder {
         self.table = layout.tables[tableIndex]
         var columnIndexes: [String: Int32] = [:]
         for (offset, column) in table.columns.enumerated() { columnIndexes[column.name] = Int32(offset + 3) }
-        readers = Array(repeating: nil, count: layout.entities.count + 1)
         var toMany: [AppleSQLSlot] = []
         for id in entities where layout.entities.indices.contains(id - 1) {
             let number = layout.entityNumber(of: id)
-            if number >= entityIDsByNumber.count {
-                entityIDsByNumber += Array(repeating: 0, count: number + 1 - entityIDsByNumber.count)
-            }
-            entityIDsByNumber[number] = id
-            readers[id] = layout.entities[id - 1].slots.enumerated().map { slot, storage -> SlotReader in
+            if number >= spans.count { spans += Array(repeating: ReaderSpan(), count: number + 1 - spans.count) }
+            let entityReaders = layout.entities[id - 1].slots.enumerated().map { slot, storage -> SlotReader in
                 switch storage {
                 case .transient, .unsupported: return .null
                 case .attribute(let column, let kind):
@@ -110,11 +115,11 @@ public struct SQLRowDecoder {
                     return .toMany(toMany.count - 1)
                 }
             }
+            spans[number] = ReaderSpan(entityID: id, start: readers.count, count: entityReaders.count)
+            readers += entityReaders
         }
         toManySlots = toMany
-        hasExternalData = readers.contains { slotReaders in
-            slotReaders?.contains { if case .externalData = $0 { true } else { false } } ?? false
-        }
+        hasExternalData = readers.contains { if case .externalData = $0 { true } else { false } }
     }
 
     /// The select list the decoder reads: `Z_PK, Z_ENT, Z_OPT` and every column of the table,
@@ -130,12 +135,14 @@ public struct SQLRowDecoder {
     ///   value kept in a file that is missing or unreadable.
     @inlinable
     public mutating func decode<Row: SQLRow>(_ statement: Row) throws -> RowSnapshot? {
-        guard let (entityID, slotReaders) = entity(of: statement) else { return nil }
+        guard let span = span(of: statement) else { return nil }
         let primaryKey = statement.int64(at: 0)
         var values: [StoreValue] = []
-        values.reserveCapacity(slotReaders.count)
+        values.reserveCapacity(span.count)
         var toMany: [(slot: Int, relationship: Int)] = []
-        for (slot, reader) in slotReaders.enumerated() {
+        let readers = self.readers  // as in `decode(_:into:)`
+        for slot in 0..<span.count {
+            let reader = readers[span.start + slot]
             if readsToMany, case .toMany(let relationship) = reader {
                 toMany.append((slot, relationship))
                 values.append(.objects([]))
@@ -146,7 +153,7 @@ public struct SQLRowDecoder {
         if !toMany.isEmpty { pending.append((decodedCount, primaryKey, toMany)) }
         decodedCount += 1
         return RowSnapshot(
-            key: ObjectKey(entityID: entityID, primaryKey: primaryKey), version: statement.int64(at: 2), values: values)
+            key: ObjectKey(entityID: span.entityID, primaryKey: primaryKey), version: statement.int64(at: 2), values: values)
     }
 
     /// Adds the current row of `statement` to the block `block` gives for its width (its
@@ -154,36 +161,43 @@ public struct SQLRowDecoder {
     /// the decoder's. To-many slots stay `.null` (members not loaded), whatever `readsToMany`.
     /// - Throws: as `decode(_:)`; the block is left without the row.
     @inlinable
-    public mutating func decode<Row: SQLRow>(_ statement: Row, into block: (_ width: Int) -> RowBlock) throws -> Bool {
-        guard let (entityID, slotReaders) = entity(of: statement) else { return false }
+    public mutating func decode<Row: SQLRow>(
+        _ statement: Row, into block: (_ width: Int) -> Unmanaged<RowBlock>
+    ) throws -> Bool {
+        guard let span = span(of: statement) else { return false }
+        // Read from a local: reading `self.readers` between calls of `value(of:_:)` made the
+        // compiler copy the whole decoder for each call.
+        let readers = self.readers
         // The values first: a value that can't be read leaves no half-initialized row behind.
         var values: [StoreValue]?
         if hasExternalData {
-            values = try slotReaders.map { try value(of: statement, $0) }
+            values = try (0..<span.count).map { try value(of: statement, readers[span.start + $0]) }
         }
-        let block = block(slotReaders.count)
-        let row = block.nextRow
+        // The block is borrowed for each use (the caller holds it), in closures that capture no
+        // more than they need: one capturing the decoder would copy it.
+        let block = block(span.count)
+        let row = block._withUnsafeGuaranteedRef { $0.nextRow }
         if let values {
             for (slot, value) in values.enumerated() { (row + slot).initialize(to: value) }
         } else {
-            for (slot, reader) in slotReaders.enumerated() {
-                (row + slot).initialize(to: try value(of: statement, reader))
+            for slot in 0..<span.count {
+                (row + slot).initialize(to: try value(of: statement, readers[span.start + slot]))
             }
         }
-        block.endRow(
-            key: ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)), version: statement.int64(at: 2))
+        let key = ObjectKey(entityID: span.entityID, primaryKey: statement.int64(at: 0))
+        let version = statement.int64(at: 2)
+        block._withUnsafeGuaranteedRef { $0.endRow(key: key, version: version) }
         decodedCount += 1
         return true
     }
 
-    /// The schema entity of the current row and its slot readers; nil for an entity not read.
+    /// Where the slot readers of the current row's entity are, with its schema ID; nil for an
+    /// entity not read.
     @inlinable
-    func entity<Row: SQLRow>(of statement: Row) -> (Int, [SlotReader])? {
+    func span<Row: SQLRow>(of statement: Row) -> ReaderSpan? {
         let number = Int(statement.int64(at: 1))
-        guard number >= 0, number < entityIDsByNumber.count, entityIDsByNumber[number] > 0,
-            let slotReaders = readers[entityIDsByNumber[number]]
-        else { return nil }
-        return (entityIDsByNumber[number], slotReaders)
+        guard number >= 0, number < spans.count, spans[number].entityID > 0 else { return nil }
+        return spans[number]
     }
 
     /// The value of one slot of the current row; `.null` for a to-many slot (filled by

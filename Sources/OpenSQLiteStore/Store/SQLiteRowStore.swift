@@ -336,19 +336,22 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             // Rows go to the last block while it has room and their entity's width. Blocks grow
             // from 32 rows (or the limit) to `RowBlock.capacity`, so that a small result takes
             // a small block.
-            var current: RowBlock?
+            var current: Unmanaged<RowBlock>?
             var rows = plan.limit > 0 ? min(plan.limit, 32) : 32
             var counter = FetchRowCounter()
             let watched = counter.isWatching
             while try statement.step() {
                 if watched { try counter.count() }
+                // The current block, unretained (`blocks` holds it): no reference taken per row.
                 _ = try decoder.decode(statement) { width in
-                    if let current, !current.isFull, current.width == width { return current }
+                    if let current, current._withUnsafeGuaranteedRef({ !$0.isFull && $0.width == width }) {
+                        return current
+                    }
                     if current != nil { rows = min(rows * 4, RowBlock.capacity) }
                     let block = RowBlock(width: width, rows: rows)
                     blocks.append(block)
-                    current = block
-                    return block
+                    current = .passUnretained(block)
+                    return .passUnretained(block)
                 }
             }
             try counter.finish()

@@ -131,12 +131,16 @@ import Testing
         var keys = [key(5), key(3), key(5), key(9), key(3), key(12)] + more
         let expected = keys
         var made: [ObjectKey] = []
+        var madeAt: [Int] = []
         let batch = try #require(
-            registry.batchObjects(origin: origin, keys: &keys) { key in
+            registry.batchObjects(origin: origin, keys: &keys) { position, key in
                 made.append(key)
+                madeAt.append(position)
                 return object(NSManagedObjectID(origin: origin, key: key))
             })
         #expect(keys.isEmpty && made == [key(5), key(3), key(12)] + more)
+        // `make` is told each key's position in the keys given (a fetch finds the row there).
+        #expect(madeAt == [0, 1, 5] + Array(6..<6 + more.count))
         let objects = batch.objects
         #expect(batch.table.order != nil && batch.table.liveCount == 3 + more.count)
         #expect(objects[0] === objects[2] && objects[1] === objects[4] && objects[3] === existing)
@@ -175,7 +179,7 @@ import Testing
         func rowKeys(from first: Int64) -> [ObjectKey] {
             (0..<Int64(rows)).map { ObjectKey(entityID: employee, primaryKey: first + $0) }
         }
-        func make(_ key: ObjectKey) -> NSManagedObject { object(NSManagedObjectID(origin: origin, key: key)) }
+        func make(_: Int, _ key: ObjectKey) -> NSManagedObject { object(NSManagedObjectID(origin: origin, key: key)) }
         for var keys in [
             rowKeys(from: 1) + [ObjectKey(entityID: department, primaryKey: 2)],
             rowKeys(from: 1) + [ObjectKey(entityID: employee, primaryKey: -1)], Array(rowKeys(from: 1).dropLast()), [],
