@@ -385,11 +385,11 @@ final class ObjectRegistry: @unchecked Sendable {
     /// searches each table of its origin and entity, so their number stays small.
     static let batchTableLimit = 16
 
-    /// Makes the objects of one fetch's rows `keys` of the store whose IDs have
-    /// `origin` (see "Batch tables" above): each the registered one, or the one `make`
-    /// returns for its position in `keys` and its key, uniqued by a new batch table of the rows, which is returned with
-    /// them. `keys` is emptied once the table holds the rows (so that both are not kept while
-    /// the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
+    /// Makes the objects of one fetch's rows `keys` of the store whose IDs have `origin` (see
+    /// "Batch tables" above): each the registered one, or the one `make` returns for its
+    /// position in `keys` and its key, uniqued by a new batch table of the rows, which is
+    /// returned with them. `keys` is emptied once the table holds the rows (so that both are not
+    /// kept while the objects are made). Nil, with `keys` untouched, when a batch table cannot hold the
     /// rows (see `BatchTable.init`), there are fewer than `batchTableMinimumRows`, the registry
     /// holds `batchTableLimit` tables already, or it retains its objects; with `inKeyOrder`, also
     /// when the keys are not in ascending order. `reused`: the positions whose object was not

@@ -55,15 +55,19 @@ package final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Makes the statement ready to run again and clears its bindings.
-    package func reset() {
+    /// Makes the statement ready to run again and, unless `clearingBindings` is false (for a
+    /// caller about to bind every parameter again), clears its bindings.
+    package func reset(clearingBindings: Bool = true) {
         if tracedRun != nil { finishTrace() }
         started = false
         if !boundValues.isEmpty { boundValues.removeAll(keepingCapacity: true) }
         keepsBoundValues = nil
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if clearingBindings { sqlite3_clear_bindings(handle) }
     }
+
+    /// The number of parameters the statement has (its `?`s).
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
     // MARK: - Running
 
