@@ -482,10 +482,8 @@ extension NSManagedObjectContext {
         ) -> NSManagedObject {
             guard key.entityID >= 1, key.entityID <= entityCount else {
                 let entity = maker.entity(for: key)
-                let object = context.managedObjectClass(for: entity).fault(
-                    entity: entity, base: context.homeBase(for: maker.origin), key: key)
-                if let block { object.takeBlockRow(block, row: row) }
-                return object
+                return context.managedObjectClass(for: entity).fault(
+                    entity: entity, base: context.homeBase(for: maker.origin), key: key, row: row, of: block)
             }
             let entity: Unmanaged<NSEntityDescription>
             if key.entityID == entityID, let known = self.entity {
