@@ -598,7 +598,7 @@ func expectSameAnswers(
             (Company.person, [Company.person, Company.manager]), (Company.person, [Company.person]),
         ]
         let predicate = NSPredicate(format: format, argumentArray: arguments)
-        for (entityID, family) in families {
+        for (familyIndex, (entityID, family)) in families.enumerated() {
             // `level` is a Manager attribute: fetched on managers only.
             let (entity, entities) = format.hasPrefix("level") ? (Company.manager, [Company.manager]) : (entityID, family)
             for (sortIndex, sort) in Self.sorts.enumerated() {
@@ -612,10 +612,14 @@ func expectSameAnswers(
                         return
                     }
                     try expectSameAnswers(sqlite, memory, plan, label: "\(format) \(sort.map(\.description)) \(window)")
-                    // PostgreSQL: every sort's keys, with and without a window; the count and the
-                    // rows (the same query with other columns) with the first two sorts only: the
-                    // rows the driver decodes were the largest cost of the test run.
-                    if let postgres, window.limit == 0 && window.offset == 0 || window.limit == 4 {
+                    // PostgreSQL, on people and managers (the family with a sub-entity): every
+                    // sort's keys without a window; the count and the rows (the same query with
+                    // other columns) and a window with the first two sorts only. Each query costs
+                    // a millisecond of the debug build's SwiftNIO: they were the largest cost of
+                    // the test run.
+                    if let postgres, familyIndex == 0,
+                        window.limit == 0 && window.offset == 0 || window.limit == 4 && sortIndex < 2
+                    {
                         try expectSameAnswers(
                             postgres, memory, plan, label: "PostgreSQL \(format) \(sort.map(\.description)) \(window)",
                             outputs: sortIndex < 2 ? [.keys, .count, .rows] : [.keys])

@@ -214,7 +214,14 @@ import Testing
         }
     }
 
-    @Test(arguments: ContextFixture.storeTypes, [UInt64(1), 2, 3])
+    /// Three seeds on every store but PostgreSQL, which runs the first: its case costs ten
+    /// times another's (each batch and each fault a query, each query a millisecond of the debug
+    /// build's SwiftNIO), and the three took most of the test run's time.
+    static let cases: [(String, UInt64)] = ContextFixture.storeTypes.flatMap { storeType in
+        (storeType == NSPostgreSQLStoreType ? [1] : [1, 2, 3]).map { (storeType, $0) }
+    }
+
+    @Test(arguments: cases)
     func randomFetchesSeeTheChanges(_ storeType: String, _ seed: UInt64) throws {
         var world = try World(storeType: storeType, seed: seed)
         var requests = SplitMix64(seed: seed &* 7_919)
