@@ -952,6 +952,21 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         if let error = modelValidationError(of: Self.unboxed(value.pointee), for: property) { throw error }
     }
 
+    /// Whether `object` is this object: identity, as `NSObject`'s (Apple's documentation reserves
+    /// this method and `hash` to Core Data; subclasses must not override them).
+    ///
+    /// Sets and dictionaries of objects (the save notifications' among them) compare objects
+    /// here; the object in `object` is read without the dynamic cast `NSObject`'s method makes
+    /// of an `Any?` (see `ExactValue.storedObject(_:)`).
+    open override func isEqual(_ object: Any?) -> Bool {
+        if let other = ExactValue.storedObject(object) { return other === self }
+        return super.isEqual(object)
+    }
+
+    /// The object's address, as Apple's `NSObject` hash is; agrees with `isEqual(_:)`. (A set
+    /// hashes it again with its seed: `NSObject`'s version already ran it through a `Hasher`.)
+    open override var hash: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self))) }
+
     /// The object's entity, ID and (if loaded) values.
     open override var description: String {
         let state =

@@ -11,7 +11,7 @@
 /// kind. Anything else — a larger type, or a container holding a box whose dynamic type is `T`
 /// (`type(of:)` looks through the `__SwiftValue` boxes values get inside Foundation
 /// collections) — is cast as usual.
-enum ExactValue {
+package enum ExactValue {
     /// `value` as a `T`, when `type(of: value) == T.self` (the caller checked).
     @inline(__always)
     static func load<T>(_ value: Any, as type: T.Type) -> T? {
@@ -74,6 +74,31 @@ enum ExactValue {
             guard stored == type else { return nil }
             return container.load(as: AnyObject.self)
         }
+    }
+
+    /// The class instance `value` holds when it holds one as itself: its container's stored type
+    /// is a class (the metadata's kind word is 0, `MetadataKind::Class`, where there is no
+    /// Objective-C interop); nil for nil and for anything else, also for values a cast would
+    /// unbox or bridge into an object (`AnyHashable`, an optional in an `Any`).
+    ///
+    /// For `isEqual(_:)` overrides on hot paths: `Set` and `Dictionary` compare `NSObject`s
+    /// through it, and `object as? T` on an `Any?` costs some 500 instructions (a dynamic cast
+    /// that asks for protocol conformances), where a class-to-class cast of the instance costs
+    /// a superclass walk.
+    @inline(__always)
+    package static func storedObject(_ value: borrowing Any?) -> AnyObject? {
+        #if canImport(ObjectiveC)
+            return nil
+        #else
+            guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
+            return withUnsafePointer(to: value) { pointer -> AnyObject? in
+                let container = UnsafeRawPointer(pointer)
+                guard let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self),
+                    stored.load(as: UInt.self) == 0
+                else { return nil }
+                return container.load(as: AnyObject.self)
+            }
+        #endif
     }
 
     /// Whether `T` is stored in an existential's inline buffer: at most three words, at most
