@@ -69,10 +69,9 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
     open override func isEqual(_ object: Any?) -> Bool {
         // A set or dictionary of IDs compares them here: the ID in `object` is read without
         // the dynamic cast of an `Any?` (see `ExactValue.storedObject(_:)`).
-        if let other = ExactValue.storedObject(object) as? NSManagedObjectID {
-            return other === self || isSameID(as: other)
+        guard let other = ExactValue.storedObject(object) as? NSManagedObjectID ?? object as? NSManagedObjectID else {
+            return false
         }
-        guard let other = object as? NSManagedObjectID else { return false }
         return other === self || isSameID(as: other)
     }
 

@@ -90,14 +90,8 @@ package enum ExactValue {
         #if canImport(ObjectiveC)
             return nil
         #else
-            guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
-            return withUnsafePointer(to: value) { pointer -> AnyObject? in
-                let container = UnsafeRawPointer(pointer)
-                guard let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self),
-                    stored.load(as: UInt.self) == 0
-                else { return nil }
-                return container.load(as: AnyObject.self)
-            }
+            guard let stored = storedType(value), stored.load(as: UInt.self) == 0 else { return nil }
+            return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: AnyObject.self) }
         #endif
     }
 
