@@ -37,6 +37,8 @@ package final class SQLiteStatement {
     private var started = false
     /// The trace of the current run, when tracing is on.
     private var tracedRun: (trace: SQLTrace, start: Date, rows: Int)?
+    /// The bytes of the text and blobs bound since the last reset, read by SQLite in place.
+    private var boundBytes = BoundBytes()
 
     init(connection: SQLiteConnection, sql: String, traced: Bool = true) throws {
         var pointer: OpaquePointer?
@@ -63,7 +65,9 @@ package final class SQLiteStatement {
         if !boundValues.isEmpty { boundValues.removeAll(keepingCapacity: true) }
         keepsBoundValues = nil
         sqlite3_reset(handle)
-        if clearingBindings { sqlite3_clear_bindings(handle) }
+        // A caller that keeps the bindings binds every parameter again before the next step,
+        // so the bytes are free either way; bindings into a buffer that moved are cleared.
+        if boundBytes.reuse() || clearingBindings { sqlite3_clear_bindings(handle) }
     }
 
     /// The number of parameters the statement has (its `?`s).
@@ -195,17 +199,24 @@ package final class SQLiteStatement {
         var string = string
         return string.withUTF8 { buffer in
             // An empty buffer may have no base address; SQLite binds NULL for a nil pointer.
-            guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { text in
-                sqlite3_bind_text64(handle, index, text, UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
+            guard buffer.baseAddress != nil else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+            guard let kept = boundBytes.copy(UnsafeRawBufferPointer(buffer)) else {
+                return sqlite3_bind_text64(
+                    handle, index, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                    UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
+            return sqlite3_bind_text64(
+                handle, index, kept.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), nil, UInt8(SQLITE_UTF8))
         }
     }
 
     private func bindBlob(_ data: Data, at index: Int32) -> Int32 {
         if data.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
         return data.withUnsafeBytes { buffer in
-            sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), sqliteTransient)
+            guard let kept = boundBytes.copy(buffer) else {
+                return sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), sqliteTransient)
+            }
+            return sqlite3_bind_blob64(handle, index, kept, UInt64(buffer.count), nil)
         }
     }
 
