@@ -34,12 +34,17 @@ extension StoreValue {
     /// attributes and stores what it is given; here an integer attribute refuses a fractional or
     /// out-of-range number instead of silently truncating it on the way to the store.
     package init(_ value: Any?, kind: AttributeKind, property: String? = nil) throws {
-        if let common = Self.exactly(value, kind: kind) {
+        self = try withUnsafePointer(to: value) { try StoreValue(at: $0, kind: kind, property: property) }
+    }
+
+    /// `init(_:kind:property:)` for a value read where it is held: a value of the type `kind`
+    /// holds is converted without a copy of its container (which another module's call makes).
+    package init(at pointer: UnsafePointer<Any?>, kind: AttributeKind, property: String? = nil) throws {
+        if let common = Self.exactly(at: pointer, kind: kind) {
             self = common
             return
         }
-        let unwrapped = StoreValue.unwrap(value)
-        guard let value = unwrapped else {
+        guard let value = StoreValue.unwrap(pointer.pointee) else {
             self = .null
             return
         }
@@ -133,15 +138,16 @@ extension StoreValue {
     /// runtime cast (see `ValueSemantics.exactly`); nil for a value stored as anything else
     /// (bridged, boxed, optional), which takes the general path.
     @inline(__always)
-    private static func exactly(_ value: Any?, kind: AttributeKind) -> StoreValue? {
+    /// The value at `value` when it is of the type `kind` holds (one read of its type word).
+    private static func exactly(at value: UnsafePointer<Any?>, kind: AttributeKind) -> StoreValue? {
         switch kind {
-        case .integer64: ValueSemantics.exactly(value, Int64.self).map(StoreValue.integer)
-        case .integer32: ValueSemantics.exactly(value, Int32.self).map { .integer(Int64($0)) }
-        case .integer16: ValueSemantics.exactly(value, Int16.self).map { .integer(Int64($0)) }
-        case .string: ValueSemantics.exactly(value, String.self).map(StoreValue.string)
-        case .double: ValueSemantics.exactly(value, Double.self).map(StoreValue.double)
-        case .date: ValueSemantics.exactly(value, Date.self).map(StoreValue.date)
-        case .boolean: ValueSemantics.exactly(value, Bool.self).map(StoreValue.bool)
+        case .integer64: ValueSemantics.exactly(at: value, Int64.self).map(StoreValue.integer)
+        case .integer32: ValueSemantics.exactly(at: value, Int32.self).map { .integer(Int64($0)) }
+        case .integer16: ValueSemantics.exactly(at: value, Int16.self).map { .integer(Int64($0)) }
+        case .string: ValueSemantics.exactly(at: value, String.self).map(StoreValue.string)
+        case .double: ValueSemantics.exactly(at: value, Double.self).map(StoreValue.double)
+        case .date: ValueSemantics.exactly(at: value, Date.self).map(StoreValue.date)
+        case .boolean: ValueSemantics.exactly(at: value, Bool.self).map(StoreValue.bool)
         default: nil
         }
     }

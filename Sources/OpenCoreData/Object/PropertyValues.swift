@@ -146,7 +146,12 @@ struct PropertyValues: Sequence {
     /// The value at `slot` as a store holds it (`StoreValue(_:kind:property:)`), converted where
     /// it is held rather than copied out first.
     func storeValue(slot: Int, kind: AttributeKind, property: String) throws -> StoreValue {
-        try StoreValue(slots[slot], kind: kind, property: property)
+        // Through the buffer: the array's subscript would copy the value out (retaining it).
+        try slots.withUnsafeBufferPointer { buffer in
+            // A slot the values do not have holds no value.
+            guard buffer.indices.contains(slot), let base = buffer.baseAddress else { return .null }
+            return try StoreValue(at: base + slot, kind: kind, property: property)
+        }
     }
 
     /// The value of a property by name; nil when it has none.

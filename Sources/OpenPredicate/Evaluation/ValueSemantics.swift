@@ -86,14 +86,29 @@ package enum ValueSemantics {
     }
 
     /// `exactly(_:_:)` for the types managed objects hold, for other modules (where a generic
-    /// call would not be specialized): one read of the container's type word, no runtime cast.
-    package static func exactly(_ value: Any?, _ type: String.Type) -> String? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Int64.Type) -> Int64? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Int32.Type) -> Int32? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Int16.Type) -> Int16? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Double.Type) -> Double? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Date.Type) -> Date? { ExactValue.loadStored(value, as: type) }
-    package static func exactly(_ value: Any?, _ type: Bool.Type) -> Bool? { ExactValue.loadStored(value, as: type) }
+    /// call would not be specialized), reading the value where it is held (passing an `Any?` to
+    /// another module copies it first): one read of the container's type word, no runtime cast.
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: String.Type) -> String? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Int64.Type) -> Int64? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Int32.Type) -> Int32? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Int16.Type) -> Int16? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Double.Type) -> Double? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Date.Type) -> Date? {
+        ExactValue.loadStored(at: value, as: type)
+    }
+    package static func exactly(at value: UnsafePointer<Any?>, _ type: Bool.Type) -> Bool? {
+        ExactValue.loadStored(at: value, as: type)
+    }
 
     /// `number(_:)` for a value stored as exactly `Int`, `Double`, `Bool`, `Int64`, `Int32` or
     /// `Int16` (what managed objects' integer attributes hold), with the answer `number(_:)`

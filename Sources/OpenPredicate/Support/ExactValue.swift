@@ -54,13 +54,16 @@ package enum ExactValue {
     /// bridge, unbox or unwrap into a `T`.
     @inline(__always)
     static func loadStored<T>(_ value: borrowing Any?, as type: T.Type) -> T? {
+        withUnsafePointer(to: value) { loadStored(at: $0, as: type) }
+    }
+
+    /// `loadStored(_:as:)` for a value read where it is held.
+    @inline(__always)
+    static func loadStored<T>(at value: UnsafePointer<Any?>, as type: T.Type) -> T? {
         guard fitsInline(T.self), MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return nil }
-        let metadata = metadata(T.self)
-        return withUnsafePointer(to: value) { pointer -> T? in
-            let container = UnsafeRawPointer(pointer)
-            let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
-            return stored == metadata ? container.load(as: T.self) : nil
-        }
+        let container = UnsafeRawPointer(value)
+        let stored = container.load(fromByteOffset: 3 * MemoryLayout<Int>.size, as: UnsafeRawPointer?.self)
+        return stored == metadata(T.self) ? container.load(as: T.self) : nil
     }
 
     /// The class instance in `value` when it is stored as the class whose metadata is `type`;
