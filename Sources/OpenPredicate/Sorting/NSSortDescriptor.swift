@@ -63,7 +63,7 @@ open class NSSortDescriptor: Foundation.NSSortDescriptor, NSSecureCoding {
 
     /// A descriptor by a Swift key path, which corelibs' `keyPath` keeps; `name` is its string
     /// form, when it has one.
-    private init<Root, Value>(
+    init<Root, Value>(
         keyPath: KeyPath<Root, Value>, name: String?, ascending: Bool, selectorName: String?,
         comparatorBox: ComparatorBox?
     ) {
