@@ -13,12 +13,13 @@ package protocol KeyPathNaming {
 /// `NSSortDescriptor(keyPath:ascending:)` use as the key.
 enum KeyPathNames {
     /// `\Root.a?.b` → `"a.b"`: asked of the root type when it names its key paths
-    /// (`KeyPathNaming`), else read from the description; nil when neither knows it.
+    /// (`KeyPathNaming`), else read from the description, else from the key path's components
+    /// (`KeyPathLayout`: `var`s of classes that are not `final`); nil when none knows it.
     static func name(of keyPath: AnyKeyPath) -> String? {
         if let naming = type(of: keyPath).rootType as? KeyPathNaming.Type {
             if let name = naming.keyPathName(of: keyPath) { return name }
         }
-        return describedName(of: keyPath)
+        return describedName(of: keyPath) ?? KeyPathLayout.name(of: keyPath)
     }
 
     /// The name in the key path's description, for stored-property components; nil for key
