@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import TestSupport
 import XCTest
 
 // Foundation's `#Predicate` on Core Data fetches, as code since 2023 writes them:
@@ -38,6 +39,15 @@ final class SwiftPredicateConversionTests: XCTestCase {
         assertConverts(#Predicate<Book> { titles.contains($0.title) }, to: "title IN %@", titles)
         assertConverts(#Predicate<Book> { $0.title.contains("un") }, to: "title CONTAINS %@", "un")
         assertConverts(#Predicate<Book> { $0.title.starts(with: "Du") }, to: "title BEGINSWITH %@", "Du")
+    }
+
+    func testAnEmptyStringConvertsToWhatItsFormatStringMatches() throws {
+        let empty = NSPredicate(#Predicate<Book> { $0.title.contains("") })
+        XCTAssertEqual(empty?.predicateFormat, #"title CONTAINS """#)
+        let book = Book(context: try makeBookshelfContainer(.inMemory).viewContext)
+        book.title = "Dune"
+        XCTAssertEqual(empty?.evaluate(with: book), NSPredicate(format: "title CONTAINS %@", "").evaluate(with: book))
+        XCTAssertEqual(empty?.evaluate(with: book), false)
     }
 
     func testToManyRelationships() {
@@ -96,5 +106,99 @@ final class SwiftPredicateConversionTests: XCTestCase {
             authors.predicate = NSPredicate(#Predicate<Author> { $0.books!.count == 1 })
             XCTAssertEqual(try context.fetch(authors).map(\.name), ["Bo"], "\(kind)")
         }
+    }
+}
+
+/// Random Swift predicates over `Book`, built from the expressions `#Predicate` makes: each
+/// converted predicate must keep what the Swift predicate keeps, evaluated in memory and
+/// fetched from each store, from a fixed seed.
+final class RandomSwiftPredicateConversionTests: XCTestCase {
+    typealias Condition = any StandardPredicateExpression<Bool>
+    typealias Book = AppleCodeTests.Book
+
+    private static let titles = ["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Dracula", "Ivanhoe", "Persuasion"]
+    /// Not the empty string: `"Dune".contains("")` is true in Swift, and `CONTAINS ""` (what it
+    /// converts to, as Apple's conversion gives) matches nothing (see
+    /// `testAnEmptyStringConvertsToWhatItsFormatStringMatches`).
+    private static let fragments = ["e", "Du", "ma", "x", "Em", "an", "D", "ss"]
+
+    func testRandomPredicatesKeepWhatTheSwiftPredicateKeeps() throws {
+        for kind in StoreKind.allCases {
+            var random = SplitMix64(seed: 2023)
+            let context = try makeBookshelfContainer(kind).viewContext
+            let ann = Author(context: context)
+            ann.name = "Ann"
+            for title in Self.titles {
+                let book = Book(context: context)
+                book.title = title
+                book.pages = Int32.random(in: 50...400, using: &random)
+                book.rating = Double(Int.random(in: 0...10, using: &random)) / 2
+                book.author = Bool.random(using: &random) ? ann : nil
+            }
+            try context.save()
+            let all: NSFetchRequest<Book> = Book.fetchRequest()
+            let books = try context.fetch(all)
+            for round in 0..<150 {
+                let predicate = Predicate<Book> { book in Self.condition(book, depth: 3, &random) }
+                guard let converted = NSPredicate(predicate) else {
+                    XCTFail("\(kind) round \(round): not converted")
+                    continue
+                }
+                let kept = try Set(books.filter { try predicate.evaluate($0) }.map(\.title))
+                XCTAssertEqual(Set(books.filter { converted.evaluate(with: $0) }.map(\.title)), kept, "\(kind): \(converted)")
+                let request: NSFetchRequest<Book> = Book.fetchRequest()
+                request.predicate = converted
+                XCTAssertEqual(Set(try context.fetch(request).map(\.title)), kept, "\(kind): \(converted)")
+            }
+        }
+    }
+
+    private static func condition(_ book: PredicateExpressions.Variable<Book>, depth: Int, _ random: inout SplitMix64) -> Condition {
+        if depth > 0, Int.random(in: 0..<3, using: &random) == 0 {
+            let left = condition(book, depth: depth - 1, &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: return both(left, condition(book, depth: depth - 1, &random))
+            case 1: return either(left, condition(book, depth: depth - 1, &random))
+            default: return not(left)
+            }
+        }
+        let pages = PredicateExpressions.KeyPath(root: book, keyPath: \Book.pages)
+        let rating = PredicateExpressions.KeyPath(root: book, keyPath: \Book.rating)
+        let title = PredicateExpressions.KeyPath(root: book, keyPath: \Book.title)
+        let limit = PredicateExpressions.Value(Int32.random(in: 40...410, using: &random))
+        let operators: [PredicateExpressions.ComparisonOperator] = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+        let op = operators[Int.random(in: 0..<4, using: &random)]
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: return PredicateExpressions.Comparison(lhs: pages, rhs: limit, op: op)
+        case 1: return PredicateExpressions.Comparison(lhs: rating, rhs: PredicateExpressions.Value(Double.random(in: 0...5, using: &random)), op: op)
+        case 2: return PredicateExpressions.Equal(lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
+        case 3: return PredicateExpressions.NotEqual(lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
+        case 4:
+            return PredicateExpressions.CollectionContainsCollection(
+                base: title, other: PredicateExpressions.Value(fragments.randomElement(using: &random) ?? ""))
+        case 5:
+            return PredicateExpressions.SequenceStartsWith(
+                base: title, prefix: PredicateExpressions.Value(fragments.randomElement(using: &random) ?? ""))
+        case 6:
+            let chosen = Array(titles.shuffled(using: &random).prefix(3))
+            return PredicateExpressions.SequenceContains(sequence: PredicateExpressions.Value(chosen), element: title)
+        default:
+            let author = PredicateExpressions.KeyPath(root: book, keyPath: \Book.author)
+            return Bool.random(using: &random)
+                ? PredicateExpressions.Equal(lhs: author, rhs: PredicateExpressions.NilLiteral<Author>())
+                : PredicateExpressions.NotEqual(lhs: author, rhs: PredicateExpressions.NilLiteral<Author>())
+        }
+    }
+
+    private static func both<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+        PredicateExpressions.Conjunction(lhs: l, rhs: r)
+    }
+
+    private static func either<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+        PredicateExpressions.Disjunction(lhs: l, rhs: r)
+    }
+
+    private static func not<W: StandardPredicateExpression<Bool>>(_ wrapped: W) -> Condition {
+        PredicateExpressions.Negation(wrapped)
     }
 }

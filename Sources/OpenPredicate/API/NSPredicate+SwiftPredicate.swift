@@ -15,7 +15,9 @@ extension _FoundationFactory where Self == NSPredicate {
     /// `home.city`); `contains(_:)` of a captured sequence (`IN`); a string's `contains(_:)`
     /// (`CONTAINS`) and `starts(with:)` (`BEGINSWITH`); a to-many relationship's
     /// `contains(where:)` and `allSatisfy(_:)` (`SUBQUERY`) and `count` (`@count`). The result
-    /// prints and evaluates as the same format string does.
+    /// prints and evaluates as the same format string does, so where the two languages differ the
+    /// format string's meaning holds, as with Apple's conversion: `$0.title.contains("")` is true
+    /// in Swift, and `title CONTAINS ""` matches nothing.
     ///
     /// **Differences from Apple:** `localizedStandardContains(_:)` and
     /// `caseInsensitiveCompare(_:)` cannot be written in a `#Predicate` with this Foundation;
