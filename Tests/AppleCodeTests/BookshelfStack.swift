@@ -40,3 +40,23 @@ func makeContainer(named name: String, model: NSManagedObjectModel, _ kind: Stor
     if let loadError { throw loadError }
     return container
 }
+
+/// A shelf for fetch tests on a fresh store of `kind`: the authors Ann and Bo, and `books`
+/// (title, pages, and the author's name or nil), saved.
+func makeShelf(_ kind: StoreKind, books: [(title: String, pages: Int, author: String?)]) throws -> NSManagedObjectContext {
+    let context = try makeBookshelfContainer(kind).viewContext
+    var authors: [String: Author] = [:]
+    for name in ["Ann", "Bo"] {
+        let author = Author(context: context)
+        author.name = name
+        authors[name] = author
+    }
+    for (title, pages, author) in books {
+        let book = Book(context: context)
+        book.title = title
+        book.pages = Int32(pages)
+        book.author = author.flatMap { authors[$0] }
+    }
+    try context.save()
+    return context
+}

@@ -77,19 +77,7 @@ final class KeyPathTests: XCTestCase {
 
     func testFetchesWithTypedKeyPathsOnEveryStore() throws {
         for kind in StoreKind.allCases {
-            let container = try makeBookshelfContainer(kind)
-            let context = container.viewContext
-            let ann = Author(context: context)
-            ann.name = "Ann"
-            let bo = Author(context: context)
-            bo.name = "Bo"
-            for (title, pages, author) in [("C", 300, ann), ("A", 120, bo), ("B", 200, ann), ("D", 90, nil)] {
-                let book = Book(context: context)
-                book.title = title
-                book.pages = Int32(pages)
-                book.author = author
-            }
-            try context.save()
+            let context = try makeShelf(kind, books: [("C", 300, "Ann"), ("A", 120, "Bo"), ("B", 200, "Ann"), ("D", 90, nil)])
 
             let byPages: NSFetchRequest<Book> = Book.fetchRequest()
             byPages.sortDescriptors = [NSSortDescriptor(keyPath: \Book.pages, ascending: false)]

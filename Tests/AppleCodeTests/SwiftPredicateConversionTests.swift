@@ -67,18 +67,8 @@ final class SwiftPredicateConversionTests: XCTestCase {
 
     func testConvertedPredicatesFetchAsTheirFormatStringsOnEveryStore() throws {
         for kind in StoreKind.allCases {
-            let context = try makeBookshelfContainer(kind).viewContext
-            let ann = Author(context: context)
-            ann.name = "Ann"
-            let bo = Author(context: context)
-            bo.name = "Bo"
-            for (title, pages, author) in [("Dune", 300, ann), ("Emma", 120, bo), ("Ulysses", 200, ann), ("Beloved", 90, nil)] {
-                let book = Book(context: context)
-                book.title = title
-                book.pages = Int32(pages)
-                book.author = author
-            }
-            try context.save()
+            let context = try makeShelf(
+                kind, books: [("Dune", 300, "Ann"), ("Emma", 120, "Bo"), ("Ulysses", 200, "Ann"), ("Beloved", 90, nil)])
 
             let cases: [(Predicate<Book>, String, [Any])] = [
                 (#Predicate<Book> { $0.pages > 100 && $0.author?.name == "Ann" }, "pages > 100 AND author.name == %@", ["Ann"]),
@@ -153,7 +143,9 @@ final class RandomSwiftPredicateConversionTests: XCTestCase {
         }
     }
 
-    private static func condition(_ book: PredicateExpressions.Variable<Book>, depth: Int, _ random: inout SplitMix64) -> Condition {
+    private static func condition(_ book: PredicateExpressions.Variable<Book>, depth: Int, _ random: inout SplitMix64)
+        -> Condition
+    {
         if depth > 0, Int.random(in: 0..<3, using: &random) == 0 {
             let left = condition(book, depth: depth - 1, &random)
             switch Int.random(in: 0..<3, using: &random) {
@@ -166,13 +158,21 @@ final class RandomSwiftPredicateConversionTests: XCTestCase {
         let rating = PredicateExpressions.KeyPath(root: book, keyPath: \Book.rating)
         let title = PredicateExpressions.KeyPath(root: book, keyPath: \Book.title)
         let limit = PredicateExpressions.Value(Int32.random(in: 40...410, using: &random))
-        let operators: [PredicateExpressions.ComparisonOperator] = [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]
+        let operators: [PredicateExpressions.ComparisonOperator] = [
+            .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual,
+        ]
         let op = operators[Int.random(in: 0..<4, using: &random)]
         switch Int.random(in: 0..<8, using: &random) {
         case 0: return PredicateExpressions.Comparison(lhs: pages, rhs: limit, op: op)
-        case 1: return PredicateExpressions.Comparison(lhs: rating, rhs: PredicateExpressions.Value(Double.random(in: 0...5, using: &random)), op: op)
-        case 2: return PredicateExpressions.Equal(lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
-        case 3: return PredicateExpressions.NotEqual(lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
+        case 1:
+            return PredicateExpressions.Comparison(
+                lhs: rating, rhs: PredicateExpressions.Value(Double.random(in: 0...5, using: &random)), op: op)
+        case 2:
+            return PredicateExpressions.Equal(
+                lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
+        case 3:
+            return PredicateExpressions.NotEqual(
+                lhs: title, rhs: PredicateExpressions.Value(titles.randomElement(using: &random) ?? ""))
         case 4:
             return PredicateExpressions.CollectionContainsCollection(
                 base: title, other: PredicateExpressions.Value(fragments.randomElement(using: &random) ?? ""))
@@ -190,11 +190,15 @@ final class RandomSwiftPredicateConversionTests: XCTestCase {
         }
     }
 
-    private static func both<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+    private static func both<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> Condition
+    {
         PredicateExpressions.Conjunction(lhs: l, rhs: r)
     }
 
-    private static func either<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R) -> Condition {
+    private static func either<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
+        -> Condition
+    {
         PredicateExpressions.Disjunction(lhs: l, rhs: r)
     }
 
