@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         // `import CoreData` on Linux: a one-file module that re-exports OpenCoreData.
         .library(name: "CoreData", targets: ["CoreData"]),
+        // `import SwiftData` on Linux: SwiftData's API (`@Model`, `ModelContainer`, `ModelContext`,
+        // `FetchDescriptor`) on the same engine.
+        .library(name: "SwiftData", targets: ["SwiftData"]),
         // NSPredicate, NSExpression and NSSortDescriptor on their own.
         .library(name: "OpenPredicate", targets: ["OpenPredicate"]),
         .executable(name: "coredata", targets: ["coredata"]),
@@ -107,6 +110,7 @@ let package = Package(
             ],
             swiftSettings: swift6),
         .target(name: "CoreData", dependencies: ["OpenPredicate", "OpenCoreData"], swiftSettings: swift6),
+        .target(name: "SwiftData", dependencies: ["OpenPredicate", "OpenCoreData", "OpenCoreDataMacros"], swiftSettings: swift6),
         // The command-line tool: a client of `CoreData`, plus the `package` entry points of the
         // store modules where Apple's API has none (store metadata, SQL, query plans).
         .executableTarget(
@@ -193,6 +197,8 @@ let package = Package(
         .testTarget(
             name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
+        // SwiftData code as apps write it (`import SwiftData` only): a trip planner's models.
+        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "TestSupport"]),
         // Server code as a Hummingbird or Vapor app writes it, in the Swift 6 language mode:
         // `import CoreData` only, a Sendable app state holding the container, hundreds of tasks
         // each with its own context, object IDs crossing tasks, the view context on the main

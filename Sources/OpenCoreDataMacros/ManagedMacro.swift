@@ -73,5 +73,7 @@ private struct ManagedMessage: DiagnosticMessage {
 
 @main
 struct OpenCoreDataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [Macro.Type] = [ManagedMacro.self]
+    let providingMacros: [Macro.Type] = [
+        ManagedMacro.self, ModelMacro.self, PersistedPropertyMacro.self, SchemaMarkerMacro.self,
+    ]
 }

@@ -24,7 +24,13 @@ extension _FoundationFactory where Self == NSPredicate {
     /// the other expressions Apple's conversion refuses (arithmetic, `??`, conditionals, custom
     /// functions) give nil here too.
     public init?<Input: NSObject>(_ predicate: Predicate<Input>) {
-        var scope = PredicateConversion(root: predicate.variable.key)
+        self.init(converting: predicate, naming: KeyPathNames.name(of:))
+    }
+
+    /// `init(_:)` for a predicate over any type, its key paths named by `naming` (nil: no name,
+    /// and no predicate): SwiftData's models, which are not `NSObject`s.
+    package init?<Input>(converting predicate: Predicate<Input>, naming: @escaping (AnyKeyPath) -> String?) {
+        var scope = PredicateConversion(root: predicate.variable.key, naming: naming)
         guard let converted = scope.predicate(predicate.expression),
             let node = try? PredicateTree.nodeOrThrow(converted.text, arguments: converted.arguments)
         else { return nil }
@@ -40,9 +46,12 @@ struct PredicateConversion {
     private var variables: [PredicateExpressions.VariableID: String]
     /// Subquery variables made so far (`$v1`, `$v2`, …).
     private var subqueries = 0
+    /// The string form of a key path of one component (nil: none).
+    let naming: (AnyKeyPath) -> String?
 
-    init(root: PredicateExpressions.VariableID) {
+    init(root: PredicateExpressions.VariableID, naming: @escaping (AnyKeyPath) -> String?) {
         variables = [root: ""]
+        self.naming = naming
     }
 
     /// Format text and its arguments.
@@ -126,7 +135,7 @@ extension PredicateExpressions.KeyPath: KeyPathReadingExpression {
     func path(in scope: PredicateConversion) -> [String]? {
         guard let base = scope.path(of: root) else { return nil }
         if CollectionCount.isCount(keyPath) { return base + ["@count"] }
-        guard let name = KeyPathNames.name(of: keyPath) else { return nil }
+        guard let name = scope.naming(keyPath) else { return nil }
         return base + name.split(separator: ".").map(String.init)
     }
 }

@@ -18,8 +18,16 @@ extension NSSortDescriptor {
     /// plain `var` of a class that is not `final`) gives a descriptor with a nil `key` that sorts
     /// in memory through the key path, as `init(keyPath:ascending:)` does here.
     public convenience init<Compared: NSObject>(_ sortDescriptor: SortDescriptor<Compared>) {
+        self.init(converting: sortDescriptor, naming: KeyPathNames.name(of:))
+    }
+
+    /// `init(_:)` for a descriptor of any type, its key path named by `naming` (nil: no name, a
+    /// descriptor that sorts through the key path): SwiftData's models, which are not `NSObject`s.
+    package convenience init<Compared>(
+        converting sortDescriptor: SortDescriptor<Compared>, naming: (AnyKeyPath) -> String?
+    ) {
         let ascending = sortDescriptor.order == .forward
-        guard let keyPath = sortDescriptor.keyPath as? any SortDescriptorKeyPath else {
+        guard let partial = sortDescriptor.keyPath, let keyPath = partial as? any SortDescriptorKeyPath else {
             // A descriptor of the objects themselves (no key path): they sort with `compare:`.
             self.init(key: nil, ascending: ascending)
             return
@@ -40,15 +48,16 @@ extension NSSortDescriptor {
                 return strings.compare(left, right)
             }
         }
-        self.init(opening: keyPath, ascending: ascending, selectorName: selector, comparator: comparator)
+        self.init(
+            opening: keyPath, name: naming(partial), ascending: ascending, selectorName: selector, comparator: comparator)
     }
 
     /// A descriptor by `keyPath`, its value type known again.
     private convenience init<Path: SortDescriptorKeyPath>(
-        opening keyPath: Path, ascending: Bool, selectorName: String?, comparator: Comparator?
+        opening keyPath: Path, name: String?, ascending: Bool, selectorName: String?, comparator: Comparator?
     ) {
         self.init(
-            keyPath: keyPath.typed, name: KeyPathNames.name(of: keyPath.typed), ascending: ascending,
+            keyPath: keyPath.typed, name: name, ascending: ascending,
             selectorName: selectorName, comparatorBox: comparator.map(ComparatorBox.init))
     }
 }

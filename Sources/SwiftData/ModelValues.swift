@@ -1,0 +1,124 @@
+import OpenCoreData
+
+/// The types a managed object's attribute holds as they are (optional or not): read through
+/// `_managedValue(forKey:)`, which converts integer widths and reads nil as an empty value.
+protocol StoredAttributeValue {}
+
+extension String: StoredAttributeValue {}
+extension Bool: StoredAttributeValue {}
+extension Int: StoredAttributeValue {}
+extension Int16: StoredAttributeValue {}
+extension Int32: StoredAttributeValue {}
+extension Int64: StoredAttributeValue {}
+extension Double: StoredAttributeValue {}
+extension Float: StoredAttributeValue {}
+extension Date: StoredAttributeValue {}
+extension Data: StoredAttributeValue {}
+extension UUID: StoredAttributeValue {}
+extension URL: StoredAttributeValue {}
+extension Decimal: StoredAttributeValue {}
+extension Optional: StoredAttributeValue where Wrapped: StoredAttributeValue {}
+
+/// `Optional`, for types known only at run time.
+protocol OptionalValue {
+    static var wrappedType: Any.Type { get }
+    static var noValue: Self { get }
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    static var wrappedType: Any.Type { Wrapped.self }
+    static var noValue: Self { nil }
+    var wrapped: Any? { self.map { $0 } }
+}
+
+/// An array of models (a to-many relationship's value), for values known only as `Any`.
+protocol ModelArray {
+    static var modelType: (any PersistentModel.Type)? { get }
+    var models: [any PersistentModel] { get }
+}
+
+extension Array: ModelArray {
+    static var modelType: (any PersistentModel.Type)? { Element.self as? any PersistentModel.Type }
+    var models: [any PersistentModel] { compactMap { $0 as? any PersistentModel } }
+}
+
+/// Conversions between a model's property values and what its managed object holds.
+enum ModelValues {
+    /// `value` as the managed object holds it: a model as its managed object (inserted into
+    /// `context` first when it is not yet), an array of models as a set of them, an enum as its
+    /// raw value, another `Codable` value as its JSON, nil for nil.
+    static func stored(_ value: Any, in context: ModelContext?) -> Any? {
+        var value = value
+        if let optional = value as? any OptionalValue {
+            guard let wrapped = optional.wrapped else { return nil }
+            value = wrapped
+        }
+        if value is any StoredAttributeValue { return value }
+        if let model = value as? any PersistentModel { return managedObject(of: model, in: context) }
+        if let array = value as? any ModelArray, type(of: array).modelType != nil {
+            return Set(array.models.map { managedObject(of: $0, in: context) })
+        }
+        if let raw = value as? any RawRepresentable { return stored(raw.rawValue, in: context) }
+        if let codable = value as? any Encodable, let data = try? JSONEncoder().encode(codable) { return data }
+        return value
+    }
+
+    private static func managedObject(of model: any PersistentModel, in context: ModelContext?) -> NSManagedObject {
+        if let object = model.persistentBackingData.object { return object }
+        guard let context else {
+            AppleSwiftDataError.trap("A \(type(of: model)) was related to a model whose context no longer exists")
+        }
+        return context.insertModel(model)
+    }
+
+    /// A property's value of type `Value` (an enum or a `Codable` type, optional or not) from
+    /// what the managed object holds; nil when it holds something else.
+    static func value<Value>(fromStored stored: Any?, as type: Value.Type) -> Value? {
+        let wrappedType = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+        guard let stored else { return none(of: Value.self) }
+        if let value = stored as? Value { return value }
+        if let raw = wrappedType as? any RawRepresentable.Type {
+            return fromRaw(raw, stored) as? Value
+        }
+        if let decodable = wrappedType as? any Decodable.Type, let data = stored as? Data {
+            return (try? JSONDecoder().decode(decodable, from: data)) as? Value
+        }
+        return nil
+    }
+
+    private static func fromRaw<R: RawRepresentable>(_ type: R.Type, _ stored: Any) -> R? {
+        let raw: R.RawValue? = (stored as? R.RawValue) ?? numberCast(stored)
+        return raw.flatMap(R.init(rawValue:))
+    }
+
+    /// An integer stored in another width (an `Int16` raw value read from an Integer 64 attribute).
+    private static func numberCast<T>(_ stored: Any) -> T? {
+        guard let number = stored as? any BinaryInteger else { return nil }
+        switch T.self {
+        case is Int.Type: return Int(exactly: number) as? T
+        case is Int16.Type: return Int16(exactly: number) as? T
+        case is Int32.Type: return Int32(exactly: number) as? T
+        case is Int64.Type: return Int64(exactly: number) as? T
+        case is UInt8.Type: return UInt8(exactly: number) as? T
+        default: return nil
+        }
+    }
+
+    /// nil as `Value`, when `Value` is optional.
+    static func none<Value>(of type: Value.Type) -> Value? {
+        (Value.self as? any OptionalValue.Type)?.noValue as? Value
+    }
+
+    static func mismatch(_ stored: Any?, key: String, type: Any.Type, model: String?) -> Never {
+        AppleSwiftDataError.trap(
+            "The property '\(key)' of \(model ?? "a model") holds \(stored.map { "\($0)" } ?? "nil"), which is not \(type)")
+    }
+}
+
+/// Where SwiftData's API cannot throw and a program's mistake leaves nothing to return.
+enum AppleSwiftDataError {
+    static func trap(_ message: String) -> Never {
+        fatalError("SwiftData: " + message)
+    }
+}
