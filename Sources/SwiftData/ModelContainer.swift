@@ -20,20 +20,38 @@ public final class ModelContainer: @unchecked Sendable {
     @MainActor private var madeMainContext: ModelContext?
 
     /// A container of `types` (and the classes they relate to) in `configurations` (**default:**
-    /// one store file, `ModelConfiguration()`).
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    /// one store file, `ModelConfiguration()`); see `init(for:migrationPlan:configurations:)`.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// A container of a schema's models in `configurations` (**default:** `ModelConfiguration()`);
+    /// see `init(for:migrationPlan:configurations:)`.
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container of a schema's models in `configurations` (**default:** `ModelConfiguration()`).
-    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
-    }
-
-    /// A container of a schema's models in `configurations` (**default:** `ModelConfiguration()`).
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    ///
+    /// A store written with an earlier version of the models is migrated first: by
+    /// `migrationPlan`'s stages when there is a plan, else lightweight (inferred) when the store
+    /// keeps the model it was written with.
+    /// - Throws: the `NSError` of a store that cannot be opened or migrated.
+    public init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
+    ) throws {
         schema = givenSchema
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        if let migrationPlan {
+            for configuration in self.configurations {
+                try SchemaMigration(plan: migrationPlan, configuration: configuration).run()
+            }
+        }
         persistentContainer = NSPersistentContainer(name: "SwiftData", managedObjectModel: givenSchema.managedObjectModel)
         persistentContainer.persistentStoreDescriptions = self.configurations.map(\.storeDescription)
         var loadError: Error?
