@@ -198,7 +198,7 @@ let package = Package(
             name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
         // SwiftData code as apps write it (`import SwiftData` only): a trip planner's models.
-        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "TestSupport"]),
+        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CoreData", "TestSupport"]),
         // Server code as a Hummingbird or Vapor app writes it, in the Swift 6 language mode:
         // `import CoreData` only, a Sendable app state holding the container, hundreds of tasks
         // each with its own context, object IDs crossing tasks, the view context on the main

@@ -74,6 +74,7 @@ private struct ManagedMessage: DiagnosticMessage {
 @main
 struct OpenCoreDataMacrosPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [
-        ManagedMacro.self, ModelMacro.self, PersistedPropertyMacro.self, SchemaMarkerMacro.self,
+        ManagedMacro.self, ModelMacro.self, PersistedPropertyMacro.self, SchemaMarkerMacro.self, ModelActorMacro.self,
+        ModelKeyPathListMacro.self,
     ]
 }

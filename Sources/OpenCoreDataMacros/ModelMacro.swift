@@ -112,7 +112,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     }
 }
 
-/// `@Attribute(…)`, `@Relationship(…)`, `@Transient`, `#Unique`, `#Index`: read by `@Model`,
+/// `@Attribute(…)`, `@Relationship(…)`, `@Transient`: read by `@Model`,
 /// they add nothing themselves.
 public struct SchemaMarkerMacro: PeerMacro {
     /// Nothing: `@Model` reads these attributes.
@@ -180,4 +180,67 @@ private struct ModelMessage: DiagnosticMessage {
     init(_ message: String) { self.message = message }
     var diagnosticID: MessageID { MessageID(domain: "SwiftData", id: "Model") }
     var severity: DiagnosticSeverity { .error }
+}
+
+/// SwiftData's `@ModelActor actor Importer { … }`: the actor runs on a serial executor that
+/// owns a `ModelContext` of the container it is made with (`init(modelContainer:)`).
+public struct ModelActorMacro: MemberMacro, ExtensionMacro {
+    /// `modelExecutor`, `modelContainer` and `init(modelContainer:)`.
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let actor = declaration.as(ActorDeclSyntax.self) else {
+            context.diagnose(
+                Diagnostic(node: Syntax(node), message: ModelMessage("@ModelActor applies to an actor: @ModelActor actor Importer { … }")))
+            return []
+        }
+        let access = actor.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        return [
+            "\(raw: access)nonisolated let modelExecutor: any SwiftData.ModelExecutor",
+            "\(raw: access)nonisolated let modelContainer: SwiftData.ModelContainer",
+            """
+            \(raw: access)init(modelContainer: SwiftData.ModelContainer) {
+            let modelContext = SwiftData.ModelContext(modelContainer)
+            self.modelExecutor = SwiftData.DefaultSerialModelExecutor(modelContext: modelContext)
+            self.modelContainer = modelContainer
+            }
+            """,
+        ]
+    }
+
+    /// The conformance to `ModelActor`.
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ActorDeclSyntax.self) else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): SwiftData.ModelActor {}")]
+    }
+}
+
+/// SwiftData's `#Unique<Trip>([\.name], [\.start, \.end])` and `#Index<Trip>(…)` in a `@Model`
+/// class: a static property listing the key paths (each list one constraint or index), which
+/// the schema reads.
+public struct ModelKeyPathListMacro: DeclarationMacro {
+    /// `static var _uniquenessConstraints` (for `#Unique`) or `static var _indexKeyPaths` (for `#Index`).
+    public static func expansion(
+        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let root = node.genericArgumentClause?.arguments.first?.argument.trimmedDescription else {
+            context.diagnose(
+                Diagnostic(
+                    node: Syntax(node),
+                    message: ModelMessage("#\(node.macroName.text) names its model: #\(node.macroName.text)<Trip>([\\.name])")))
+            return []
+        }
+        let property = node.macroName.text == "Unique" ? "_uniquenessConstraints" : "_indexKeyPaths"
+        let lists = node.arguments.map { argument in
+            // `\.name` → `\Trip.name`: the key paths' root, written out.
+            argument.expression.trimmedDescription.split(separator: "\\.", omittingEmptySubsequences: false)
+                .joined(separator: "\\\(root).")
+        }
+        return ["static var \(raw: property): [[AnyKeyPath]] { [\(raw: lists.joined(separator: ", "))] }"]
+    }
 }

@@ -244,6 +244,14 @@ public final class ModelContext {
         return model
     }
 
+    /// The model with `id` if its object is in the context or the store; nil otherwise.
+    func existingModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let objectID = id.objectID, let object = try? managedObjectContext.existingObject(with: objectID) else {
+            return nil
+        }
+        return model(for: object)
+    }
+
     /// The context's instance of the model with `persistentModelID`, if the context has one.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
         guard let objectID = persistentModelID.objectID,

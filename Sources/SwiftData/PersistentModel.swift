@@ -10,9 +10,18 @@ public protocol PersistentModel: AnyObject, Identifiable, Hashable {
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// Creates a model over backing data (a fetched object's): used by `ModelContext`.
     init(backingData: _ModelBackingData)
+    /// The key paths of each `#Unique` constraint. **Default:** none.
+    static var _uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The key paths of each `#Index`. **Default:** none.
+    static var _indexKeyPaths: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
+    /// No `#Unique` constraints.
+    public static var _uniquenessConstraints: [[AnyKeyPath]] { [] }
+    /// No `#Index`.
+    public static var _indexKeyPaths: [[AnyKeyPath]] { [] }
+
     /// The model's identifier: its object ID once inserted (temporary until the first save
     /// that stores it, as on Apple), else one of its own.
     public var persistentModelID: PersistentIdentifier {

@@ -284,7 +284,15 @@ private struct SchemaBuilder {
                 }
             }
             entity.properties = properties
-            entity.uniquenessConstraints = unique
+            let names = { (keyPaths: [AnyKeyPath]) in keyPaths.compactMap { ModelKeyPaths.name(of: $0, in: type) } }
+            entity.uniquenessConstraints = unique + type._uniquenessConstraints.map(names).filter { !$0.isEmpty }.map { $0 as [Any] }
+            entity.indexes = type._indexKeyPaths.map(names).filter { !$0.isEmpty }.map { keys in
+                NSFetchIndexDescription(
+                    name: "\(entity.name ?? "")_" + keys.joined(separator: "_"),
+                    elements: keys.compactMap { entity.propertiesByName[$0] }.map {
+                        NSFetchIndexElementDescription(property: $0, collationType: .binary)
+                    })
+            }
         }
         setInverses(relationships)
         let model = NSManagedObjectModel()

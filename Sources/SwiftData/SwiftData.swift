@@ -57,3 +57,16 @@ public macro Relationship(
 /// instance only (it needs a default value).
 @attached(peer)
 public macro Transient() = #externalMacro(module: "OpenCoreDataMacros", type: "SchemaMarkerMacro")
+
+/// Makes the combinations of properties given unique across a `@Model` class's models, each
+/// list one constraint: `#Unique<Trip>([\.name], [\.start, \.end])`. Inserting a model whose
+/// values match a stored one's updates that one (an upsert), as `@Attribute(.unique)` does.
+@freestanding(declaration, names: named(_uniquenessConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "OpenCoreDataMacros", type: "ModelKeyPathListMacro")
+
+/// Indexes a `@Model` class's table by properties, each list one index:
+/// `#Index<Trip>([\.name], [\.start, \.end])`.
+@freestanding(declaration, names: named(_indexKeyPaths))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "OpenCoreDataMacros", type: "ModelKeyPathListMacro")
