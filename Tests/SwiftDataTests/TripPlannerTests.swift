@@ -4,23 +4,32 @@ import XCTest
 
 /// The trip planner on each store, written as a SwiftData app's tests are.
 final class TripPlannerTests: XCTestCase {
-    enum Store: CaseIterable { case inMemory, sqlite }
+    enum Store: CaseIterable {
+        case inMemory, sqlite, postgreSQL
 
-    private var folder: URL!
+        /// The stores this run tests: PostgreSQL where a test server is named (always under CI).
+        static var tested: [Store] { PostgresTestServer.isEnabled ? allCases : [.inMemory, .sqlite] }
+    }
+
+    private var folder: TemporaryFolder!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("SwiftDataTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder(prefix: "SwiftDataTests")
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+    override func tearDown() {
+        folder = nil
     }
 
-    private func configuration(_ store: Store) -> ModelConfiguration {
+    /// A configuration of a new, empty store.
+    private func configuration(_ store: Store) throws -> ModelConfiguration {
         switch store {
-        case .inMemory: ModelConfiguration(isStoredInMemoryOnly: true)
-        case .sqlite: ModelConfiguration(url: folder.appendingPathComponent("Trips.store"))
+        case .inMemory: return ModelConfiguration(isStoredInMemoryOnly: true)
+        case .sqlite: return ModelConfiguration(url: folder.file("Trips-\(UUID().uuidString).store"))
+        case .postgreSQL:
+            let url = try PostgresTestServer.freshStoreURL()
+            folder.onRemove { PostgresTestServer.destroy(url) }
+            return ModelConfiguration(url: url)
         }
     }
 
@@ -45,7 +54,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testInsertSaveAndFetchInAnotherContext() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let container = try makeContainer(store)
             let context = ModelContext(container)
             _ = insertTrips(into: context)
@@ -67,7 +76,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testPredicatesSortsLimitsAndCounts() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let context = ModelContext(try makeContainer(store))
             _ = insertTrips(into: context)
             try context.save()
@@ -112,7 +121,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testPendingChangesAndRollback() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let context = ModelContext(try makeContainer(store))
             let trips = insertTrips(into: context)
             XCTAssertEqual(try context.fetchCount(FetchDescriptor<Trip>()), 3, "unsaved inserts are fetched (\(store))")
@@ -130,7 +139,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testCascadeDeleteAndDeleteWithPredicate() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let context = ModelContext(try makeContainer(store))
             let trips = insertTrips(into: context)
             try context.save()
@@ -149,7 +158,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testUniqueAttributeUpserts() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let container = try makeContainer(store)
             let context = ModelContext(container)
             _ = insertTrips(into: context)
@@ -166,7 +175,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testEnumerateInBatches() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let context = ModelContext(try makeContainer(store))
             for index in 0..<25 { context.insert(Item(title: "Item \(index)", weight: index)) }
             try context.save()
@@ -179,7 +188,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testTransactionSavesOrRollsBack() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let container = try makeContainer(store)
             let context = ModelContext(container)
             try context.transaction {
@@ -198,7 +207,7 @@ final class TripPlannerTests: XCTestCase {
     }
 
     func testCodableValuesAndToOneRelationships() throws {
-        for store in Store.allCases {
+        for store in Store.tested {
             let container = try makeContainer(store)
             let context = ModelContext(container)
             let trip = Trip(name: "Rome", destination: "Rome", startDate: day(1), endDate: day(3))
