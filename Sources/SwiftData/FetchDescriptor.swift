@@ -38,7 +38,10 @@ public struct FetchDescriptor<T: PersistentModel> {
         request.entity = entity
         request.resultType = resultType
         if let predicate {
-            guard let converted = NSPredicate(converting: predicate, naming: ModelKeyPaths.name(of:)) else {
+            guard
+                let converted = NSPredicate(
+                    converting: predicate, naming: ModelKeyPaths.name(of:), values: ModelKeyPaths.argument)
+            else {
                 throw SwiftDataError.unsupportedPredicate
             }
             request.predicate = converted

@@ -237,7 +237,8 @@ public final class ModelContext {
     /// **Differences from Apple:** an identifier of a model never inserted, or of another
     /// container, stops the process with a message (Apple's does too, without one).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
-        guard let objectID = persistentModelID.objectID, let model = model(for: managedObjectContext.object(with: objectID))
+        guard let objectID = persistentModelID.objectID(in: managedObjectContext.persistentStoreCoordinator),
+            let model = model(for: managedObjectContext.object(with: objectID))
         else {
             AppleSwiftDataError.trap("No model of this container has the identifier \(persistentModelID)")
         }
@@ -246,7 +247,9 @@ public final class ModelContext {
 
     /// The model with `id` if its object is in the context or the store; nil otherwise.
     func existingModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
-        guard let objectID = id.objectID, let object = try? managedObjectContext.existingObject(with: objectID) else {
+        guard let objectID = id.objectID(in: managedObjectContext.persistentStoreCoordinator),
+            let object = try? managedObjectContext.existingObject(with: objectID)
+        else {
             return nil
         }
         return model(for: object)
@@ -254,7 +257,7 @@ public final class ModelContext {
 
     /// The context's instance of the model with `persistentModelID`, if the context has one.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
-        guard let objectID = persistentModelID.objectID,
+        guard let objectID = persistentModelID.objectID(in: managedObjectContext.persistentStoreCoordinator),
             let object = managedObjectContext.registeredObject(for: objectID)
         else { return nil }
         return models[ObjectIdentifier(object)]?.model as? T

@@ -285,7 +285,8 @@ private struct SchemaBuilder {
             }
             entity.properties = properties
             let names = { (keyPaths: [AnyKeyPath]) in keyPaths.compactMap { ModelKeyPaths.name(of: $0, in: type) } }
-            entity.uniquenessConstraints = unique + type._uniquenessConstraints.map(names).filter { !$0.isEmpty }.map { $0 as [Any] }
+            entity.uniquenessConstraints =
+                unique + type._uniquenessConstraints.map(names).filter { !$0.isEmpty }.map { $0 as [Any] }
             entity.indexes = type._indexKeyPaths.map(names).filter { !$0.isEmpty }.map { keys in
                 NSFetchIndexDescription(
                     name: "\(entity.name ?? "")_" + keys.joined(separator: "_"),
@@ -349,12 +350,31 @@ enum ModelKeyPaths {
         return name(of: keyPath, in: model)
     }
 
+    /// The name of a key path of one persisted property of `type`; "" (the object itself) for
+    /// `persistentModelID`.
     static func name(of keyPath: AnyKeyPath, in type: any PersistentModel.Type) -> String? {
         lock.lock()
         defer { lock.unlock() }
         if let known = names[ObjectIdentifier(type)] { return known[keyPath] }
-        let known = Dictionary(type.schemaMetadata.map { ($0.keypath, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var known = Dictionary(type.schemaMetadata.map { ($0.keypath, $0.name) }, uniquingKeysWith: { first, _ in first })
+        known[identifierKeyPath(of: type)] = ""
         names[ObjectIdentifier(type)] = known
         return known[keyPath]
+    }
+
+    private static func identifierKeyPath<T: PersistentModel>(of type: T.Type) -> AnyKeyPath { \T.persistentModelID }
+
+    /// A value a predicate captured, as its converted predicate's argument: an identifier as its
+    /// object ID, a model as its managed object, an enum as its raw value (as stored), arrays of
+    /// these element by element.
+    static func argument(_ value: Any) -> Any {
+        switch value {
+        case let id as PersistentIdentifier: return id.objectID ?? value
+        case let model as any PersistentModel: return model.persistentBackingData.object ?? value
+        case is any StoredAttributeValue: return value
+        case let raw as any RawRepresentable: return raw.rawValue
+        case let array as [Any]: return array.map(argument)
+        default: return value
+        }
     }
 }

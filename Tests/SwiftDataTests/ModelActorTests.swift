@@ -55,6 +55,14 @@ final class ModelActorTests: XCTestCase {
         let context = ModelContext(container)
         XCTAssertEqual((context.model(for: ids[0]) as? Visit)?.city, "Porto")
         XCTAssertTrue(importer.modelContainer === container)
+
+        // Identifiers travel as JSON, and name the same models when they come back.
+        let decoded = try JSONDecoder().decode([PersistentIdentifier].self, from: JSONEncoder().encode(ids))
+        XCTAssertEqual(decoded, ids)
+        XCTAssertEqual(decoded.map(\.entityName), ["Visit", "Visit"])
+        XCTAssertTrue(context.model(for: decoded[0]) === context.model(for: ids[0]))
+        let decodedStars = await importer.stars(of: decoded[1])
+        XCTAssertEqual(decodedStars, 5)
     }
 
     func testActorsRunConcurrentlyWithoutLosingInserts() async throws {

@@ -24,13 +24,16 @@ extension _FoundationFactory where Self == NSPredicate {
     /// the other expressions Apple's conversion refuses (arithmetic, `??`, conditionals, custom
     /// functions) give nil here too.
     public init?<Input: NSObject>(_ predicate: Predicate<Input>) {
-        self.init(converting: predicate, naming: KeyPathNames.name(of:))
+        self.init(converting: predicate, naming: KeyPathNames.name(of:), values: { $0 })
     }
 
     /// `init(_:)` for a predicate over any type, its key paths named by `naming` (nil: no name,
-    /// and no predicate): SwiftData's models, which are not `NSObject`s.
-    package init?<Input>(converting predicate: Predicate<Input>, naming: @escaping (AnyKeyPath) -> String?) {
-        var scope = PredicateConversion(root: predicate.variable.key, naming: naming)
+    /// and no predicate; "": the object itself) and its captured values passed as `values`
+    /// makes them: SwiftData's models, which are not `NSObject`s.
+    package init?<Input>(
+        converting predicate: Predicate<Input>, naming: @escaping (AnyKeyPath) -> String?, values: @escaping (Any) -> Any
+    ) {
+        var scope = PredicateConversion(root: predicate.variable.key, naming: naming, values: values)
         guard let converted = scope.predicate(predicate.expression),
             let node = try? PredicateTree.nodeOrThrow(converted.text, arguments: converted.arguments)
         else { return nil }
@@ -46,12 +49,15 @@ struct PredicateConversion {
     private var variables: [PredicateExpressions.VariableID: String]
     /// Subquery variables made so far (`$v1`, `$v2`, …).
     private var subqueries = 0
-    /// The string form of a key path of one component (nil: none).
+    /// The string form of a key path of one component (nil: none; "": the object itself).
     let naming: (AnyKeyPath) -> String?
+    /// A captured value as the format's argument.
+    let values: (Any) -> Any
 
-    init(root: PredicateExpressions.VariableID, naming: @escaping (AnyKeyPath) -> String?) {
+    init(root: PredicateExpressions.VariableID, naming: @escaping (AnyKeyPath) -> String?, values: @escaping (Any) -> Any) {
         variables = [root: ""]
         self.naming = naming
+        self.values = values
     }
 
     /// Format text and its arguments.
@@ -136,7 +142,7 @@ extension PredicateExpressions.KeyPath: KeyPathReadingExpression {
         guard let base = scope.path(of: root) else { return nil }
         if CollectionCount.isCount(keyPath) { return base + ["@count"] }
         guard let name = scope.naming(keyPath) else { return nil }
-        return base + name.split(separator: ".").map(String.init)
+        return base + name.split(separator: ".").map(String.init)  // "" adds nothing: the object itself
     }
 }
 
@@ -161,10 +167,10 @@ extension PredicateExpressions.OptionalFlatMap: KeyPathReadingExpression, Conver
 
 extension PredicateExpressions.Value: ConvertibleValueExpression {
     func expression(in scope: inout PredicateConversion) -> PredicateConversion.Format? {
-        let value: Any? = value
-        return ValueSemantics.unwrapOptional(value) == nil
-            ? PredicateConversion.Format(text: "nil", arguments: [])
-            : PredicateConversion.Format(text: "%@", arguments: [value])
+        guard let value = ValueSemantics.unwrapOptional(value) else {
+            return PredicateConversion.Format(text: "nil", arguments: [])
+        }
+        return PredicateConversion.Format(text: "%@", arguments: [scope.values(value)])
     }
 }
 
