@@ -192,7 +192,9 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
     ) throws -> [DeclSyntax] {
         guard let actor = declaration.as(ActorDeclSyntax.self) else {
             context.diagnose(
-                Diagnostic(node: Syntax(node), message: ModelMessage("@ModelActor applies to an actor: @ModelActor actor Importer { … }")))
+                Diagnostic(
+                    node: Syntax(node), message: ModelMessage("@ModelActor applies to an actor: @ModelActor actor Importer { … }")
+                ))
             return []
         }
         let access = actor.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
