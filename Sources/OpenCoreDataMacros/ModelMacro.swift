@@ -72,7 +72,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 }
 
 /// `@_PersistedProperty var name: String`: an `init` accessor (what the class's initializers
-/// and default value assign), `get` and `set` through the model's backing data, and the
+/// and default value assign), `get` and `set` through the model's backing data (observed, as an
+/// `@Observable` class's properties are), and the
 /// placeholder `_name` the `init` accessor initializes (of a type with no size).
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     /// The property's `init`, `get` and `set`.
@@ -92,8 +93,19 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             _\(raw: property.name) = SwiftData._ModelNoValue()
             }
             """,
-            "get { persistentBackingData._value(forKey: \(raw: key)) }",
-            "set { persistentBackingData._setValue(newValue, forKey: \(raw: key)) }",
+            """
+            get {
+            persistentBackingData._observationRegistrar.access(self, keyPath: \\.\(raw: property.identifier))
+            return persistentBackingData._value(forKey: \(raw: key))
+            }
+            """,
+            """
+            set {
+            persistentBackingData._observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: property.identifier)) {
+            persistentBackingData._setValue(newValue, forKey: \(raw: key))
+            }
+            }
+            """,
         ]
     }
 

@@ -1,3 +1,4 @@
+import Observation
 import OpenCoreData
 
 /// Where a model's persisted values live: before the model is inserted, the values its
@@ -11,6 +12,9 @@ public final class _ModelBackingData {
     /// The context of `object`: a model keeps its context (and so its object's) alive, so that
     /// it can be read after the code that fetched it has let the context go.
     private(set) var context: ModelContext?
+    /// The observers of the model's properties (`withObservationTracking`). Not for use in
+    /// your own code.
+    public let _observationRegistrar = ObservationRegistrar()
     /// The identifier of a model never inserted, made when first asked for.
     private var unsavedID: UUID?
 

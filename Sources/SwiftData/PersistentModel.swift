@@ -1,8 +1,10 @@
+import Observation
 import OpenCoreData
 
 /// A class that SwiftData persists: what `@Model` makes of a class. Its requirements are
-/// written by the macro; write `@Model` rather than conforming by hand.
-public protocol PersistentModel: AnyObject, Identifiable, Hashable {
+/// written by the macro; write `@Model` rather than conforming by hand. Models are
+/// `Observable`: reading a persisted property inside `withObservationTracking` observes it.
+public protocol PersistentModel: AnyObject, Observable, Identifiable, Hashable {
     /// Where the model's persisted values live: the values given before the model is inserted,
     /// then the managed object that holds them in its context.
     var persistentBackingData: _ModelBackingData { get set }

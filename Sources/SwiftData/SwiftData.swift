@@ -21,7 +21,7 @@
 /// relationship, an array of models as a to-many relationship. Optionals are optional in the
 /// schema. `@Attribute` and `@Relationship` give a property's options.
 ///
-/// **Differences from Apple:** the class is not `Observable` here; a `Codable` type that is not
+/// **Differences from Apple:** a `Codable` type that is not
 /// a number, string, date, data, UUID, URL, decimal or raw-value enum is stored as its JSON
 /// encoding in a binary attribute; a to-many array's order is not kept (on Apple neither).
 @attached(member, names: named(persistentBackingData), named(init(backingData:)), named(schemaMetadata))

@@ -85,10 +85,13 @@ final class ModelMacroTests: XCTestCase {
                         _name = SwiftData._ModelNoValue()
                     }
                     get {
-                        persistentBackingData._value(forKey: "name")
+                        persistentBackingData._observationRegistrar.access(self, keyPath: \\.name)
+                        return persistentBackingData._value(forKey: "name")
                     }
                     set {
-                        persistentBackingData._setValue(newValue, forKey: "name")
+                        persistentBackingData._observationRegistrar.withMutation(of: self, keyPath: \\.name) {
+                            persistentBackingData._setValue(newValue, forKey: "name")
+                        }
                     }
                 }
 
@@ -100,10 +103,13 @@ final class ModelMacroTests: XCTestCase {
                         _notes = SwiftData._ModelNoValue()
                     }
                     get {
-                        persistentBackingData._value(forKey: "notes")
+                        persistentBackingData._observationRegistrar.access(self, keyPath: \\.notes)
+                        return persistentBackingData._value(forKey: "notes")
                     }
                     set {
-                        persistentBackingData._setValue(newValue, forKey: "notes")
+                        persistentBackingData._observationRegistrar.withMutation(of: self, keyPath: \\.notes) {
+                            persistentBackingData._setValue(newValue, forKey: "notes")
+                        }
                     }
                 }
 

@@ -95,3 +95,28 @@ final class ContextBehaviourTests: XCTestCase {
         }
     }
 }
+
+import Observation
+
+final class ObservationTests: XCTestCase {
+    func testPersistedPropertiesAreObserved() throws {
+        let context = ModelContext(
+            try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let trip = Trip(name: "Lisbon", destination: "Lisbon", startDate: .now, endDate: .now)
+        context.insert(trip)
+        let changes = Counter()
+        withObservationTracking {
+            _ = trip.destination
+        } onChange: {
+            changes.count += 1
+        }
+        trip.budget = 10
+        XCTAssertEqual(changes.count, 0, "a property not read is not observed")
+        trip.destination = "Porto"
+        XCTAssertEqual(changes.count, 1)
+    }
+
+    private final class Counter: @unchecked Sendable {
+        var count = 0
+    }
+}
