@@ -49,7 +49,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         if let migrationPlan {
             for configuration in self.configurations {
-                try SchemaMigration(plan: migrationPlan, configuration: configuration).run()
+                try SchemaMigration(plan: migrationPlan, target: givenSchema.version, configuration: configuration).run()
             }
         }
         persistentContainer = NSPersistentContainer(name: "SwiftData", managedObjectModel: givenSchema.managedObjectModel)

@@ -28,8 +28,9 @@ extension Schema {
 /// the versions, oldest first, and a stage for each step between two of them.
 ///
 /// `ModelContainer(for:migrationPlan:configurations:)` finds the version a store was written
-/// with (by its entities' version hashes) and runs the stages from there to the last version.
-/// A step with no stage of its own is lightweight.
+/// with (by its entities' version hashes) and runs the stages from there to the version of the
+/// container's schema (the plan's last when no version of the plan has its number). A step
+/// with no stage of its own is lightweight.
 public protocol SchemaMigrationPlan {
     /// The versions, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
@@ -59,10 +60,12 @@ public enum MigrationStage: @unchecked Sendable {
 /// Runs a migration plan's stages on one store.
 struct SchemaMigration {
     let plan: any SchemaMigrationPlan.Type
+    /// The version to migrate to (the container's schema's); the plan's last when it names none.
+    let target: Schema.Version
     let configuration: ModelConfiguration
 
-    /// Migrates the store to the plan's last version; does nothing when there is no store yet
-    /// or it is of that version.
+    /// Migrates the store to the target version; does nothing when there is no store yet or it
+    /// is of that version (or later).
     func run() throws {
         let description = configuration.storeDescription
         guard description.type != NSInMemoryStoreType, let url = description.url,
@@ -83,7 +86,8 @@ struct SchemaMigration {
                     NSURLErrorKey: url,
                 ])
         }
-        for index in versions.indices.dropFirst(start + 1) {
+        let end = versions.lastIndex { $0.versionIdentifier == target } ?? versions.count - 1
+        for index in versions.indices where index > start && index <= end {
             let from = versions[index - 1]
             let to = versions[index]
             let stage = plan.stages.first { $0.fromVersion.versionIdentifier == from.versionIdentifier }
