@@ -230,6 +230,7 @@ if Context.environment["OPENCOREDATA_SANITIZER_TESTS"] == "1" {
             "Support/CompanyModel.swift",
         ],
         "ServerConcurrencyTests": [],
+        "SwiftDataTests": ["ModelActorTests.swift"],
     ]
     package.products.removeAll { $0.name == "coredata" }
     package.targets.removeAll { target in

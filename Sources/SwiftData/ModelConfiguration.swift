@@ -22,6 +22,9 @@ public struct ModelConfiguration: Hashable, @unchecked Sendable {
     /// Whether contexts may save to the store. **Default:** true.
     public let allowsSave: Bool
     /// The models of this configuration's store; nil for all of the container's.
+    ///
+    /// **Differences from Apple:** every store of a container holds all of its schema's
+    /// entities; this is kept, and has no effect.
     public let schema: Schema?
 
     /// A configuration of a store file in the default folder (or, `isStoredInMemoryOnly`,

@@ -203,7 +203,7 @@ struct ModelPropertyType {
     var isToMany: Bool { (wrapped as? any ModelArray.Type)?.modelType != nil }
 
     /// The attribute type of an attribute's Swift type: the type itself, an enum's raw value's
-    /// type, binary data for other `Codable` types.
+    /// type, binary data (its JSON) for other `Codable` types, other integer widths included.
     var attributeType: NSAttributeType {
         Self.attributeType(of: wrapped)
     }
@@ -214,7 +214,7 @@ struct ModelPropertyType {
         case is Bool.Type: .booleanAttributeType
         case is Int.Type, is Int64.Type: .integer64AttributeType
         case is Int32.Type: .integer32AttributeType
-        case is Int16.Type, is Int8.Type, is UInt8.Type: .integer16AttributeType
+        case is Int16.Type: .integer16AttributeType
         case is Double.Type: .doubleAttributeType
         case is Float.Type: .floatAttributeType
         case is Date.Type: .dateAttributeType

@@ -266,7 +266,9 @@ private let packageRoot = URL(fileURLWithPath: #filePath)
 
 /// The catalogs whose articles must be there; `documentationFiles()` also reads any other
 /// catalog under `Sources`.
-private let requiredCatalogs = ["Sources/OpenCoreData/OpenCoreData.docc", "Sources/OpenPredicate/OpenPredicate.docc"]
+private let requiredCatalogs = [
+    "Sources/OpenCoreData/OpenCoreData.docc", "Sources/OpenPredicate/OpenPredicate.docc", "Sources/SwiftData/SwiftData.docc",
+]
 
 /// README.md, then every `.md` file of every `.docc` catalog under `Sources`, as paths relative
 /// to the package's root, sorted.
@@ -356,6 +358,16 @@ private func expectOutput(_ printed: [String], of example: Example, sourceLocati
     }
 }
 
+/// Where the SwiftData catalog's blocks are pasted, relative to the package's root.
+private let swiftDataExamples = "Tests/SwiftDataTests/DocumentationExamples.swift"
+
+/// A client's target taking the `SwiftData` product (PortingSwiftDataApps.md): PackageDescription code.
+private let swiftDataPackageExcerpt = """
+    .target(name: "MyApp", dependencies: [
+        .product(name: "SwiftData", package: "opencoredata", condition: .when(platforms: [.linux])),
+    ]),
+    """
+
 /// A client's `Package.swift` excerpt (README.md, GettingStarted.md): PackageDescription code,
 /// not code of this target. Checked against the manifest by `packageExcerptNamesWhatExists`.
 private let packageExcerpt = """
@@ -437,6 +449,7 @@ private let vaporExcerpt = """
 /// show it. Editing such a block fails `everySwiftBlockIsHere` until it is edited here too.
 private let exemptBlocks: [String: Set<String>] = [
     packageExcerpt: ["README.md", "Sources/OpenCoreData/OpenCoreData.docc/GettingStarted.md"],
+    swiftDataPackageExcerpt: ["Sources/SwiftData/SwiftData.docc/PortingSwiftDataApps.md"],
     serverExampleExcerpt: ["Sources/OpenCoreData/OpenCoreData.docc/ServerApps.md"],
     vaporExcerpt: ["Sources/OpenCoreData/OpenCoreData.docc/ServerApps.md"],
 ]
@@ -494,9 +507,6 @@ struct ReadmeExamplesTests {
     }
 
     @Test func everySwiftBlockIsHere() throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-            .components(separatedBy: "\n")
-        let imports = Set(source.filter { $0.hasPrefix("import ") })
         let blocks = try swiftBlocks()
         #expect(blocks.count >= 13)
         var exemptionsUsed: Set<String> = []
@@ -506,6 +516,12 @@ struct ReadmeExamplesTests {
                 exemptionsUsed.insert(block.text)
                 continue
             }
+            // The SwiftData catalog's blocks are pasted into SwiftDataTests, which imports SwiftData.
+            let file =
+                block.document.hasPrefix("Sources/SwiftData/")
+                ? packageRoot.appendingPathComponent(swiftDataExamples) : URL(fileURLWithPath: #filePath)
+            let source = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+            let imports = Set(source.filter { $0.hasPrefix("import ") })
             // Imports are this file's; the rest is pasted into a method or a class, indented.
             for line in block.lines where line.hasPrefix("import ") {
                 #expect(imports.contains(line), "\(block.document) imports \(line), this file does not")
@@ -520,7 +536,7 @@ struct ReadmeExamplesTests {
                     shown.isEmpty ? here.isEmpty : here == indent + shown
                 }
             }
-            #expect(found, "\(block.document): block starting \"\(start)\" is not in ReadmeExamplesTests.swift")
+            #expect(found, "\(block.document): block starting \"\(start)\" is not in \(file.lastPathComponent)")
         }
         #expect(exemptionsUsed == Set(exemptBlocks.keys), "an exemption no file uses any more")
     }

@@ -29,6 +29,8 @@ final class SchemaTests: XCTestCase {
         XCTAssertNil(attributes["isSelected"], "@Transient is not persisted")
         XCTAssertNil(attributes["days"], "a computed property is not persisted")
         XCTAssertEqual(try entity("Accommodation").attributesByName["address"]?.attributeType, .binaryDataAttributeType)
+        XCTAssertEqual(try entity("Accommodation").attributesByName["photo"]?.allowsExternalBinaryDataStorage, true)
+        XCTAssertEqual(try entity("Accommodation").attributesByName["address"]?.allowsExternalBinaryDataStorage, false)
         XCTAssertEqual(try entity("Item").attributesByName["weight"]?.attributeType, .integer64AttributeType)
     }
 

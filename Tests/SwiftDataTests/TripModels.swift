@@ -46,6 +46,7 @@ final class Item {
 final class Accommodation {
     var placeName: String
     var address: Address?
+    @Attribute(.externalStorage) var photo: Data?
     var trip: Trip?
 
     init(placeName: String) {

@@ -213,6 +213,8 @@ final class TripPlannerTests: XCTestCase {
             let trip = Trip(name: "Rome", destination: "Rome", startDate: day(1), endDate: day(3))
             let hotel = Accommodation(placeName: "Hotel Sole")
             hotel.address = Address(street: "Via Roma 1", city: "Rome")
+            let photo = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            hotel.photo = photo
             trip.accommodation = hotel
             context.insert(trip)
             XCTAssertTrue(hotel.modelContext === context, "a related model is inserted with its trip (\(store))")
@@ -221,6 +223,7 @@ final class TripPlannerTests: XCTestCase {
             let fetched = try ModelContext(container).fetch(FetchDescriptor<Accommodation>())
             XCTAssertEqual(fetched.map(\.address), [Address(street: "Via Roma 1", city: "Rome")], "\(store)")
             XCTAssertEqual(fetched.first?.trip?.name, "Rome", "\(store)")
+            XCTAssertEqual(fetched.first?.photo, photo, "\(store)")
         }
     }
 }
