@@ -100,7 +100,8 @@ public final class ModelContext {
     // MARK: - Changes
 
     /// Inserts a new model (and the new models it relates to); it is stored at the next save.
-    /// A model already in this context is left as it is.
+    /// A model already in this context is left as it is. A model whose class is not in the
+    /// container's schema (nor related to a class that is) stops the process with a message.
     public func insert<T: PersistentModel>(_ model: T) {
         insertModel(model)
     }
@@ -234,8 +235,9 @@ public final class ModelContext {
     /// The model with `persistentModelID`: the context's instance, else one read from the store
     /// when first used.
     ///
-    /// **Differences from Apple:** an identifier of a model never inserted, or of another
-    /// container, stops the process with a message (Apple's does too, without one).
+    /// An identifier of a model never inserted, or of another container, stops the process
+    /// with a message; `registeredModel(for:)` and a model actor's `self[id, as:]` return nil
+    /// instead.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         guard let objectID = persistentModelID.objectID(in: managedObjectContext.persistentStoreCoordinator),
             let model = model(for: managedObjectContext.object(with: objectID))
@@ -260,7 +262,7 @@ public final class ModelContext {
         guard let objectID = persistentModelID.objectID(in: managedObjectContext.persistentStoreCoordinator),
             let object = managedObjectContext.registeredObject(for: objectID)
         else { return nil }
-        return models[ObjectIdentifier(object)]?.model as? T
+        return model(for: object, as: T.self)
     }
 
     private func entity(of type: any PersistentModel.Type) throws -> NSEntityDescription {

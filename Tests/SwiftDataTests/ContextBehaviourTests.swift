@@ -85,6 +85,20 @@ final class ContextBehaviourTests: XCTestCase {
         XCTAssertEqual(trips.first?.items.map(\.title), ["Camera"])
     }
 
+    func testALimitOrOffsetOutOfRangeThrows() throws {
+        let context = ModelContext(try makeContainer())
+        context.insert(trip("Lisbon"))
+        var descriptor = FetchDescriptor<Trip>()
+        descriptor.fetchLimit = -1
+        XCTAssertThrowsError(try context.fetch(descriptor)) { error in
+            XCTAssertTrue("\(error)".contains("fetchLimit"), "\(error)")
+        }
+        descriptor.fetchLimit = nil
+        descriptor.fetchOffset = -2
+        XCTAssertThrowsError(try context.fetchCount(descriptor))
+        XCTAssertThrowsError(try context.enumerate(descriptor) { _ in XCTFail("no model") })
+    }
+
     func testASortByAPropertyThatIsNotPersistedThrows() throws {
         let context = ModelContext(try makeContainer())
         XCTAssertThrowsError(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.days)]))) { error in
