@@ -9,7 +9,7 @@ import SwiftSyntaxMacros
 /// The property becomes computed, so it may be declared in an extension too (Xcode's
 /// `+CoreDataProperties.swift` files declare Apple's `@NSManaged` properties there), and the
 /// key is spelled out at compile time.
-public struct ManagedMacro: AccessorMacro {
+public struct ManagedMacro: AccessorMacro, PeerMacro {
     /// The `get` and `set` of the property `declaration`, or a diagnostic (and no accessors)
     /// when it is not a `var` with a type and no initial value.
     public static func expansion(
@@ -61,6 +61,25 @@ public struct ManagedMacro: AccessorMacro {
             "get { _managedValue(forKey: \(literal)) }",
             "set { _setManagedValue(newValue, forKey: \(literal)) }",
         ]
+    }
+}
+
+extension ManagedMacro {
+    /// In a class's body (not an extension), a stored marker of no size beside the property:
+    /// `private final var _managed_name = _ManagedPropertyMarker()` (final: no accessors in the
+    /// vtable). A class's settable properties then
+    /// pair up one to one, in declaration order, with its stored `var`s, which is how a key path
+    /// to a plain `var` of the class is named (`KeyPathLayout`).
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard context.lexicalContext.first?.is(ClassDeclSyntax.self) == true,
+            let variable = declaration.as(VariableDeclSyntax.self), variable.bindings.count == 1,
+            let identifier = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier
+        else { return [] }
+        let name = identifier.text.filter { $0 != "`" }
+        return ["private final var _managed_\(raw: name) = _ManagedPropertyMarker()"]
     }
 }
 

@@ -42,6 +42,25 @@ final class KeyPathTests: XCTestCase {
         XCTAssertEqual(NSSortDescriptor(keyPath: \Book.author?.name, ascending: true).key, "author.name")
     }
 
+    func testPlainVarsOfManagedClassesHaveTheirNames() {
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.isHighlighted).keyPath, "isHighlighted")
+        XCTAssertEqual(NSExpression(forKeyPath: \Book.note).keyPath, "note")
+        XCTAssertEqual(NSExpression(forKeyPath: \Ebook.note).keyPath, "note", "declared in the superclass")
+        XCTAssertEqual(keyString(\Book.isHighlighted), "isHighlighted")
+        XCTAssertEqual(keyString(\Book.title), "title", "the managed properties keep theirs")
+        XCTAssertEqual(keyString(\Book.author?.name), "author.name")
+    }
+
+    func testKeyValueCodingReadsPlainVarsOfManagedClasses() throws {
+        let context = try makeBookshelfContainer(.inMemory).viewContext
+        let book = Book(context: context)
+        book.isHighlighted = true
+        book.note = "signed"
+        XCTAssertEqual(book.value(forKey: "isHighlighted") as? Bool, true)
+        XCTAssertEqual(book.value(forKey: "note") as? String, "signed")
+        XCTAssertEqual(NSPredicate(format: "isHighlighted == YES AND note == 'signed'").evaluate(with: book), true)
+    }
+
     func testKVCStringsOfKeyPathsSelectDictionaryColumns() throws {
         XCTAssertEqual(keyString(\Book.title), "title")
         XCTAssertEqual(keyString(\Book.author?.name), "author.name")

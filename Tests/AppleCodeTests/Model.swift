@@ -24,8 +24,11 @@ public class Book: NSManagedObject {
     @Managed public var price: Decimal?
     @Managed public var published: Date?
     @Managed public var rating: Double
+    /// A plain `var` (not in the model) between managed properties, as apps keep UI state.
+    public var isHighlighted = false
     @Managed public var title: String
     @Managed public var author: Author?
+    public var note: String?
 }
 
 public class Ebook: Book {

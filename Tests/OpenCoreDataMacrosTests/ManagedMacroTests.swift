@@ -52,6 +52,43 @@ final class ManagedMacroTests: XCTestCase {
             macros: macros)
     }
 
+    func testAMarkerBesideAPropertyOfAClassBodyNotOfAnExtension() {
+        assertMacroExpansion(
+            """
+            class Book: NSManagedObject {
+                @Managed var title: String
+            }
+            extension Book {
+                @Managed var pages: Int32
+            }
+            """,
+            expandedSource: """
+                class Book: NSManagedObject {
+                    var title: String {
+                        get {
+                            _managedValue(forKey: "title")
+                        }
+                        set {
+                            _setManagedValue(newValue, forKey: "title")
+                        }
+                    }
+
+                    private final var _managed_title = _ManagedPropertyMarker()
+                }
+                extension Book {
+                    var pages: Int32 {
+                        get {
+                            _managedValue(forKey: "pages")
+                        }
+                        set {
+                            _setManagedValue(newValue, forKey: "pages")
+                        }
+                    }
+                }
+                """,
+            macros: macros)
+    }
+
     func testWhatItRefuses() {
         assertMacroExpansion(
             "@Managed let title: String?",

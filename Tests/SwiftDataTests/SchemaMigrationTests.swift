@@ -1,4 +1,5 @@
 import SwiftData
+import TestSupport
 import XCTest
 
 // Three versions of a trip planner's models, as an app that shipped them declares them.
@@ -86,23 +87,29 @@ enum TripsMigrationPlan: SchemaMigrationPlan {
 }
 
 final class SchemaMigrationTests: XCTestCase {
-    private var folder: URL!
+    private var folder: TemporaryFolder!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("SwiftDataMigration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TemporaryFolder(prefix: "SwiftDataMigration")
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+    override func tearDown() {
+        folder = nil
     }
 
-    private var storeURL: URL { folder.appendingPathComponent("Trips.store") }
+    private var storeURL: URL { folder.file("Trips.store") }
+
+    /// A new SQLite store, and a new PostgreSQL one where a test server is named.
+    private func storeURLs() throws -> [URL] {
+        guard PostgresTestServer.isEnabled else { return [storeURL] }
+        let postgres = try PostgresTestServer.freshStoreURL()
+        folder.onRemove { PostgresTestServer.destroy(postgres) }
+        return [storeURL, postgres]
+    }
 
     /// A V1 store with a duplicate name.
-    private func writeVersion1() throws {
-        let container = try ModelContainer(
-            for: Schema(versionedSchema: TripsV1.self), configurations: ModelConfiguration(url: storeURL))
+    private func writeVersion1(at url: URL) throws {
+        let container = try ModelContainer(for: Schema(versionedSchema: TripsV1.self), configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         context.insert(TripsV1.Trip(name: "Lisbon", destination: "Portugal", nights: 4))
         context.insert(TripsV1.Trip(name: "Oslo", destination: "Norway", nights: 1))
@@ -111,24 +118,26 @@ final class SchemaMigrationTests: XCTestCase {
     }
 
     func testPlanMigratesThroughLightweightAndCustomStages() throws {
-        try writeVersion1()
-        let container = try ModelContainer(
-            for: Schema(versionedSchema: TripsV3.self), migrationPlan: TripsMigrationPlan.self,
-            configurations: ModelConfiguration(url: storeURL))
-        let trips = try ModelContext(container).fetch(FetchDescriptor<TripsV3.Trip>(sortBy: [SortDescriptor(\.name)]))
-        XCTAssertEqual(trips.map(\.name), ["Lisbon", "Oslo"], "willMigrate removed the later duplicate")
-        XCTAssertEqual(trips.map(\.place), ["Portugal", "Norway"], "the renamed attribute kept its values")
-        XCTAssertEqual(trips.map(\.nights), [4, 1])
-        XCTAssertEqual(trips.map(\.notes), [nil, nil])
-        XCTAssertEqual(trips.map(\.nightsLabel), ["4 nights", "1 night"], "didMigrate filled the new attribute")
+        for url in try storeURLs() {
+            let store = url.scheme ?? ""
+            try writeVersion1(at: url)
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: TripsV3.self), migrationPlan: TripsMigrationPlan.self,
+                configurations: ModelConfiguration(url: url))
+            let trips = try ModelContext(container).fetch(FetchDescriptor<TripsV3.Trip>(sortBy: [SortDescriptor(\.name)]))
+            XCTAssertEqual(trips.map(\.name), ["Lisbon", "Oslo"], "willMigrate removed the later duplicate (\(store))")
+            XCTAssertEqual(trips.map(\.place), ["Portugal", "Norway"], "the renamed attribute kept its values (\(store))")
+            XCTAssertEqual(trips.map(\.nights), [4, 1], store)
+            XCTAssertEqual(trips.map(\.notes), [nil, nil], store)
+            XCTAssertEqual(trips.map(\.nightsLabel), ["4 nights", "1 night"], "didMigrate filled the new attribute (\(store))")
 
-        // The migrated store opens as V3 without the plan, and its names are unique now.
-        let reopened = try ModelContainer(
-            for: Schema(versionedSchema: TripsV3.self), configurations: ModelConfiguration(url: storeURL))
-        let context = ModelContext(reopened)
-        context.insert(TripsV3.Trip(name: "Oslo", place: "Norway", nights: 3))
-        try context.save()
-        XCTAssertEqual(try context.fetchCount(FetchDescriptor<TripsV3.Trip>()), 2)
+            // The migrated store opens as V3 without the plan, and its names are unique now.
+            let reopened = try ModelContainer(for: Schema(versionedSchema: TripsV3.self), configurations: ModelConfiguration(url: url))
+            let context = ModelContext(reopened)
+            context.insert(TripsV3.Trip(name: "Oslo", place: "Norway", nights: 3))
+            try context.save()
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor<TripsV3.Trip>()), 2, store)
+        }
     }
 
     func testPlanStartsFromTheStoresVersion() throws {

@@ -40,7 +40,15 @@ import OpenStoreCore
 /// decimal, collection, class or managed object cannot be read on a stand-in, and naming its
 /// key path stops the process: declare such properties optional.
 @attached(accessor)
+@attached(peer, names: prefixed(_managed_))
 public macro Managed(_ key: String? = nil) = #externalMacro(module: "OpenCoreDataMacros", type: "ManagedMacro")
+
+/// What `@Managed` puts beside a property declared in a class's body: a stored value of no
+/// size, so that key paths to the class's plain `var`s can be named. Not for use in your own code.
+public struct _ManagedPropertyMarker: Sendable {
+    /// A marker.
+    public init() {}
+}
 
 extension NSManagedObject {
     /// The value of the managed property `key` as a `@Managed` property's type: what the

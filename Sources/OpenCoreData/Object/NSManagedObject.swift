@@ -703,9 +703,12 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         return values[slot: slot]
     }
 
-    /// `value(forKey:)` for a key without a slot: a fetched property, or an unknown key.
+    /// `value(forKey:)` for a key without a slot: a fetched property, a plain stored property of
+    /// the class (what an `@objc var` of a subclass is to Apple's key-value coding), or an
+    /// unknown key.
     private func unslottedValue(forKey key: String) -> Any? {
         guard let property = entity.propertiesByName[key] else {
+            if let plain = plainStoredValue(forKey: key) { return plain }
             AppleException.raise(
                 "NSUnknownKeyException",
                 reason: "[<\(Swift.type(of: self))> valueForUndefinedKey:]: the entity \(entity.name ?? "") is not "
@@ -718,6 +721,19 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             return toManyValue(relationship)
         }
         return primitiveValue(forKey: key)
+    }
+
+    /// The value of the stored property `key` declared by a subclass (not by this class, whose
+    /// storage is its own): `.some(nil)` for one that holds nil, nil when there is none.
+    private func plainStoredValue(forKey key: String) -> Any?? {
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror, current.subjectType != NSManagedObject.self {
+            if let child = current.children.first(where: { $0.label == key }) {
+                return .some(ValueSemantics.unwrapOptional(child.value))
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
     }
 
     /// The value at a key path: each step reads a property (`department.title`), through to-many

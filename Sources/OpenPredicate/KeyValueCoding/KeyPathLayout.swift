@@ -10,8 +10,9 @@
 /// - A component read through a class's getter is named by the getter's entry in the class's
 ///   vtable: a settable property's entries (getter, setter, modify) come in declaration order, as
 ///   its stored `var`s do in the field metadata, so the nth settable getter reads the nth `var`.
-///   When the counts differ (a computed property with a setter, or one made by a macro) the
-///   component has no name, rather than a wrong one.
+///   (`@Managed` puts a stored marker of no size beside each property it makes computed, so a
+///   managed-object subclass pairs up too.) When the counts differ (a computed property with a
+///   setter of your own) the component has no name, rather than a wrong one.
 /// - Optional chaining, forcing and wrapping add nothing; a subscript or a get-only computed
 ///   property has no name.
 ///
