@@ -103,7 +103,7 @@ final class SwiftPredicateConversionTests: XCTestCase {
 /// converted predicate must keep what the Swift predicate keeps, evaluated in memory and
 /// fetched from each store, from a fixed seed.
 final class RandomSwiftPredicateConversionTests: XCTestCase {
-    typealias Condition = any StandardPredicateExpression<Bool>
+    typealias Condition = PredicateCondition
     typealias Book = AppleCodeTests.Book
 
     private static let titles = ["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Dracula", "Ivanhoe", "Persuasion"]
@@ -149,9 +149,9 @@ final class RandomSwiftPredicateConversionTests: XCTestCase {
         if depth > 0, Int.random(in: 0..<3, using: &random) == 0 {
             let left = condition(book, depth: depth - 1, &random)
             switch Int.random(in: 0..<3, using: &random) {
-            case 0: return both(left, condition(book, depth: depth - 1, &random))
-            case 1: return either(left, condition(book, depth: depth - 1, &random))
-            default: return not(left)
+            case 0: return PredicateConditions.both(left, condition(book, depth: depth - 1, &random))
+            case 1: return PredicateConditions.either(left, condition(book, depth: depth - 1, &random))
+            default: return PredicateConditions.not(left)
             }
         }
         let pages = PredicateExpressions.KeyPath(root: book, keyPath: \Book.pages)
@@ -188,21 +188,5 @@ final class RandomSwiftPredicateConversionTests: XCTestCase {
                 ? PredicateExpressions.Equal(lhs: author, rhs: PredicateExpressions.NilLiteral<Author>())
                 : PredicateExpressions.NotEqual(lhs: author, rhs: PredicateExpressions.NilLiteral<Author>())
         }
-    }
-
-    private static func both<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
-        -> Condition
-    {
-        PredicateExpressions.Conjunction(lhs: l, rhs: r)
-    }
-
-    private static func either<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
-        -> Condition
-    {
-        PredicateExpressions.Disjunction(lhs: l, rhs: r)
-    }
-
-    private static func not<W: StandardPredicateExpression<Bool>>(_ wrapped: W) -> Condition {
-        PredicateExpressions.Negation(wrapped)
     }
 }

@@ -5,7 +5,7 @@ import XCTest
 /// Random Swift predicates over models, from a fixed seed: each fetch keeps what Swift's own
 /// evaluation of the predicate keeps, on every store.
 final class RandomPredicateTests: XCTestCase {
-    typealias Condition = any StandardPredicateExpression<Bool>
+    typealias Condition = PredicateCondition
 
     private static let names = ["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Dracula", "Ivanhoe", "Persuasion"]
     private static let places = ["Lisbon", "Oslo", "Rome", "Lima"]
@@ -62,9 +62,9 @@ final class RandomPredicateTests: XCTestCase {
         if depth > 0, Int.random(in: 0..<3, using: &random) == 0 {
             let left = condition(trip, depth: depth - 1, &random)
             switch Int.random(in: 0..<3, using: &random) {
-            case 0: return both(left, condition(trip, depth: depth - 1, &random))
-            case 1: return either(left, condition(trip, depth: depth - 1, &random))
-            default: return not(left)
+            case 0: return PredicateConditions.both(left, condition(trip, depth: depth - 1, &random))
+            case 1: return PredicateConditions.either(left, condition(trip, depth: depth - 1, &random))
+            default: return PredicateConditions.not(left)
             }
         }
         let name = PredicateExpressions.KeyPath(root: trip, keyPath: \Trip.name)
@@ -115,21 +115,5 @@ final class RandomPredicateTests: XCTestCase {
                     op: op)
             }
         }
-    }
-
-    private static func both<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
-        -> Condition
-    {
-        PredicateExpressions.Conjunction(lhs: l, rhs: r)
-    }
-
-    private static func either<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ l: L, _ r: R)
-        -> Condition
-    {
-        PredicateExpressions.Disjunction(lhs: l, rhs: r)
-    }
-
-    private static func not<W: StandardPredicateExpression<Bool>>(_ wrapped: W) -> Condition {
-        PredicateExpressions.Negation(wrapped)
     }
 }
