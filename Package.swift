@@ -197,7 +197,8 @@ let package = Package(
         .testTarget(
             name: "AppleCodeTests", dependencies: ["CoreData", "TestSupport"],
             resources: [.copy("Resources/Bookshelf.xcdatamodeld"), .copy("Resources/Pets.xcdatamodeld")]),
-        // SwiftData code as apps write it (`import SwiftData` only): a trip planner's models.
+        // SwiftData code as apps write it (`import SwiftData`, XCTest): a trip planner's models, versioned
+        // schemas, model actors; a few files also import CoreData to check the model a schema makes.
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData", "CoreData", "TestSupport"]),
         // Server code as a Hummingbird or Vapor app writes it, in the Swift 6 language mode:
         // `import CoreData` only, a Sendable app state holding the container, hundreds of tasks
