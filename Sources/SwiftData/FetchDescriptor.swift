@@ -73,7 +73,8 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     public static let unsupportedPredicate = SwiftDataError(code: "unsupportedPredicate")
     /// A sort descriptor has a key path to a property that is not persisted.
     public static let unsupportedSortDescriptor = SwiftDataError(code: "unsupportedSortDescriptor")
-    /// A model's class is not in the container's schema.
+    /// A model's class is not in the container's schema: a fetch of it, or a save after an
+    /// `insert` of it.
     public static let unknownSchema = SwiftDataError(code: "unknownSchema")
 
     /// The error's name.

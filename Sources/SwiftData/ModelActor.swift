@@ -1,3 +1,4 @@
+import OpenPredicate
 import Dispatch
 
 /// Makes an actor work with models off the main actor: it gets `modelContainer`,
@@ -29,7 +30,7 @@ extension ModelActor {
     /// The actor's executor: the model executor's.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         guard let serial = modelExecutor as? any SerialModelExecutor else {
-            AppleSwiftDataError.trap("A model actor's executor must be a SerialModelExecutor")
+            AppleException.internalInconsistency("A model actor's executor must be a SerialModelExecutor")
         }
         return serial.asUnownedSerialExecutor()
     }

@@ -1,5 +1,6 @@
 import Observation
 import OpenCoreData
+import OpenPredicate
 
 /// Where a model's persisted values live: before the model is inserted, the values its
 /// initializer gave; then the managed object of its context that holds them. What the
@@ -70,7 +71,7 @@ public final class _ModelBackingData {
     public func _value<Destination: PersistentModel>(forKey key: String) -> Destination {
         let destination: Destination? = _value(forKey: key)
         guard let destination else {
-            AppleSwiftDataError.trap(
+            AppleException.internalInconsistency(
                 "The relationship '\(key)' has no destination, and its type \(Destination.self) is not optional")
         }
         return destination
@@ -98,6 +99,6 @@ public final class _ModelBackingData {
     private func detachedValue<Value>(forKey key: String) -> Value {
         if let value = values[key] as? Value { return value }
         if let none = ModelValues.none(of: Value.self) { return none }
-        AppleSwiftDataError.trap("The property '\(key)' was read before it was given a value")
+        AppleException.internalInconsistency("The property '\(key)' was read before it was given a value")
     }
 }

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenPredicate
 
 /// Where models are inserted, changed, fetched, deleted and saved: a managed object context
 /// of the container's stores, with one model instance per stored object.
@@ -23,6 +24,8 @@ public final class ModelContext {
     private var models: [ObjectIdentifier: WeakModel] = [:]
     /// Whether a save is scheduled by `autosaveEnabled`.
     private var autosaveScheduled = false
+    /// Whether `insert` was given a model of a class not in the schema since the last rollback.
+    private var hasRefusedInsert = false
 
     /// Whether the context saves by itself, soon after its models change. **Default:** false
     /// (true for `container.mainContext`).
@@ -75,7 +78,9 @@ public final class ModelContext {
         let backing = model.persistentBackingData
         if let object = backing.object { return object }
         guard let entity = container.schema.entity(for: type(of: model)) else {
-            AppleSwiftDataError.trap("\(type(of: model)) is not a model of the container's schema")
+            // Unreachable: `insert` checks, and a related model's class is in the schema with
+            // the class that relates to it.
+            AppleException.internalInconsistency("\(type(of: model)) is not a model of the container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
         register(model, for: object)
@@ -100,9 +105,16 @@ public final class ModelContext {
     // MARK: - Changes
 
     /// Inserts a new model (and the new models it relates to); it is stored at the next save.
-    /// A model already in this context is left as it is. A model whose class is not in the
-    /// container's schema (nor related to a class that is) stops the process with a message.
+    /// A model already in this context is left as it is.
+    ///
+    /// A model whose class is not in the container's schema (nor related to a class that is)
+    /// is not inserted, and the next `save()` throws `SwiftDataError.unknownSchema` (until a
+    /// `rollback()`), so the mistake is reported where errors are handled.
     public func insert<T: PersistentModel>(_ model: T) {
+        guard container.schema.entity(for: type(of: model)) != nil else {
+            hasRefusedInsert = true
+            return
+        }
         insertModel(model)
     }
 
@@ -134,15 +146,19 @@ public final class ModelContext {
     /// Stores the context's changes. A failed save (a uniqueness or validation error) throws
     /// and leaves the store and the changes as they were.
     public func save() throws {
+        if hasRefusedInsert { throw SwiftDataError.unknownSchema }
+        let deleted = managedObjectContext.deletedObjects
         try managedObjectContext.save()
-        forgetDeleted()
+        forget(deleted)
     }
 
     /// Discards the unsaved changes: inserted models leave the context, changed ones read
     /// their stored values again, deleted ones are back.
     public func rollback() {
+        hasRefusedInsert = false
+        let inserted = managedObjectContext.insertedObjects
         managedObjectContext.rollback()
-        forgetDeleted()
+        forget(inserted)
     }
 
     /// Runs `block`, then saves what it changed; on an error the changes are rolled back.
@@ -167,10 +183,12 @@ public final class ModelContext {
         objects.compactMap { model(for: $0) }
     }
 
-    /// Drops the models whose objects are gone from the context (saved deletions, rolled-back
-    /// insertions).
-    private func forgetDeleted() {
-        models = models.filter { $0.value.model?.persistentBackingData.object?.managedObjectContext === managedObjectContext }
+    /// Drops the models of objects gone from the context (saved deletions, rolled-back
+    /// insertions): only those, not a pass over every registered model.
+    private func forget(_ objects: Set<NSManagedObject>) {
+        for object in objects where object.managedObjectContext !== managedObjectContext {
+            models[ObjectIdentifier(object)] = nil
+        }
     }
 
     /// Schedules an autosave (after an insert, a delete or a change of a model).
@@ -242,7 +260,7 @@ public final class ModelContext {
         guard let objectID = persistentModelID.objectID(in: managedObjectContext.persistentStoreCoordinator),
             let model = model(for: managedObjectContext.object(with: objectID))
         else {
-            AppleSwiftDataError.trap("No model of this container has the identifier \(persistentModelID)")
+            AppleException.internalInconsistency("No model of this container has the identifier \(persistentModelID)")
         }
         return model
     }

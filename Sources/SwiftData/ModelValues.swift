@@ -1,23 +1,29 @@
 import OpenCoreData
+import OpenPredicate
 
-/// The types a managed object's attribute holds as they are (optional or not): read through
-/// `_managedValue(forKey:)`, which converts integer widths and reads nil as an empty value.
-protocol StoredAttributeValue {}
+/// The types a managed object's attribute holds as they are (optional or not), each with its
+/// attribute type: read through `_managedValue(forKey:)`, which converts integer widths and
+/// reads nil as an empty value.
+protocol StoredAttributeValue {
+    static var attributeType: NSAttributeType { get }
+}
 
-extension String: StoredAttributeValue {}
-extension Bool: StoredAttributeValue {}
-extension Int: StoredAttributeValue {}
-extension Int16: StoredAttributeValue {}
-extension Int32: StoredAttributeValue {}
-extension Int64: StoredAttributeValue {}
-extension Double: StoredAttributeValue {}
-extension Float: StoredAttributeValue {}
-extension Date: StoredAttributeValue {}
-extension Data: StoredAttributeValue {}
-extension UUID: StoredAttributeValue {}
-extension URL: StoredAttributeValue {}
-extension Decimal: StoredAttributeValue {}
-extension Optional: StoredAttributeValue where Wrapped: StoredAttributeValue {}
+extension String: StoredAttributeValue { static var attributeType: NSAttributeType { .stringAttributeType } }
+extension Bool: StoredAttributeValue { static var attributeType: NSAttributeType { .booleanAttributeType } }
+extension Int: StoredAttributeValue { static var attributeType: NSAttributeType { .integer64AttributeType } }
+extension Int16: StoredAttributeValue { static var attributeType: NSAttributeType { .integer16AttributeType } }
+extension Int32: StoredAttributeValue { static var attributeType: NSAttributeType { .integer32AttributeType } }
+extension Int64: StoredAttributeValue { static var attributeType: NSAttributeType { .integer64AttributeType } }
+extension Double: StoredAttributeValue { static var attributeType: NSAttributeType { .doubleAttributeType } }
+extension Float: StoredAttributeValue { static var attributeType: NSAttributeType { .floatAttributeType } }
+extension Date: StoredAttributeValue { static var attributeType: NSAttributeType { .dateAttributeType } }
+extension Data: StoredAttributeValue { static var attributeType: NSAttributeType { .binaryDataAttributeType } }
+extension UUID: StoredAttributeValue { static var attributeType: NSAttributeType { .UUIDAttributeType } }
+extension URL: StoredAttributeValue { static var attributeType: NSAttributeType { .URIAttributeType } }
+extension Decimal: StoredAttributeValue { static var attributeType: NSAttributeType { .decimalAttributeType } }
+extension Optional: StoredAttributeValue where Wrapped: StoredAttributeValue {
+    static var attributeType: NSAttributeType { Wrapped.attributeType }
+}
 
 /// `Optional`, for types known only at run time.
 protocol OptionalValue {
@@ -67,7 +73,7 @@ enum ModelValues {
     private static func managedObject(of model: any PersistentModel, in context: ModelContext?) -> NSManagedObject {
         if let object = model.persistentBackingData.object { return object }
         guard let context else {
-            AppleSwiftDataError.trap("A \(type(of: model)) was related to a model whose context no longer exists")
+            AppleException.internalInconsistency("A \(type(of: model)) was related to a model whose context no longer exists")
         }
         return context.insertModel(model)
     }
@@ -87,22 +93,13 @@ enum ModelValues {
         return nil
     }
 
+    /// An enum from its stored raw value, which is stored as any other value of its type is
+    /// (an integer of another width, or a `Codable` raw value's JSON).
     private static func fromRaw<R: RawRepresentable>(_ type: R.Type, _ stored: Any) -> R? {
-        let raw: R.RawValue? = (stored as? R.RawValue) ?? numberCast(stored)
+        let raw: R.RawValue? =
+            R.RawValue.self is any StoredAttributeValue.Type
+            ? ManagedValueCast.cast(stored) : value(fromStored: stored, as: R.RawValue.self)
         return raw.flatMap(R.init(rawValue:))
-    }
-
-    /// An integer stored in another width (an `Int16` raw value read from an Integer 64 attribute).
-    private static func numberCast<T>(_ stored: Any) -> T? {
-        guard let number = stored as? any BinaryInteger else { return nil }
-        switch T.self {
-        case is Int.Type: return Int(exactly: number) as? T
-        case is Int16.Type: return Int16(exactly: number) as? T
-        case is Int32.Type: return Int32(exactly: number) as? T
-        case is Int64.Type: return Int64(exactly: number) as? T
-        case is UInt8.Type: return UInt8(exactly: number) as? T
-        default: return nil
-        }
     }
 
     /// nil as `Value`, when `Value` is optional.
@@ -111,14 +108,7 @@ enum ModelValues {
     }
 
     static func mismatch(_ stored: Any?, key: String, type: Any.Type, model: String?) -> Never {
-        AppleSwiftDataError.trap(
+        AppleException.internalInconsistency(
             "The property '\(key)' of \(model ?? "a model") holds \(stored.map { "\($0)" } ?? "nil"), which is not \(type)")
-    }
-}
-
-/// Where SwiftData's API cannot throw and a program's mistake leaves nothing to return.
-enum AppleSwiftDataError {
-    static func trap(_ message: String) -> Never {
-        fatalError("SwiftData: " + message)
     }
 }

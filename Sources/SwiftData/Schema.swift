@@ -209,26 +209,9 @@ struct ModelPropertyType {
     }
 
     private static func attributeType(of type: Any.Type) -> NSAttributeType {
-        switch type {
-        case is String.Type: .stringAttributeType
-        case is Bool.Type: .booleanAttributeType
-        case is Int.Type, is Int64.Type: .integer64AttributeType
-        case is Int32.Type: .integer32AttributeType
-        case is Int16.Type: .integer16AttributeType
-        case is Double.Type: .doubleAttributeType
-        case is Float.Type: .floatAttributeType
-        case is Date.Type: .dateAttributeType
-        case is Data.Type: .binaryDataAttributeType
-        case is UUID.Type: .UUIDAttributeType
-        case is URL.Type: .URIAttributeType
-        case is Decimal.Type: .decimalAttributeType
-        default:
-            if let raw = type as? any RawRepresentable.Type {
-                attributeType(of: rawValueType(raw))
-            } else {
-                .binaryDataAttributeType
-            }
-        }
+        if let stored = type as? any StoredAttributeValue.Type { return stored.attributeType }
+        if let raw = type as? any RawRepresentable.Type { return attributeType(of: rawValueType(raw)) }
+        return .binaryDataAttributeType
     }
 
     private static func rawValueType<R: RawRepresentable>(_ type: R.Type) -> Any.Type { R.RawValue.self }

@@ -85,6 +85,33 @@ final class ContextBehaviourTests: XCTestCase {
         XCTAssertEqual(trips.first?.items.map(\.title), ["Camera"])
     }
 
+    func testAnEnumOfAnyRawTypeRoundTrips() throws {
+        let container = try makeContainer()
+        let context = ModelContext(container)
+        let tent = Item(title: "Tent", weight: 8)
+        tent.priority = .high
+        context.insert(tent)
+        context.insert(Item(title: "Map", weight: 1))
+        try context.save()
+        let items = try ModelContext(container).fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.title)]))
+        XCTAssertEqual(items.map(\.priority), [.normal, .high])
+    }
+
+    func testInsertingAModelOfAnotherSchemaMakesTheSaveThrow() throws {
+        let context = ModelContext(try makeContainer())
+        context.insert(trip("Lisbon"))
+        let stray = Visit(city: "Porto", country: "Portugal", stars: 3)
+        context.insert(stray)
+        XCTAssertNil(stray.modelContext, "not inserted")
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? SwiftDataError, .unknownSchema)
+        }
+        context.rollback()
+        context.insert(trip("Oslo"))
+        try context.save()
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Trip>()).map(\.name), ["Oslo"])
+    }
+
     func testALimitOrOffsetOutOfRangeThrows() throws {
         let context = ModelContext(try makeContainer())
         context.insert(trip("Lisbon"))

@@ -34,7 +34,13 @@ final class Item {
     var title: String
     var weight: Int
     var isPacked: Bool = false
+    var priority: Priority = Priority.normal
     var trip: Trip?
+
+    /// An enum whose raw type is not an attribute type of its own (stored as its raw value's JSON).
+    enum Priority: UInt8, Codable {
+        case low = 1, normal = 5, high = 9
+    }
 
     init(title: String, weight: Int) {
         self.title = title

@@ -305,8 +305,8 @@ enum TypedRead {
 }
 
 /// Converts managed values to a `@Managed` property's type.
-enum ManagedValueCast {
-    static func cast<Value>(_ value: Any?) -> Value? {
+package enum ManagedValueCast {
+    package static func cast<Value>(_ value: Any?) -> Value? {
         if let value = value as? Value { return value }
         // nil for an optional property.
         if value == nil, let none = Optional<Any>.none as? Value { return none }
