@@ -9,6 +9,7 @@
 #                            # as CI runs it: under ThreadSanitizer, in the build folder of the
 #                            # main package's ThreadSanitizer tests, whose modules it reuses
 #   Fuzz/run.sh --build-flags  # the coverage flags, which such a shared build must also give
+#   EXTRA_BUILD_FLAGS="…"      # more `swift build` flags (split at spaces), after the coverage ones
 #
 # The checked-in seeds (Fuzz/Corpus) are read, not written: new inputs go to Fuzz/work-corpus
 # (ignored by git). A crash, a trap, a sanitizer report or an input slower than 10 s is a finding
@@ -26,6 +27,8 @@ if [ "${1:-}" = "--build-flags" ]; then
     echo "$BUILD_FLAGS"
     exit 0
 fi
+# shellcheck disable=SC2086 # several words
+BUILD_FLAGS="$BUILD_FLAGS ${EXTRA_BUILD_FLAGS:-}"
 SECONDS_TO_RUN=${1:-60}
 JOBS=${JOBS:-1}
 SANITIZER=${SANITIZER:-address}
