@@ -58,13 +58,21 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         }
     }
 
-    /// Equal when they name the same object.
+    /// Equal when they name the same object: the same object ID, or the same URI.
     public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
-        lhs.description == rhs.description
+        if case .object(let left) = lhs.kind, case .object(let right) = rhs.kind, left == right { return true }
+        return lhs.description == rhs.description
     }
 
-    /// Hashes what `==` compares.
-    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+    /// Hashes the last part of the URI (the store key or the temporary number), which equal
+    /// identifiers share, without making the URI of an object ID.
+    public func hash(into hasher: inout Hasher) {
+        switch kind {
+        case .object(let objectID): hasher.combine(objectID.uriKeyComponent)
+        case .uri(let url, _): hasher.combine(url.lastPathComponent)
+        case .unsaved(let id, _): hasher.combine(id)
+        }
+    }
 
     /// Orders identifiers by their string form (entity, then store key).
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {

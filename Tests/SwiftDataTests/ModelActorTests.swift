@@ -59,6 +59,9 @@ final class ModelActorTests: XCTestCase {
         // Identifiers travel as JSON, and name the same models when they come back.
         let decoded = try JSONDecoder().decode([PersistentIdentifier].self, from: JSONEncoder().encode(ids))
         XCTAssertEqual(decoded, ids)
+        // A decoded identifier hashes as the one it came from: sets and dictionaries find it.
+        XCTAssertEqual(Set(decoded + ids).count, 2)
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: zip(ids, ["Porto", "Bergen"]))[decoded[1]], "Bergen")
         XCTAssertEqual(decoded.map(\.entityName), ["Visit", "Visit"])
         XCTAssertTrue(context.model(for: decoded[0]) === context.model(for: ids[0]))
         let decodedStars = await importer.stars(of: decoded[1])

@@ -57,9 +57,15 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         let entityName = entity.name ?? ""
         let text =
             origin.isTemporary
-            ? "x-coredata:///\(entityName)/t\(Self.processToken)\(rowKey.primaryKey)"
-            : "x-coredata://\(origin.storeIdentifier)/\(entityName)/p\(rowKey.primaryKey)"
+            ? "x-coredata:///\(entityName)/\(uriKeyComponent)"
+            : "x-coredata://\(origin.storeIdentifier)/\(entityName)/\(uriKeyComponent)"
         return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The last path component of `uriRepresentation()` (`p` and the primary key, or `t`, this
+    /// process's token and the temporary number), made without the URI.
+    package var uriKeyComponent: String {
+        origin.isTemporary ? "t\(Self.processToken)\(rowKey.primaryKey)" : "p\(rowKey.primaryKey)"
     }
 
     /// IDs are immutable: a copy is the ID itself.
