@@ -27,7 +27,6 @@ if [ "${1:-}" = "--build-flags" ]; then
     echo "$BUILD_FLAGS"
     exit 0
 fi
-# shellcheck disable=SC2086 # several words
 BUILD_FLAGS="$BUILD_FLAGS ${EXTRA_BUILD_FLAGS:-}"
 SECONDS_TO_RUN=${1:-60}
 JOBS=${JOBS:-1}
