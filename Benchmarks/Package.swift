@@ -59,7 +59,7 @@ let package = Package(
         // 10^5 new objects with and without validation rules, plain and typed, against the raw C API.
         .executableTarget(
             name: "SaveBenchmarks",
-            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "RawSQLite"]
+            dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "BenchmarkSupport", "RawSQLite", "Probes"]
         ),
         // `swift build -c release --product BatchBenchmarks && .build/release/BatchBenchmarks`:
         // The batch requests against the raw statements, on SQLite (C API) and PostgreSQL (postgres-nio).

@@ -780,23 +780,6 @@ if batchObjectCount > 0 {
 
 // MARK: - Memory per fetched, unfired fault, in child processes
 
-/// The standard output of this program run with `arguments` and `environment` added, or nil.
-func childOutput(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = environment.merging(extra) { $1 }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    do { try process.run() } catch {
-        FileHandle.standardError.write("\(executable): \(error)\n".data(using: .utf8) ?? Data())
-        return nil
-    }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return process.terminationStatus == 0 ? output : nil
-}
-
 /// Heap bytes per fetched fault of every employee of the store (see `--fault-memory`).
 func faultBytes(_ mode: String) -> (bytes: Double, objects: Int, faults: Int)? {
     let output = childOutput(CommandLine.arguments[0], [mode, storeURL.path], environment: ["MALLOC_ARENA_MAX": "1"])
@@ -815,54 +798,21 @@ let uniqueFloorFault = only == nil ? faultBytes("--unique-floor-fault-memory") :
 
 // MARK: - Instructions per row, in a child process under callgrind
 
-/// The path of the program `name` on PATH, if it is there.
-func executableOnPath(_ name: String) -> String? {
-    (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }.first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-}
 /// Runs this program with `--instructions-child` under callgrind on INSTRUCTIONS_OBJECTS
 /// employees and puts each line's instructions per row into `lines`; what it could not count
 /// stays nil (printed as "-").
-func countInstructions(valgrind: String) {
-    let keep = environment["CALLGRIND_DIR"].map { URL(fileURLWithPath: $0) }
-    let dumps = keep ?? folder.appendingPathComponent("callgrind")
-    try? FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
-    // Valgrind 3.19 gives up on the DWARF 5 debug information Swift 6 writes: the child runs a
-    // copy without it (its symbol table, which names the functions, is kept).
-    var program = CommandLine.arguments[0]
-    let stripped = folder.appendingPathComponent("FetchBenchmarks-nodebug").path
-    if let objcopy = executableOnPath("objcopy"), childOutput(objcopy, ["--strip-debug", program, stripped]) != nil {
-        program = stripped
-    }
-    let output = childOutput(
-        valgrind,
-        [
-            "--tool=callgrind", "--quiet", "--instr-atstart=no", "--callgrind-out-file=\(dumps.path)/callgrind.out.%p", program,
-            "--instructions-child",
-        ],
-        environment: ["OBJECTS": environment["INSTRUCTIONS_OBJECTS"] ?? "10000", "BATCH_OBJECTS": "0"])
+func countInstructions() {
+    let (output, counts) = callgrindCounts(
+        arguments: ["--instructions-child"],
+        environment: ["OBJECTS": environment["INSTRUCTIONS_OBJECTS"] ?? "10000", "BATCH_OBJECTS": "0"],
+        dumps: environment["CALLGRIND_DIR"].map { URL(fileURLWithPath: $0) })
     guard let report = output?.split(separator: "\n").last,
         let entries = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [[String: Any]]
     else {
         FileHandle.standardError.write("callgrind run: \(output ?? "failed")\n".data(using: .utf8) ?? Data())
         return
     }
-    // Each dump names its line and side in its trigger: "Client Request: <line>.<side>".
-    var counts: [String: Double] = [:]
-    for file in (try? FileManager.default.contentsOfDirectory(atPath: dumps.path)) ?? [] where file.hasPrefix("callgrind.out") {
-        guard let text = try? String(contentsOfFile: "\(dumps.path)/\(file)", encoding: .utf8) else { continue }
-        var trigger: String?
-        var total: Double?
-        for line in text.split(separator: "\n") {
-            if line.hasPrefix("desc: Trigger: Client Request: ") {
-                trigger = String(line.dropFirst("desc: Trigger: Client Request: ".count))
-            } else if line.hasPrefix("totals:") || (total == nil && line.hasPrefix("summary:")) {
-                total = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
-            }
-        }
-        if let trigger, let total { counts[trigger] = total }
-    }
+    // Each dump's trigger names its line and side: "<line>.<side>".
     for entry in entries {
         guard let key = entry["key"] as? Int, let what = entry["what"] as? String, let rows = entry["rows"] as? Int, rows > 0,
             let index = lines.firstIndex(where: { $0.what == what })
@@ -870,12 +820,11 @@ func countInstructions(valgrind: String) {
         let perRow = { (side: String) in counts["\(key).\(side)"].map { $0 / Double(rows) } }
         lines[index].instructions = (perRow("ours"), perRow("raw"), perRow("floor"), perRow("peer"))
     }
-    if keep == nil { try? FileManager.default.removeItem(at: dumps) }
 }
 let instructionObjects = Int(environment["INSTRUCTIONS_OBJECTS"] ?? "") ?? 10_000
 let wantsInstructions = CommandLine.arguments.contains("--instructions") || environment["INSTRUCTIONS"] != "0"
 let valgrind = wantsInstructions ? executableOnPath("valgrind") : nil
-if let valgrind { countInstructions(valgrind: valgrind) }
+if valgrind != nil { countInstructions() }
 
 // MARK: - Report
 

@@ -29,11 +29,17 @@
 // Each line makes a fresh store, inserts the objects (not timed), then times `validateForInsert()`
 // on every object and, separately, `save()` (which validates again). OBJECTS=<n> sets the count
 // (default 100,000); ROUNDS=<n> the rounds (default 5), lines taking turns; medians are printed.
+// Where valgrind is on PATH (and INSTRUCTIONS is not 0), a child run under callgrind counts the
+// instructions per object of each line's save on INSTRUCTIONS_OBJECTS objects (default 10,000),
+// in its second round (the first warms caches and statements); CALLGRIND_DIR=<folder> keeps
+// its dump files, one per line, for callgrind_annotate.
 // The run checks the rows each save wrote (with the raw C API) and exits non-zero if one is
 // missing or a save or validation fails. The last line of stdout is the results as one JSON
 // object, also written to the path given as the first argument, if any.
 
+import BenchmarkSupport
 import CoreData
+import Probes
 import RawSQLite
 
 #if canImport(Glibc)
@@ -116,6 +122,30 @@ func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
 }
 
+/// Whether this process is the callgrind child (`--instructions-child`, under valgrind), which
+/// counts the saves of its last round instead of timing them.
+let countingInstructions = CommandLine.arguments.dropFirst().first == "--instructions-child" && probes_on_valgrind() != 0
+/// Whether the current round is the one the callgrind child counts.
+var countsThisRound = false
+
+/// The milliseconds `body` takes; in the callgrind child's counted round, its instructions are
+/// dumped under `name` instead (and 0 is returned).
+func timed(_ name: String, _ body: () throws -> Void) rethrows -> Double {
+    guard countingInstructions else { return milliseconds(try clock.measure(body)) }
+    guard countsThisRound else {
+        try body()
+        return 0
+    }
+    probes_callgrind_start()
+    probes_callgrind_zero()
+    defer {
+        probes_callgrind_dump(name)
+        probes_callgrind_stop()
+    }
+    try body()
+    return 0
+}
+
 /// One line's round: a fresh store, the objects inserted, then validation and the save timed.
 func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
     let url = temporaryStore()
@@ -153,7 +183,7 @@ func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
                     do { for object in objects { try object.validateForInsert() } } catch { failure = error }
                 }))
         if let failure { throw failure }
-        timing.save.append(milliseconds(try clock.measure { try context.save() }))
+        timing.save.append(try timed(label(rules: rules, typed: typed)) { try context.save() })
     }
     let rows = rowCount(url)
     guard rows == objectCount else {
@@ -206,30 +236,29 @@ func runRaw(into timing: inout Timing, notifying: Bool = false) {
     let store = NSObject()
     var notified = 0
     timing.save.append(
-        milliseconds(
-            clock.measure {
-                if notifying { notified += Set(objects).count }
-                sqlite3_exec(db, "BEGIN", nil, nil, nil)
-                var insert: OpaquePointer?
-                sqlite3_prepare_v2(
-                    db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
-                    &insert, nil)
-                for (index, (name, age, email, born)) in rows.enumerated() {
-                    sqlite3_reset(insert)
-                    sqlite3_bind_int64(insert, 1, Int64(index + 1))
-                    sqlite3_bind_int64(insert, 2, Int64(age))
-                    sqlite3_bind_double(insert, 3, born.timeIntervalSinceReferenceDate)
-                    sqlite3_bind_text(insert, 4, email, -1, transient)
-                    sqlite3_bind_text(insert, 5, name, -1, transient)
-                    if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
-                }
-                sqlite3_finalize(insert)
-                sqlite3_exec(db, "COMMIT", nil, nil, nil)
-                if notifying {
-                    let ids = (0..<objectCount).map { FloorID(store: store, entity: 1, row: Int64($0 + 1)) }
-                    notified += Set(objects).count + Set(ids).count
-                }
-            }))
+        timed(notifying ? "floor" : "raw C API") {
+            if notifying { notified += Set(objects).count }
+            sqlite3_exec(db, "BEGIN", nil, nil, nil)
+            var insert: OpaquePointer?
+            sqlite3_prepare_v2(
+                db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
+                &insert, nil)
+            for (index, (name, age, email, born)) in rows.enumerated() {
+                sqlite3_reset(insert)
+                sqlite3_bind_int64(insert, 1, Int64(index + 1))
+                sqlite3_bind_int64(insert, 2, Int64(age))
+                sqlite3_bind_double(insert, 3, born.timeIntervalSinceReferenceDate)
+                sqlite3_bind_text(insert, 4, email, -1, transient)
+                sqlite3_bind_text(insert, 5, name, -1, transient)
+                if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
+            }
+            sqlite3_finalize(insert)
+            sqlite3_exec(db, "COMMIT", nil, nil, nil)
+            if notifying {
+                let ids = (0..<objectCount).map { FloorID(store: store, entity: 1, row: Int64($0 + 1)) }
+                notified += Set(objects).count + Set(ids).count
+            }
+        })
     guard notified == (notifying ? 3 * objectCount : 0) else { exit(1) }
     let written = rowCount(url)
     guard written == objectCount else {
@@ -268,37 +297,36 @@ func runAPIFloor(into timing: inout Timing) {
     var notified = 0
     var failure: Error?
     timing.save.append(
-        milliseconds(
-            clock.measure {
-                let inserted = Set(objects)
-                notified += inserted.count
-                for object in objects { object.willSave() }
-                do { for object in objects { try object.validateForInsert() } } catch { failure = error }
-                registered.reserveCapacity(objectCount)
-                var ids: [FloorID] = []
-                ids.reserveCapacity(objectCount)
-                sqlite3_exec(db, "BEGIN", nil, nil, nil)
-                var insert: OpaquePointer?
-                sqlite3_prepare_v2(
-                    db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
-                    &insert, nil)
-                for (index, object) in objects.enumerated() {
-                    let row = Int64(index + 1)
-                    ids.append(FloorID(store: store, entity: 1, row: row))
-                    registered[row] = Unmanaged.passUnretained(object)
-                    sqlite3_reset(insert)
-                    sqlite3_bind_int64(insert, 1, row)
-                    sqlite3_bind_int64(insert, 2, Int64(object.age))
-                    sqlite3_bind_double(insert, 3, object.born.timeIntervalSinceReferenceDate)
-                    sqlite3_bind_text(insert, 4, object.email, -1, transient)
-                    sqlite3_bind_text(insert, 5, object.name, -1, transient)
-                    if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
-                }
-                sqlite3_finalize(insert)
-                sqlite3_exec(db, "COMMIT", nil, nil, nil)
-                for object in objects { object.didSave() }
-                notified += Set(ids).count + (inserted.isEmpty ? 0 : inserted.count)
-            }))
+        timed("API floor") {
+            let inserted = Set(objects)
+            notified += inserted.count
+            for object in objects { object.willSave() }
+            do { for object in objects { try object.validateForInsert() } } catch { failure = error }
+            registered.reserveCapacity(objectCount)
+            var ids: [FloorID] = []
+            ids.reserveCapacity(objectCount)
+            sqlite3_exec(db, "BEGIN", nil, nil, nil)
+            var insert: OpaquePointer?
+            sqlite3_prepare_v2(
+                db, "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZAGE, ZBORN, ZEMAIL, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?)", -1,
+                &insert, nil)
+            for (index, object) in objects.enumerated() {
+                let row = Int64(index + 1)
+                ids.append(FloorID(store: store, entity: 1, row: row))
+                registered[row] = Unmanaged.passUnretained(object)
+                sqlite3_reset(insert)
+                sqlite3_bind_int64(insert, 1, row)
+                sqlite3_bind_int64(insert, 2, Int64(object.age))
+                sqlite3_bind_double(insert, 3, object.born.timeIntervalSinceReferenceDate)
+                sqlite3_bind_text(insert, 4, object.email, -1, transient)
+                sqlite3_bind_text(insert, 5, object.name, -1, transient)
+                if sqlite3_step(insert) != SQLITE_DONE { exit(1) }
+            }
+            sqlite3_finalize(insert)
+            sqlite3_exec(db, "COMMIT", nil, nil, nil)
+            for object in objects { object.didSave() }
+            notified += Set(ids).count + (inserted.isEmpty ? 0 : inserted.count)
+        })
     guard failure == nil, notified == 3 * objectCount, registered.count == objectCount else { exit(1) }
     let written = rowCount(url)
     guard written == objectCount else {
@@ -316,13 +344,18 @@ let allLines: [(label: String, rules: Bool, typed: Bool)] = [
     ("plain, no rules", false, false), ("plain, rules", true, false), ("typed, no rules", false, true),
     ("typed, rules", true, true),
 ]
+/// A line's label.
+func label(rules: Bool, typed: Bool) -> String {
+    allLines.first { $0.rules == rules && $0.typed == typed }?.label ?? "?"
+}
 /// `ONLY=<substring>` runs the lines whose label contains it (and the raw loop), for profiling.
 let lines = allLines.filter { line in environment["ONLY"].map { line.label.contains($0) } ?? true }
 var timings = Array(repeating: Timing(), count: lines.count)
 var raw = Timing()
 var floor = Timing()
 var apiFloor = Timing()
-for _ in 0..<rounds {
+for round in 0..<rounds {
+    countsThisRound = round == rounds - 1
     for (index, line) in lines.enumerated() {
         do {
             try runCoreData(rules: line.rules, typed: line.typed, into: &timings[index])
@@ -336,31 +369,50 @@ for _ in 0..<rounds {
     runAPIFloor(into: &apiFloor)
 }
 
+if countingInstructions { exit(0) }
+
+// Instructions per object of each line's save, from a child run under callgrind.
+let instructionObjects = Int(environment["INSTRUCTIONS_OBJECTS"] ?? "") ?? 10_000
+var instructions: [String: Double] = [:]
+if environment["INSTRUCTIONS"] != "0", executableOnPath("valgrind") != nil {
+    let (output, counts) = callgrindCounts(
+        arguments: ["--instructions-child"], environment: ["OBJECTS": "\(instructionObjects)", "ROUNDS": "2"],
+        dumps: environment["CALLGRIND_DIR"].map { URL(fileURLWithPath: $0) })
+    if output == nil { FileHandle.standardError.write("callgrind run: failed\n".data(using: .utf8) ?? Data()) }
+    instructions = counts.mapValues { $0 / Double(instructionObjects) }
+}
+
 let rawSave = median(raw.save)
 print("Save of \(objectCount) new objects, SQLite store, median of \(rounds) rounds (ms)")
-print("line                 validateForInsert   save   save/raw")
+print("line                 validateForInsert   save   save/raw   instr/object   instr/raw")
 var results: [String: Double] = ["raw": rawSave]
+/// Prints a line of the table: its save against the raw loop's, in time and in instructions.
+func report(_ label: String, validate: Double?, save: Double) {
+    let perObject = instructions[label], rawPerObject = instructions["raw C API"]
+    print(
+        label.padding(toLength: 20, withPad: " ", startingAt: 0)
+            + (validate.map { String(format: " %17.0f", $0) } ?? "                 -")
+            + String(format: " %6.0f %9.2f×", save, save / rawSave)
+            + (perObject.map { String(format: " %14.0f", $0) } ?? "              -")
+            + (perObject.flatMap { ours in rawPerObject.map { String(format: " %10.2f×", ours / $0) } } ?? "          -"))
+    if let perObject { results[label + " instructions per object"] = perObject }
+}
 for (index, line) in lines.enumerated() {
     let validate = median(timings[index].validate), save = median(timings[index].save)
-    print(
-        line.label.padding(toLength: 20, withPad: " ", startingAt: 0)
-            + String(format: " %17.0f %6.0f %9.2f×", validate, save, save / rawSave))
+    report(line.label, validate: validate, save: save)
     results[line.label + " validate"] = validate
     results[line.label + " save"] = save
 }
-print(
-    "raw C API".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
-        + String(format: " %6.0f %9.2f×", rawSave, 1.0))
+report("raw C API", validate: nil, save: rawSave)
 let floorSave = median(floor.save)
-print(
-    "floor".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
-        + String(format: " %6.0f %9.2f×", floorSave, floorSave / rawSave))
+report("floor", validate: nil, save: floorSave)
 results["floor"] = floorSave
 let apiFloorSave = median(apiFloor.save)
-print(
-    "API floor".padding(toLength: 20, withPad: " ", startingAt: 0) + "                 -"
-        + String(format: " %6.0f %9.2f×", apiFloorSave, apiFloorSave / rawSave))
+report("API floor", validate: nil, save: apiFloorSave)
 results["API floor"] = apiFloorSave
+print(
+    "(instr/object: instructions per object of the save, counted by callgrind on \(instructionObjects) objects"
+        + (instructions.isEmpty ? "; valgrind not run: -)" : ")"))
 if lines.count == allLines.count {
     let plain = median(timings[0].save), ruled = median(timings[1].save)
     let typedPlain = median(timings[2].save), typedRuled = median(timings[3].save)
