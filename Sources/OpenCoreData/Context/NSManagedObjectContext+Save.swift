@@ -444,10 +444,11 @@ extension NSManagedObjectContext {
 /// The rows one save writes to one store, and the objects they come from.
 final class SaveBatch {
     let store: RowBackedPersistentStore
-    var changes = SaveChanges()
+    // Built and read by one save, on its context's queue: no dynamic exclusivity checks (two a row).
+    @exclusivity(unchecked) var changes = SaveChanges()
     /// The objects whose rows the batch writes, in order, unretained: the save holds them in its
     /// lists while the batch lives (retaining and releasing each touched every object once more).
-    var written: [Unmanaged<NSManagedObject>] = []
+    @exclusivity(unchecked) var written: [Unmanaged<NSManagedObject>] = []
     /// The objects by row key, for the conflicts a store reports (made then: most saves have none).
     lazy var objects: [ObjectKey: NSManagedObject] = Dictionary(
         written.compactMap { written in

@@ -38,7 +38,8 @@ package final class SQLiteStatement {
     /// The trace of the current run, when tracing is on.
     private var tracedRun: (trace: SQLTrace, start: Date, rows: Int)?
     /// The bytes of the text and blobs bound since the last reset, read by SQLite in place.
-    private var boundBytes = BoundBytes()
+    /// Used on its connection's thread alone: no dynamic exclusivity check per value bound.
+    @exclusivity(unchecked) private var boundBytes = BoundBytes()
 
     init(connection: SQLiteConnection, sql: String, traced: Bool = true) throws {
         var pointer: OpaquePointer?
