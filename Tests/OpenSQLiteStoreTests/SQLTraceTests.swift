@@ -70,6 +70,26 @@ import Testing
         #expect(messages.contains("bind[1] = 1"))
     }
 
+    /// An insert's values, bound straight from its rows, are traced as any statement's are: its
+    /// key, entity number and version, then its columns.
+    @Test func insertsTraceTheirBoundValues() throws {
+        let folder = try TemporaryFolder()
+        let store = try Shelf.store(in: folder)
+        let capture = LogCapture()
+        store.trace = SQLTrace(level: 2, logger: capture.logger)
+        let page = RowSnapshot(key: Shelf.page(7), version: 1, values: [.integer(70), .object(Shelf.book(4))])
+        try store.apply(inserted: [page], updated: [], deleted: [])
+        let messages = capture.messages
+        let insert = try #require(messages.firstIndex { $0.hasPrefix("sql: INSERT INTO ZPAGE") })
+        // The insert's own values: those logged after it, up to the next statement.
+        let bound = messages[(insert + 1)...].prefix { !$0.hasPrefix("sql: ") }.filter { $0.hasPrefix("bind[") }
+        #expect(bound.count == messages[insert].count { $0 == "?" })
+        #expect(bound.first == "bind[1] = 7")
+        #expect(bound.contains("bind[3] = 1"))
+        #expect(bound.contains { $0.hasSuffix("] = 70") })
+        #expect(bound.contains { $0.hasSuffix("] = 4") })
+    }
+
     /// (launch arguments, environment, level).
     static let launchSettings: [([String], [String: String], Int)] = [
         ([], [:], 0),

@@ -40,24 +40,31 @@ extension NSManagedObjectContext {
     /// - Throws: `NSCoreDataError` when objects are still changing after `willSaveRounds`
     ///   rounds (Apple keeps calling until the process runs out of stack).
     func announceWillSave(applyingDeleteRules applyDeleteRules: () throws -> Void) throws {
-        var notified: Set<ObjectIdentifier> = []
+        // Objects are marked in their flags (no set of them: that was most of a save's cost for
+        // subclasses): called in this save, and seen in this round (an object may be in two lists).
+        var called: [NSManagedObject] = []
         var changed: Set<ObjectIdentifier> = []
-        defer { changedDuringWillSave = nil }
+        defer {
+            changedDuringWillSave = nil
+            for object in called { object.willSaveCalled = false }
+        }
         for _ in 0..<Self.willSaveRounds {
             try applyDeleteRules()
             let candidates = insertedList.objects + changedList.filter { $0.isUpdated } + deletedList.objects
             var round: [NSManagedObject] = []
-            var seen: Set<ObjectIdentifier> = []
-            // Room made once (growing a set rehashes what it holds, at every doubling).
-            seen.reserveCapacity(candidates.count)
-            notified.reserveCapacity(candidates.count)
             // A plain `NSManagedObject`'s `willSave()` does nothing: only subclasses are asked
             // (saves of many plain objects pay one type check each).
-            for object in candidates where type(of: object) != NSManagedObject.self {
-                let id = ObjectIdentifier(object)
-                guard seen.insert(id).inserted else { continue }
-                if notified.insert(id).inserted || changed.contains(id) { round.append(object) }
+            for object in candidates where type(of: object) != NSManagedObject.self && !object.isWillSaveCandidate {
+                object.isWillSaveCandidate = true
+                if !object.willSaveCalled {
+                    object.willSaveCalled = true
+                    called.append(object)
+                    round.append(object)
+                } else if changed.contains(ObjectIdentifier(object)) {
+                    round.append(object)
+                }
             }
+            for object in candidates { object.isWillSaveCandidate = false }
             guard !round.isEmpty else { return }
             changedDuringWillSave = []
             for object in round { object.willSave() }

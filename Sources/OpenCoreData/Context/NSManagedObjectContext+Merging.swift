@@ -309,7 +309,7 @@ extension NSManagedObjectContext {
         func endEvent(_ object: NSManagedObject) {
             if object.extras != nil { object.eventOldValues = [:] }
         }
-        var inserted = Set<NSManagedObject>(minimumCapacity: pending.inserted.count)
+        var inserted = Set<NSManagedObject>.sparse(capacity: pending.inserted.count)
         for object in pending.inserted {
             // An object new in this event recorded no old values (`recordChange(forKey:)`).
             if object.isNewInEvent { object.isNewInEvent = false } else { endEvent(object) }

@@ -135,39 +135,14 @@ extension NSManagedObjectContext {
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
         coordinator: NSPersistentStoreCoordinator
     ) throws {
-        // One batch per store, built in place (a reference type, so appending never copies).
-        var batches: [ObjectIdentifier: SaveBatch] = [:]
-        var order: [SaveBatch] = []
-        // The batch of the last object's ID origin (one store's): objects of one store come in a
-        // row. Unretained (`order` holds the batches): no reference taken per object.
-        var last: (origin: ObjectIdentifier, batch: Unmanaged<SaveBatch>)?
-        func batch(for object: NSManagedObject) throws -> Unmanaged<SaveBatch> {
-            let origin = object.idOrigin
-            if let last, last.origin == ObjectIdentifier(origin) { return last.batch }
-            guard let store = origin.store as? RowBackedPersistentStore else {
-                throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
-            }
-            let batch: SaveBatch
-            if let known = batches[ObjectIdentifier(store)] {
-                batch = known
-            } else {
-                batch = SaveBatch(store: store)
-                batches[ObjectIdentifier(store)] = batch
-                order.append(batch)
-            }
-            last = (ObjectIdentifier(origin), .passUnretained(batch))
-            return .passUnretained(batch)
-        }
-        // The schema's properties of the last entity written: objects of one entity come in a row.
-        var lastSchema: (entityID: Int, properties: [PropertySchema])?
+        let batches = SaveBatches()
+        func batch(for object: NSManagedObject) throws -> Unmanaged<SaveBatch> { try batches.batch(for: object) }
         func snapshot(of object: NSManagedObject, version: Int64) throws -> RowSnapshot {
             guard let key = object.storeKey else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
             }
-            if lastSchema?.entityID != key.entityID {
-                lastSchema = (key.entityID, coordinator.schema.entity(key.entityID).properties)
-            }
-            return try self.snapshot(of: object, key: key, version: version, properties: lastSchema?.properties ?? [])
+            let properties = batches.properties(of: key.entityID, in: coordinator.schema)
+            return try self.snapshot(of: object, key: key, version: version, properties: properties)
         }
         try inserted.forEachUnretained { object in
             let row = try snapshot(of: object, version: 1)
@@ -192,6 +167,7 @@ extension NSManagedObjectContext {
                 if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }
             }
         }
+        let order = batches.order
         for batch in order where batch.store.tracksHistory {
             batch.changes.history = try historyDraft(for: batch, coordinator: coordinator)
         }
@@ -438,6 +414,47 @@ extension NSManagedObjectContext {
             }
         }
         return RowSnapshot(key: key, version: version, values: values)
+    }
+}
+
+/// A save's batches, one per store, in the order their stores were first met, and the schema
+/// entity of the rows written last (a class: its state is changed in place, with no dynamic
+/// exclusivity check per object).
+final class SaveBatches {
+    // Used by one save, on its context's queue.
+    @exclusivity(unchecked) private(set) var order: [SaveBatch] = []
+    @exclusivity(unchecked) private var byStore: [ObjectIdentifier: SaveBatch] = [:]
+    /// The batch of the last object's ID origin (one store's): objects of one store come in a
+    /// row. Unretained (`order` holds the batches): no reference taken per object.
+    @exclusivity(unchecked) private var last: (origin: ObjectIdentifier, batch: Unmanaged<SaveBatch>)?
+    /// The schema's properties of the last entity written: objects of one entity come in a row.
+    @exclusivity(unchecked) private var lastSchema: (entityID: Int, properties: [PropertySchema])?
+
+    /// The properties of the schema's entity `entityID`, the rows' slots.
+    func properties(of entityID: Int, in schema: StoreSchema) -> [PropertySchema] {
+        if let lastSchema, lastSchema.entityID == entityID { return lastSchema.properties }
+        let properties = schema.entity(entityID).properties
+        lastSchema = (entityID, properties)
+        return properties
+    }
+
+    /// The batch of the store that holds `object`'s row, made when first asked for.
+    func batch(for object: NSManagedObject) throws -> Unmanaged<SaveBatch> {
+        let origin = object.idOrigin
+        if let last, last.origin == ObjectIdentifier(origin) { return last.batch }
+        guard let store = origin.store as? RowBackedPersistentStore else {
+            throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
+        }
+        let batch: SaveBatch
+        if let known = byStore[ObjectIdentifier(store)] {
+            batch = known
+        } else {
+            batch = SaveBatch(store: store)
+            byStore[ObjectIdentifier(store)] = batch
+            order.append(batch)
+        }
+        last = (ObjectIdentifier(origin), .passUnretained(batch))
+        return .passUnretained(batch)
     }
 }
 

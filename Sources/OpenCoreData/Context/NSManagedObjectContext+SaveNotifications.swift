@@ -47,8 +47,8 @@ extension NSManagedObjectContext {
             -> (objects: Set<NSManagedObject>, ids: Set<NSManagedObjectID>)
         {
             var sets = (
-                objects: known ?? Set<NSManagedObject>(minimumCapacity: objects.count),
-                ids: Set<NSManagedObjectID>(minimumCapacity: objects.count)
+                objects: known ?? Set<NSManagedObject>.sparse(capacity: objects.count),
+                ids: Set<NSManagedObjectID>.sparse(capacity: objects.count)
             )
             for object in objects {
                 if known == nil { sets.objects.insert(object) }

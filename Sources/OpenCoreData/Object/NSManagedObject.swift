@@ -536,6 +536,16 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         get { flags.contains(.newInEvent) }
         set { flags.set(.newInEvent, newValue) }
     }
+    /// Whether the save going on has called `willSave()` (see `ObjectFlags.willSaveCalled`).
+    var willSaveCalled: Bool {
+        get { flags.contains(.willSaveCalled) }
+        set { flags.set(.willSaveCalled, newValue) }
+    }
+    /// Whether the object is a candidate of the `willSave()` round going on already.
+    var isWillSaveCandidate: Bool {
+        get { flags.contains(.willSaveCandidate) }
+        set { flags.set(.willSaveCandidate, newValue) }
+    }
     /// Whether `prepareForDeletion()` was called for the pending deletion.
     var preparedForDeletion: Bool {
         get { flags.contains(.preparedForDeletion) }

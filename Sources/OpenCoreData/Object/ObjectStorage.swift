@@ -263,6 +263,10 @@ struct ObjectFlags: OptionSet {
     /// The object was inserted since its context last announced its changes: it had no values
     /// before this event, so its changes record none (`changedValuesForCurrentEvent()`).
     static let newInEvent = ObjectFlags(rawValue: 1 << 8)
+    /// The save going on has called the object's `willSave()` (`announceWillSave`).
+    static let willSaveCalled = ObjectFlags(rawValue: 1 << 9)
+    /// The object is among the current `willSave()` round's candidates already.
+    static let willSaveCandidate = ObjectFlags(rawValue: 1 << 10)
 
     @inline(__always)
     mutating func set(_ flag: ObjectFlags, _ on: Bool) {

@@ -103,8 +103,10 @@ package struct SQLRowWriter<Session: SQLSession> {
             }
             done.append(rest)
         }
+        // Only rows of entities with to-manys stored apart from the row have members to write.
+        let linking = done.filter(\.writesToManys).map(\.entityID)
         for row in rows {
-            try writeToManys(of: row)
+            if !linking.isEmpty, linking.contains(row.key.entityID) { try writeToManys(of: row) }
             linked += 1
             // Every 256 rows: a call per row would cost more than most rows' to-manys.
             if linked & 255 == 0 || linked == rows.count { progress((written + linked) / 2) }
@@ -117,23 +119,13 @@ package struct SQLRowWriter<Session: SQLSession> {
         }
     }
 
-    /// Runs `sql`, an insert of `count` rows of `batch` from its row `first`, binding each row's
-    /// key, entity number and version, then its columns, straight from the row (no copy of the
-    /// values into one array first: a string copied is retained, and released later, cold).
+    /// Runs `sql`, an insert of `count` rows of `batch` from its row `first`, the values bound
+    /// by the session straight from the rows (`SQLInsertRows`).
     private func run(_ sql: String, _ batch: InsertBatch, _ rows: [RowSnapshot], from first: Int, count: Int) throws {
-        let bindings = batch.statement.bindings
-        let width = 3 + bindings.count
-        let entityNumber = Int64(batch.entity.entityNumber)
-        try session.run(sql, count: count * width) { index in
-            let (offset, column) = index.quotientAndRemainder(dividingBy: width)
-            let row = batch.rows[first + offset]
-            switch column {
-            case 0: return .integer(rows[row].key.primaryKey)
-            case 1: return .integer(entityNumber)
-            case 2: return .integer(rows[row].version)
-            default: return value(bindings[column - 3], of: rows[row])
-            }
-        }
+        let insert = SQLInsertRows(
+            rows: rows, positions: batch.rows[first..<(first + count)], entityNumber: Int64(batch.entity.entityNumber),
+            columns: batch.statement.bindings, layout: layout)
+        try session.runInsert(sql, insert)
     }
 
     /// The rows of one entity an insert writes, `statement.batchSize` to a statement (a class:
@@ -148,6 +140,9 @@ package struct SQLRowWriter<Session: SQLSession> {
         let root: Int
         /// Whether a slot of the entity has no column (`AppleSQLSlot.unsupported`).
         let hasUnsupportedSlots: Bool
+        /// Whether the entity has to-manys whose members `writeToManys(of:replacing:)` writes: an
+        /// ordered one-to-many (`Z_FOK_` positions) or a many-to-many (join-table rows).
+        let writesToManys: Bool
         // Used by one insert call on one thread: no dynamic exclusivity checks, on every row.
         /// The indexes (in the rows inserted) of the rows waiting for a statement.
         @exclusivity(unchecked) var rows: [Int] = []
@@ -162,6 +157,12 @@ package struct SQLRowWriter<Session: SQLSession> {
             self.statement = statement
             self.root = root
             self.hasUnsupportedSlots = hasUnsupportedSlots
+            writesToManys = entity.slots.contains { slot in
+                switch slot {
+                case .toManyByInverse(_, _, .some, _), .toManyByJoin: true
+                default: false
+                }
+            }
             rows.reserveCapacity(capacity)
         }
     }
@@ -379,22 +380,7 @@ package struct SQLRowWriter<Session: SQLSession> {
 
     /// Appends the values a row binds to `values`.
     private func append(_ bindings: [SQLColumnBinding], of row: RowSnapshot, to values: inout [StoreValue]) {
-        for binding in bindings { values.append(value(binding, of: row)) }
-    }
-
-    /// What one column placeholder binds for `row`.
-    @inline(__always)
-    private func value(_ binding: SQLColumnBinding, of row: RowSnapshot) -> StoreValue {
-        switch binding {
-        case .value(let slot):
-            return row.values[slot]
-        case .destinationKey(let slot):
-            guard case .object(let key) = row.values[slot] else { return .null }
-            return .integer(key.primaryKey)
-        case .destinationEntity(let slot):
-            guard case .object(let key) = row.values[slot] else { return .null }
-            return .integer(Int64(layout.entityNumber(of: key.entityID)))
-        }
+        for binding in bindings { values.append(binding.value(of: row, layout: layout)) }
     }
 
     private func entityLayout(of row: RowSnapshot) throws -> AppleSQLEntityLayout {
@@ -474,16 +460,6 @@ package struct SQLRowWriter<Session: SQLSession> {
             }
         }
     }
-}
-
-/// What one column of a written row binds.
-enum SQLColumnBinding {
-    /// The slot's value.
-    case value(slot: Int)
-    /// A to-one's destination primary key.
-    case destinationKey(slot: Int)
-    /// A to-one's destination entity number (the `Z<n>_` column of a hierarchy).
-    case destinationEntity(slot: Int)
 }
 
 /// The statement that writes an entity's rows and what its placeholders bind: the columns depend

@@ -12,10 +12,9 @@ package protocol SQLSession {
     /// Runs one statement with `arguments` bound; the number of rows it inserted, changed or
     /// deleted.
     @discardableResult func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int
-    /// Runs one statement with its `count` placeholders bound to `argument(0)`, `argument(1)`,
-    /// …: for arguments that are not in one array (the row writer's inserts bind each row's
-    /// values straight from the row). **Default:** the arguments collected, then `run(_:_:)`.
-    @discardableResult func run(_ sql: String, count: Int, argument: (Int) -> StoreValue) throws -> Int
+    /// Runs an insert of `rows`, binding their values in placeholder order (see
+    /// `SQLInsertRows`). **Default:** `run(_:_:)` with `rows.values`.
+    func runInsert(_ sql: String, _ rows: SQLInsertRows) throws
     /// Runs an `UPDATE` or `DELETE` of `rows` rows that should be there; whether it changed that
     /// many. **Default:** `run(_:_:) == rows`. A session that answers before the database has
     /// (PostgreSQL's planned save) answers true and checks the count when the answer comes.
@@ -31,9 +30,8 @@ package protocol SQLSession {
 }
 
 extension SQLSession {
-    @discardableResult
-    package func run(_ sql: String, count: Int, argument: (Int) -> StoreValue) throws -> Int {
-        try run(sql, (0..<count).map(argument))
+    package func runInsert(_ sql: String, _ rows: SQLInsertRows) throws {
+        try run(sql, rows.values)
     }
 
     package func runExpectingChanges(_ sql: String, _ arguments: [StoreValue], rows: Int) throws -> Bool {

@@ -224,16 +224,14 @@ package final class SQLiteConnection {
         return changes
     }
 
-    /// `run(_:_:)` with placeholder `index + 1` bound to `argument(index)`, each value bound as
-    /// it is made (see `SQLSession.run(_:count:argument:)`).
-    @discardableResult
-    package func run(_ sql: String, count: Int, argument: (Int) -> StoreValue) throws -> Int {
+    /// `run(_:_:)` for an insert, its values bound straight from the rows (see
+    /// `SQLSession.runInsert(_:_:)`).
+    package func runInsert(_ sql: String, _ rows: SQLInsertRows) throws {
         // Every parameter bound below: the values bound last need no clearing first.
         let statement = try statement(sql, clearingBindings: false)
-        if statement.parameterCount != count { statement.reset() }
-        for index in 0..<count { try statement.bind(argument(index), at: Int32(index + 1)) }
+        if statement.parameterCount != rows.placeholderCount { statement.reset() }
+        try statement.bind(rows)
         try statement.run()
-        return changes
     }
 
     /// SQLite's `EXPLAIN QUERY PLAN` for `sql` with `arguments` bound: the `detail` column of

@@ -175,8 +175,43 @@ package final class SQLiteStatement {
     /// **Differences from Apple:** none known for the values; a `Decimal` with more than 15-17
     /// significant digits loses precision, as it does in Apple's store.
     package func bind(_ value: StoreValue, at index: Int32) throws {
+        if keepsValues(), Int(index) == boundValues.count + 1 { boundValues.append(value) }
+        try bindUntraced(value, at: index)
+    }
+
+    /// Binds an insert's rows to the parameters in order, straight from the rows (see
+    /// `SQLInsertRows`); through `bind(_:at:)` while the trace keeps the values.
+    package func bind(_ insert: SQLInsertRows) throws {
+        guard !keepsValues() else { return try bind(insert.values) }
+        var index: Int32 = 1
+        try insert.rows.withUnsafeBufferPointer { rows in
+            for position in insert.positions {
+                try bindUntraced(.integer(rows[position].key.primaryKey), at: index)
+                try bindUntraced(.integer(insert.entityNumber), at: index + 1)
+                try bindUntraced(.integer(rows[position].version), at: index + 2)
+                index += 3
+                for column in insert.columns {
+                    if case .value(let slot) = column {
+                        try bindUntraced(rows[position].values[slot], at: index)
+                    } else {
+                        try bindUntraced(insert.value(column, of: rows[position]), at: index)
+                    }
+                    index += 1
+                }
+            }
+        }
+    }
+
+    /// Whether this run keeps its bound values for the trace, decided at its first bind (one look
+    /// at the trace settings per run, not per value).
+    private func keepsValues() -> Bool {
         if keepsBoundValues == nil { keepsBoundValues = isTraced && (connection?.activeTrace.level ?? 0) >= 2 }
-        if keepsBoundValues == true, Int(index) == boundValues.count + 1 { boundValues.append(value) }
+        return keepsBoundValues == true
+    }
+
+    /// `bind(_:at:)` without keeping the value for the trace.
+    @inline(__always)
+    private func bindUntraced(_ value: StoreValue, at index: Int32) throws {
         let result: Int32
         switch value {
         case .null: result = sqlite3_bind_null(handle, index)
@@ -197,18 +232,24 @@ package final class SQLiteStatement {
     }
 
     private func bindText(_ string: String, at index: Int32) -> Int32 {
-        var string = string
-        return string.withUTF8 { buffer in
-            // An empty buffer may have no base address; SQLite binds NULL for a nil pointer.
-            guard buffer.baseAddress != nil else { return sqlite3_bind_text(handle, index, "", 0, nil) }
-            guard let kept = boundBytes.copy(UnsafeRawBufferPointer(buffer)) else {
-                return sqlite3_bind_text64(
-                    handle, index, UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                    UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
-            }
-            return sqlite3_bind_text64(
-                handle, index, kept.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), nil, UInt8(SQLITE_UTF8))
+        // A native string's bytes are read in place; another (bridged) is made native first.
+        if let result = string.utf8.withContiguousStorageIfAvailable({ bindText(UnsafeRawBufferPointer($0), at: index) }) {
+            return result
         }
+        var string = string
+        return string.withUTF8 { bindText(UnsafeRawBufferPointer($0), at: index) }
+    }
+
+    private func bindText(_ buffer: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
+        // An empty buffer may have no base address; SQLite binds NULL for a nil pointer.
+        guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+        guard let kept = boundBytes.copy(buffer) else {
+            return sqlite3_bind_text64(
+                handle, index, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
+                UInt8(SQLITE_UTF8))
+        }
+        return sqlite3_bind_text64(
+            handle, index, kept.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), nil, UInt8(SQLITE_UTF8))
     }
 
     private func bindBlob(_ data: Data, at index: Int32) -> Int32 {
