@@ -136,7 +136,6 @@ extension NSManagedObjectContext {
         coordinator: NSPersistentStoreCoordinator
     ) throws {
         let batches = SaveBatches()
-        func batch(for object: NSManagedObject) throws -> Unmanaged<SaveBatch> { try batches.batch(for: object) }
         func snapshot(of object: NSManagedObject, version: Int64) throws -> RowSnapshot {
             guard let key = object.storeKey else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
@@ -146,14 +145,14 @@ extension NSManagedObjectContext {
         }
         try inserted.forEachUnretained { object in
             let row = try snapshot(of: object, version: 1)
-            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+            try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
                 batch.changes.inserted.append(row)
                 batch.written.append(Unmanaged.passUnretained(object))
             }
         }
         try updated.forEachUnretained { object in
             let row = try snapshot(of: object, version: Self.version(after: object.version))
-            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+            try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
                 batch.changes.updated.append(row)
                 batch.written.append(Unmanaged.passUnretained(object))
                 if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
@@ -161,7 +160,7 @@ extension NSManagedObjectContext {
         }
         try deleted.forEachUnretained { object in
             guard let key = object.storeKey else { return }
-            try batch(for: object)._withUnsafeGuaranteedRef { batch in
+            try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
                 batch.changes.deleted.append(key)
                 batch.written.append(Unmanaged.passUnretained(object))
                 if !object.isFault && object.version > 0 { batch.changes.expectedVersions[key] = object.version }

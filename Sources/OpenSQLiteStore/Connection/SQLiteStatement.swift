@@ -191,6 +191,7 @@ package final class SQLiteStatement {
                 try bindUntraced(.integer(rows[position].version), at: index + 2)
                 index += 3
                 for column in insert.columns {
+                    // A slot's value is bound where the row holds it, not copied out first.
                     if case .value(let slot) = column {
                         try bindUntraced(rows[position].values[slot], at: index)
                     } else {
@@ -202,8 +203,7 @@ package final class SQLiteStatement {
         }
     }
 
-    /// Whether this run keeps its bound values for the trace, decided at its first bind (one look
-    /// at the trace settings per run, not per value).
+    /// Whether this run keeps its bound values for the trace (see `keepsBoundValues`).
     private func keepsValues() -> Bool {
         if keepsBoundValues == nil { keepsBoundValues = isTraced && (connection?.activeTrace.level ?? 0) >= 2 }
         return keepsBoundValues == true
