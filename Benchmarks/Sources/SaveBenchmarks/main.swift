@@ -147,7 +147,7 @@ func timed(_ name: String, _ body: () throws -> Void) rethrows -> Double {
 }
 
 /// One line's round: a fresh store, the objects inserted, then validation and the save timed.
-func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
+func runCoreData(_ label: String, rules: Bool, typed: Bool, into timing: inout Timing) throws {
     let url = temporaryStore()
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model(rules: rules, typed: typed))
@@ -183,7 +183,7 @@ func runCoreData(rules: Bool, typed: Bool, into timing: inout Timing) throws {
                     do { for object in objects { try object.validateForInsert() } } catch { failure = error }
                 }))
         if let failure { throw failure }
-        timing.save.append(try timed(label(rules: rules, typed: typed)) { try context.save() })
+        timing.save.append(try timed(label) { try context.save() })
     }
     let rows = rowCount(url)
     guard rows == objectCount else {
@@ -344,10 +344,6 @@ let allLines: [(label: String, rules: Bool, typed: Bool)] = [
     ("plain, no rules", false, false), ("plain, rules", true, false), ("typed, no rules", false, true),
     ("typed, rules", true, true),
 ]
-/// A line's label.
-func label(rules: Bool, typed: Bool) -> String {
-    allLines.first { $0.rules == rules && $0.typed == typed }?.label ?? "?"
-}
 /// `ONLY=<substring>` runs the lines whose label contains it (and the raw loop), for profiling.
 let lines = allLines.filter { line in environment["ONLY"].map { line.label.contains($0) } ?? true }
 var timings = Array(repeating: Timing(), count: lines.count)
@@ -358,7 +354,7 @@ for round in 0..<rounds {
     countsThisRound = round == rounds - 1
     for (index, line) in lines.enumerated() {
         do {
-            try runCoreData(rules: line.rules, typed: line.typed, into: &timings[index])
+            try runCoreData(line.label, rules: line.rules, typed: line.typed, into: &timings[index])
         } catch {
             print("error: \(line.label): \(error)")
             exit(1)
