@@ -53,14 +53,10 @@ extension NSManagedObjectContext {
             try applyDeleteRules()
             let candidates = insertedList.objects + changedList.filter { $0.isUpdated } + deletedList.objects
             var round: [NSManagedObject] = []
-            // The objects marked as candidates, to unmark: a save of plain objects marks none,
-            // and makes no second pass over them.
-            var marked: [NSManagedObject] = []
             // A plain `NSManagedObject`'s `willSave()` does nothing: only subclasses are asked
             // (saves of many plain objects pay one type check each).
             for object in candidates where type(of: object) != NSManagedObject.self && !object.isWillSaveCandidate {
                 object.isWillSaveCandidate = true
-                marked.append(object)
                 if !object.willSaveCalled {
                     object.willSaveCalled = true
                     called.append(object)
@@ -69,7 +65,9 @@ extension NSManagedObjectContext {
                     round.append(object)
                 }
             }
-            for object in marked { object.isWillSaveCandidate = false }
+            // Every object marked is among those called (this round or before): a save of plain
+            // objects marks none, and makes no second pass over them.
+            for object in called { object.isWillSaveCandidate = false }
             guard !round.isEmpty else { return }
             changedDuringWillSave = []
             for object in round { object.willSave() }
