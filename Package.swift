@@ -185,10 +185,18 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The macros' expansions and diagnostics. The test target compiles the macros' own files
+        // (`ManagedMacro.swift` and `ModelMacro.swift` are links to them) instead of depending on
+        // the macro target: SwiftPM builds every test target for the host, as a plug-in's
+        // dependency, once one of them depends on a macro, and with it every library the tests
+        // use, a second time beside the build of `coredata` and the examples (both BoringSSL copies
+        // of postgres-nio's dependencies included: about 10 of CI's 25 build minutes on 2 cores).
         .testTarget(
             name: "OpenCoreDataMacrosTests",
             dependencies: [
-                "OpenCoreDataMacros", .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]),
         // Core Data code and tests as apps write them on Apple platforms: XCTest, `import

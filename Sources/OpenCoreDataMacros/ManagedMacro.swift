@@ -1,4 +1,3 @@
-import SwiftCompilerPlugin
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
@@ -88,12 +87,4 @@ private struct ManagedMessage: DiagnosticMessage {
     init(_ message: String) { self.message = message }
     var diagnosticID: MessageID { MessageID(domain: "OpenCoreData", id: "Managed") }
     var severity: DiagnosticSeverity { .error }
-}
-
-@main
-struct OpenCoreDataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [Macro.Type] = [
-        ManagedMacro.self, ModelMacro.self, PersistedPropertyMacro.self, SchemaMarkerMacro.self, ModelActorMacro.self,
-        ModelKeyPathListMacro.self,
-    ]
 }

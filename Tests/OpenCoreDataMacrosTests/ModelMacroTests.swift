@@ -1,4 +1,3 @@
-import OpenCoreDataMacros
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosTestSupport
 import XCTest

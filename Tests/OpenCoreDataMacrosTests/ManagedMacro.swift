@@ -1,0 +1,1 @@
+../../Sources/OpenCoreDataMacros/ManagedMacro.swift
