@@ -39,7 +39,8 @@ extension StoreValue {
 
     /// `init(_:kind:property:)` for a value read where it is held: a value of the type `kind`
     /// holds is converted without a copy of its container (which another module's call makes).
-    package init(at pointer: UnsafePointer<Any?>, kind: AttributeKind, property: String? = nil) throws {
+    /// The property's name is read only for an error (copying it out of a schema retains it).
+    package init(at pointer: UnsafePointer<Any?>, kind: AttributeKind, property: @autoclosure () -> String? = nil) throws {
         if let common = Self.exactly(at: pointer, kind: kind) {
             self = common
             return
@@ -49,7 +50,7 @@ extension StoreValue {
             return
         }
         func failure(_ reason: String? = nil) -> StoreValueConversionError {
-            StoreValueConversionError(kind: kind, property: property, value: value, reason: reason)
+            StoreValueConversionError(kind: kind, property: property(), value: value, reason: reason)
         }
         switch kind {
         case .integer16, .integer32, .integer64:

@@ -145,12 +145,12 @@ struct PropertyValues: Sequence {
 
     /// The value at `slot` as a store holds it (`StoreValue(_:kind:property:)`), converted where
     /// it is held rather than copied out first.
-    func storeValue(slot: Int, kind: AttributeKind, property: String) throws -> StoreValue {
+    func storeValue(slot: Int, kind: AttributeKind, property: @autoclosure () -> String) throws -> StoreValue {
         // Through the buffer: the array's subscript would copy the value out (retaining it).
         try slots.withUnsafeBufferPointer { buffer in
             // A slot the values do not have holds no value.
             guard buffer.indices.contains(slot), let base = buffer.baseAddress else { return .null }
-            return try StoreValue(at: base + slot, kind: kind, property: property)
+            return try StoreValue(at: base + slot, kind: kind, property: property())
         }
     }
 
