@@ -220,6 +220,10 @@ package struct AppleSQLTable: Sendable {
 
     /// True when the table holds more than one entity (it then has a `Z_ENT` index).
     package var hasSubentities: Bool { entityIDs.count > 1 }
+    /// The one entity of a table without sub-entities (nil when it holds several): fetches
+    /// select its number in place of `Z_ENT`, as Apple's do, and readers take it without
+    /// reading the column.
+    package var soleEntityID: Int? { hasSubentities ? nil : rootID }
 }
 
 /// A many-to-many join table.

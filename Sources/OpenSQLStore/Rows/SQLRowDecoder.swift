@@ -8,20 +8,22 @@ import OpenStoreCore
 ///
 /// ```swift
 /// var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: [carID, sportCarID])
-/// let statement = try connection.statement("SELECT " + decoder.columns(alias: nil) + " FROM ZCAR")
+/// let columns = SQLRowDecoder.columns(of: layout.tables[tableIndex], layout: layout, alias: nil)
+/// let statement = try connection.statement("SELECT " + columns + " FROM ZCAR")
 /// var rows: [RowSnapshot] = []
 /// while try statement.step() { if let row = try decoder.decode(statement) { rows.append(row) } }
 /// try decoder.fillToMany(&rows, session: connection, owners: .selected)
 /// ```
 ///
 /// The statement's columns are `Z_PK, Z_ENT, Z_OPT` and then every column of the table in table
-/// order (`columns(alias:)`), which is what `SQLCompiler` selects for `.rows`. A to-one is
+/// order (`columns(of:layout:alias:)`), which is what `SQLCompiler` selects for `.rows`. A to-one is
 /// `.object(key)` (the key's entity from the `Z<n>_` column when the destination has
 /// sub-entities); transient and unsupported slots are `.null`. To-many slots are left empty by
 /// `decode` and filled afterwards by `fillToMany`, set-based: one query per to-many relationship
 /// for all the rows read (restricted to their primary keys, bound as one JSON array), in order for
 /// an ordered relationship and by `Z_PK` otherwise. Rows whose `Z_ENT` is not one of `entities`
-/// are skipped.
+/// are skipped; a table of one entity selects that entity's number in place of `Z_ENT`, as
+/// Apple's fetches do, so each of its rows reads as that entity's.
 ///
 /// A binary attribute whose file keeps it in Apple's external data layout
 /// (`AppleSQLLayout.keepsExternalData(entity:slot:)`) reads as the value's bytes: after the
@@ -62,6 +64,9 @@ public struct SQLRowDecoder {
     /// By file entity number (`Z_ENT`): the schema entity ID (0 for numbers that are not read)
     /// and where its slot readers are in `readers`.
     @usableFromInline var spans: [ReaderSpan] = []
+    /// The span of every row of a table of one entity, whose select list holds its number in
+    /// place of `Z_ENT` (`entityColumn(of:layout:alias:)`): no column read per row.
+    @usableFromInline var soleSpan: ReaderSpan?
 
     /// An entity's schema ID and its slot readers' place in `readers`.
     @usableFromInline struct ReaderSpan {
@@ -119,14 +124,26 @@ public struct SQLRowDecoder {
             readers += entityReaders
         }
         toManySlots = toMany
+        if let entityID = table.soleEntityID, entities.contains(entityID) {
+            soleSpan = spans[layout.entityNumber(of: entityID)]
+        }
         hasExternalData = readers.contains { if case .externalData = $0 { true } else { false } }
     }
 
     /// The select list the decoder reads: `Z_PK, Z_ENT, Z_OPT` and every column of the table,
-    /// qualified with `alias` when given.
-    package static func columns(of table: AppleSQLTable, alias: String?) -> String {
+    /// qualified with `alias` when given (`entityColumn(of:layout:alias:)` for `Z_ENT`).
+    package static func columns(of table: AppleSQLTable, layout: AppleSQLLayout, alias: String?) -> String {
         let prefix = alias.map { $0 + "." } ?? ""
-        return (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { prefix + $0 }.joined(separator: ", ")
+        let columns = [prefix + "Z_PK", entityColumn(of: table, layout: layout, alias: alias), prefix + "Z_OPT"]
+        return (columns + table.columns.map { prefix + $0.name }).joined(separator: ", ")
+    }
+
+    /// What a select list reads for `Z_ENT`: the column, or for a table of one entity its number,
+    /// as Apple's fetches select (every row of the table is that entity's; the database then
+    /// need not decode the column, and readers do not read it: see `soleSpan`).
+    package static func entityColumn(of table: AppleSQLTable, layout: AppleSQLLayout, alias: String?) -> String {
+        guard let entityID = table.soleEntityID else { return alias.map { $0 + ".Z_ENT" } ?? "Z_ENT" }
+        return String(layout.entityNumber(of: entityID))
     }
 
     /// The current row of `statement` as a snapshot (to-many slots still empty), or nil when its
@@ -195,6 +212,7 @@ public struct SQLRowDecoder {
     /// entity not read.
     @inlinable
     func span<Row: SQLRow>(of statement: Row) -> ReaderSpan? {
+        if let soleSpan { return soleSpan }
         let number = Int(statement.int64(at: 1))
         guard number >= 0, number < spans.count, spans[number].entityID > 0 else { return nil }
         return spans[number]

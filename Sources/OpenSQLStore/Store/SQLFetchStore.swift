@@ -245,7 +245,7 @@ extension SQLFetchStore {
                 return .rows(rows)
             default:
                 var keys: [ObjectKey] = []
-                try Self.readKeys(query, on: session, layout: layout) { keys.append($0) }
+                try Self.readKeys(query, plan: plan, on: session, layout: layout) { keys.append($0) }
                 return .keys(keys)
             }
         }
@@ -256,25 +256,28 @@ extension SQLFetchStore {
     package func forEachKey(_ plan: FetchPlan, _ body: (ObjectKey) -> Void) throws -> Bool {
         guard case .keys = plan.output, case .compiled(let query) = compiler.compile(plan) else { return false }
         let layout = layout
-        try withSession { session in try Self.readKeys(query, on: session, layout: layout, body) }
+        try withSession { session in try Self.readKeys(query, plan: plan, on: session, layout: layout, body) }
         return true
     }
 
     /// Hands each row's key of a key fetch's statement to `body`, as it is read.
     private static func readKeys(
-        _ query: SQLQuery, on session: Session, layout: AppleSQLLayout, _ body: (ObjectKey) -> Void
+        _ query: SQLQuery, plan: FetchPlan, on session: Session, layout: AppleSQLLayout, _ body: (ObjectKey) -> Void
     ) throws {
-        // Rows come mostly in runs of one entity: look its number up when it changes.
+        // As `SQLiteRowStore.readKeys`: the number of a table of one entity is not read.
+        let soleEntityID = layout.table(of: plan.entityID).soleEntityID
         var number = -1
-        var entityID: Int?
+        var entityID = soleEntityID
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         try session.query(query.sql, query.arguments) { row in
             if watched { try counter.count() }
-            let rowNumber = Int(row.int64(at: 1))
-            if rowNumber != number {
-                number = rowNumber
-                entityID = layout.entityID(forNumber: rowNumber)
+            if soleEntityID == nil {
+                let rowNumber = Int(row.int64(at: 1))
+                if rowNumber != number {
+                    number = rowNumber
+                    entityID = layout.entityID(forNumber: rowNumber)
+                }
             }
             guard let entityID else { return }
             body(ObjectKey(entityID: entityID, primaryKey: row.int64(at: 0)))

@@ -279,7 +279,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
                 return .rows(rows)
             default:
                 var keys: [ObjectKey] = []
-                try readKeys(statement) { keys.append($0) }
+                try readKeys(statement, plan: plan) { keys.append($0) }
                 return .keys(keys)
             }
         }
@@ -288,19 +288,24 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// Hands each row's key of a key fetch's statement to `body`, as it is read: what
     /// `SQLFetchStore` does through a session, written out here (shared through a type of
     /// the other module, it cost 31 instructions a row of an ID fetch's 1,270: callgrind).
-    private func readKeys(_ statement: SQLiteStatement, _ body: (ObjectKey) -> Void) throws {
+    private func readKeys(_ statement: SQLiteStatement, plan: FetchPlan, _ body: (ObjectKey) -> Void) throws {
         let layout = layout
-        // Rows come mostly in runs of one entity: look its number up when it changes.
+        // A table of one entity: its number is in the select list (`SQLRowDecoder.entityColumn`),
+        // not read. Otherwise rows come mostly in runs of one entity: its number looked up when
+        // it changes.
+        let soleEntityID = layout.table(of: plan.entityID).soleEntityID
         var number = -1
-        var entityID: Int?
+        var entityID = soleEntityID
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         while try statement.step() {
             if watched { try counter.count() }
-            let rowNumber = Int(statement.int64(at: 1))
-            if rowNumber != number {
-                number = rowNumber
-                entityID = layout.entityID(forNumber: rowNumber)
+            if soleEntityID == nil {
+                let rowNumber = Int(statement.int64(at: 1))
+                if rowNumber != number {
+                    number = rowNumber
+                    entityID = layout.entityID(forNumber: rowNumber)
+                }
             }
             guard let entityID else { continue }
             body(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
@@ -316,7 +321,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             let statement = try connection.statement(query.sql)
             defer { statement.reset() }
             try statement.bind(query.arguments)
-            try readKeys(statement, body)
+            try readKeys(statement, plan: plan, body)
         }
         return true
     }

@@ -130,7 +130,7 @@ import Testing
         let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
         request.predicate = NSPredicate(format: "title == 'Sales'")
         #expect(try stack.context.fetch(request).count == 1)
-        #expect(capture.statements.contains { $0.hasPrefix("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.ZTITLE FROM ZDEPARTMENT t0 WHERE") })
+        #expect(capture.statements.contains { $0.hasPrefix("SELECT t0.Z_PK, 1, t0.Z_OPT, t0.ZTITLE FROM ZDEPARTMENT t0 WHERE") })
         NSPersistentStoreCoordinator.sqlDebugLevel = -1
         #expect(NSPersistentStoreCoordinator.sqlDebugLevel == 0)
     }
