@@ -25,15 +25,18 @@ extension SQLDictionaryQuery {
         _ row: Row, layout: AppleSQLLayout, conversions: [AttributeKind?], into sink: inout some DictionaryRowSink
     ) throws {
         // Values in files are read before the row is begun: an error leaves no row half made.
-        var external: [Int: StoreValue] = [:]
+        // (No dictionary at all without them: making an empty one cost 29 instructions a row.)
+        var external: [Int: StoreValue]?
         if hasExternalData {
+            var values: [Int: StoreValue] = [:]
             for position in columns.indices {
                 guard case .externalData(let index, let entity, let attribute) = columns[position].reader else {
                     continue
                 }
-                external[position] = try Self.externalValue(
+                values[position] = try Self.externalValue(
                     row, at: index, layout: layout, entity: entity, attribute: attribute)
             }
+            external = values
         }
         sink.appendRow()
         // By index: enumerating the columns retains and releases their array on every row.
@@ -51,7 +54,7 @@ extension SQLDictionaryQuery {
             case .value(let index, let kind):
                 value = row.value(at: index, kind: kind)
             case .externalData:
-                value = external[position] ?? .null
+                value = external?[position] ?? .null
             case .object(let index, let entityColumn, let entityID):
                 if row.isNull(at: index) {
                     value = .null
