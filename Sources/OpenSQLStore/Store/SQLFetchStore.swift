@@ -264,23 +264,12 @@ extension SQLFetchStore {
     private static func readKeys(
         _ query: SQLQuery, plan: FetchPlan, on session: Session, layout: AppleSQLLayout, _ body: (ObjectKey) -> Void
     ) throws {
-        // As `SQLiteRowStore.readKeys`: the number of a table of one entity is not read.
-        let soleEntityID = layout.table(of: plan.entityID).soleEntityID
-        var number = -1
-        var entityID = soleEntityID
+        var reader = SQLKeyReader(layout: layout, entity: plan.entityID)
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         try session.query(query.sql, query.arguments) { row in
             if watched { try counter.count() }
-            if soleEntityID == nil {
-                let rowNumber = Int(row.int64(at: 1))
-                if rowNumber != number {
-                    number = rowNumber
-                    entityID = layout.entityID(forNumber: rowNumber)
-                }
-            }
-            guard let entityID else { return }
-            body(ObjectKey(entityID: entityID, primaryKey: row.int64(at: 0)))
+            if let key = reader.key(of: row) { body(key) }
         }
         try counter.finish()
     }

@@ -286,29 +286,15 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     }
 
     /// Hands each row's key of a key fetch's statement to `body`, as it is read: what
-    /// `SQLFetchStore` does through a session, written out here (shared through a type of
-    /// the other module, it cost 31 instructions a row of an ID fetch's 1,270: callgrind).
+    /// `SQLFetchStore` does through a session, written out here (through the session's
+    /// closure, it cost 31 instructions a row of an ID fetch's 1,270: callgrind).
     private func readKeys(_ statement: SQLiteStatement, plan: FetchPlan, _ body: (ObjectKey) -> Void) throws {
-        let layout = layout
-        // A table of one entity: its number is in the select list (`SQLRowDecoder.entityColumn`),
-        // not read. Otherwise rows come mostly in runs of one entity: its number looked up when
-        // it changes.
-        let soleEntityID = layout.table(of: plan.entityID).soleEntityID
-        var number = -1
-        var entityID = soleEntityID
+        var reader = SQLKeyReader(layout: layout, entity: plan.entityID)
         var counter = FetchRowCounter()
         let watched = counter.isWatching
         while try statement.step() {
             if watched { try counter.count() }
-            if soleEntityID == nil {
-                let rowNumber = Int(statement.int64(at: 1))
-                if rowNumber != number {
-                    number = rowNumber
-                    entityID = layout.entityID(forNumber: rowNumber)
-                }
-            }
-            guard let entityID else { continue }
-            body(ObjectKey(entityID: entityID, primaryKey: statement.int64(at: 0)))
+            if let key = reader.key(of: statement) { body(key) }
         }
         try counter.finish()
     }
