@@ -127,39 +127,51 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     /// uniqueness constraints (`UniquenessCheck`), then the expected versions; the first that
     /// fails refuses the whole save.
     package func apply(_ changes: SaveChanges) throws {
+        let (changes, inserted) = try Self.makingInsertedRows(changes)
         try withLock {
-            try check(changes)
-            write(changes)
+            try check(changes, inserted: inserted)
+            write(changes, inserted: inserted)
         }
+    }
+
+    /// `changes` with its inserted rows made now (the store keeps them), and those rows.
+    private static func makingInsertedRows(_ changes: SaveChanges) throws -> (SaveChanges, [RowSnapshot]) {
+        let inserted = try changes.inserted.rows()
+        var made = changes
+        made.inserted = InsertedRows(inserted)
+        return (made, inserted)
     }
 
     /// Checks a save under the lock, which it then keeps until the prepared save is committed
     /// or rolled back, so that no other save can come between.
     package func prepare(_ changes: SaveChanges) throws -> PreparedSave {
+        let (changes, inserted) = try Self.makingInsertedRows(changes)
         lock.lock()
         do {
-            try check(changes)
+            try check(changes, inserted: inserted)
         } catch {
             lock.unlock()
             throw error
         }
-        return PreparedMemorySave(store: self, changes: changes)
+        return PreparedMemorySave(store: self, changes: changes, inserted: inserted)
     }
 
     /// A checked save waiting for its commit; the store's lock is held until it ends.
     private final class PreparedMemorySave: PreparedSave {
         private var store: InMemoryRowStore?
         private let changes: SaveChanges
+        private let inserted: [RowSnapshot]
 
-        init(store: InMemoryRowStore, changes: SaveChanges) {
+        init(store: InMemoryRowStore, changes: SaveChanges, inserted: [RowSnapshot]) {
             self.store = store
             self.changes = changes
+            self.inserted = inserted
         }
 
         func commit() throws {
             guard let store else { return }
             self.store = nil
-            store.write(changes)
+            store.write(changes, inserted: inserted)
             store.lock.unlock()
         }
 
@@ -174,9 +186,9 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
 
     /// Refuses a save that breaks a rule, a uniqueness constraint or an expected version; the
     /// caller holds the lock.
-    private func check(_ changes: SaveChanges) throws {
+    private func check(_ changes: SaveChanges, inserted: [RowSnapshot]) throws {
         let validator = SaveValidator(layouts: layouts, tables: tables)
-        try validator.validate(changes)
+        try validator.validate(changes, inserted: inserted)
         // Each constraint's rows are indexed once per save, on first use.
         var indexes: [[Int]: [UniqueValueKey: [RowSnapshot]]] = [:]
         let violations = try UniquenessCheck(schema: schema).violations(in: changes) { entityID, slots, values in
@@ -190,14 +202,14 @@ package final class InMemoryRowStore: RowStore, @unchecked Sendable {
     }
 
     /// Writes a checked save; the caller holds the lock.
-    private func write(_ changes: SaveChanges) {
+    private func write(_ changes: SaveChanges, inserted: [RowSnapshot]) {
         for key in changes.deleted {
             tables[layouts[key.entityID - 1].table].remove(primaryKey: key.primaryKey)
         }
         for row in changes.updated {
             tables[layouts[row.key.entityID - 1].table].replace(row)
         }
-        for row in changes.inserted {
+        for row in inserted {
             tables[layouts[row.key.entityID - 1].table].insert(row)
         }
         for index in tables.indices { tables[index].compactIfSparse() }

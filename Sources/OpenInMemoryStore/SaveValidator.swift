@@ -10,8 +10,9 @@ struct SaveValidator {
     let layouts: [EntityLayout]
     let tables: [RowTable]
 
-    func validate(_ changes: SaveChanges) throws {
-        let (inserted, updated, deleted) = (changes.inserted, changes.updated, changes.deleted)
+    /// - Parameter inserted: The save's inserted rows, made.
+    func validate(_ changes: SaveChanges, inserted: [RowSnapshot]) throws {
+        let (updated, deleted) = (changes.updated, changes.deleted)
         // Primary keys are unique per hierarchy, so a save names each (table, key) once.
         var seen = Set<TableKey>()
         func entity(of key: ObjectKey) throws -> EntityLayout {

@@ -14,7 +14,7 @@ import OpenPredicate
 /// when the save would leave two rows with the same values for a uniqueness constraint.
 package struct SaveChanges: Sendable {
     /// New rows, each with its primary key reserved.
-    package var inserted: [RowSnapshot]
+    package var inserted: InsertedRows
     /// Changed rows; `version` is the version the row has after the save.
     package var updated: [RowSnapshot]
     /// Rows to delete.
@@ -32,7 +32,7 @@ package struct SaveChanges: Sendable {
         inserted: [RowSnapshot] = [], updated: [RowSnapshot] = [], deleted: [ObjectKey] = [],
         expectedVersions: [ObjectKey: Int64] = [:], history: HistoryTransactionDraft? = nil
     ) {
-        self.inserted = inserted
+        self.inserted = InsertedRows(inserted)
         self.updated = updated
         self.deleted = deleted
         self.expectedVersions = expectedVersions

@@ -43,16 +43,18 @@ package struct UniquenessCheck {
         var constraintsByEntity: [Int: [(entityID: Int, slots: [Int])]] = [:]
         var groups: [Group] = []
         var index: [GroupKey: Int] = [:]
-        for row in changes.inserted + changes.updated {
-            let entityID = row.key.entityID
-            let constraints =
-                constraintsByEntity[entityID]
-                ?? {
-                    let found = schema.uniquenessConstraints(applyingTo: entityID)
-                    constraintsByEntity[entityID] = found
-                    return found
-                }()
-            for constraint in constraints {
+        func constraints(of entityID: Int) -> [(entityID: Int, slots: [Int])] {
+            if let known = constraintsByEntity[entityID] { return known }
+            let found = schema.uniquenessConstraints(applyingTo: entityID)
+            constraintsByEntity[entityID] = found
+            return found
+        }
+        // An inserted row is made only when its entity has constraints to check.
+        let inserted = try (0..<changes.inserted.count).compactMap { index in
+            constraints(of: changes.inserted.key(at: index).entityID).isEmpty ? nil : try changes.inserted.row(at: index)
+        }
+        for row in inserted + changes.updated {
+            for constraint in constraints(of: row.key.entityID) {
                 guard constraint.slots.allSatisfy({ row.values.indices.contains($0) }) else { continue }
                 let values = constraint.slots.map { row.values[$0] }
                 guard let valueKey = UniqueValueKey(values) else { continue }

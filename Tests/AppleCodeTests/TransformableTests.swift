@@ -148,6 +148,61 @@ final class TransformableTests: XCTestCase {
         }
     }
 
+    /// The same refusal as the 301st of 301 new objects, on every store: the stores make each
+    /// inserted row from its object as they write it, so the refusal comes after the rows bound
+    /// before it; nothing is written, the objects stay inserted, and once the value is mended
+    /// the same save writes every row.
+    func testAValueTheTransformerDoesNotAllowLastOfManyWritesNothing() throws {
+        let stores = [NSInMemoryStoreType, NSSQLiteStoreType] + (PostgresTestServer.isEnabled ? [NSPostgreSQLStoreType] : [])
+        for storeType in stores {
+            var url: URL?
+            switch storeType {
+            case NSSQLiteStoreType:
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+                url = folder.appendingPathComponent("Palettes.sqlite")
+            case NSPostgreSQLStoreType:
+                let fresh = try PostgresTestServer.freshStoreURL()
+                addTeardownBlock { PostgresTestServer.destroy(fresh) }
+                url = fresh
+            default:
+                url = nil
+            }
+            let container = try makeContainer(storeType, url: url)
+            let context = container.viewContext
+            for index in 0..<300 {
+                let palette = NSEntityDescription.insertNewObject(forEntityName: "Palette", into: context)
+                palette.setValue("Palette \(index)", forKey: "name")
+                palette.setValue(Swatch(name: "rust", red: Double(index) / 300), forKey: "swatch")
+            }
+            let odd = NSEntityDescription.insertNewObject(forEntityName: "Palette", into: context)
+            odd.setValue("Odd", forKey: "name")
+            odd.setValue(NSObject(), forKey: "swatch")
+            func storedCount() throws -> Int {
+                let other = container.newBackgroundContext()
+                return try other.performAndWait { try other.count(for: NSFetchRequest<NSFetchRequestResult>(entityName: "Palette")) }
+            }
+
+            XCTAssertThrowsError(try context.save(), storeType) { error in
+                XCTAssertEqual((error as NSError).code, NSManagedObjectValidationError, storeType)
+                XCTAssertTrue((error as NSError).localizedDescription.contains("swatch"), "\(storeType): \(error)")
+            }
+            XCTAssertEqual(try storedCount(), 0, storeType)
+            XCTAssertEqual(context.insertedObjects.count, 301, storeType)
+            XCTAssertTrue(odd.isInserted, storeType)
+
+            odd.setValue(Swatch(name: "odd", red: 1), forKey: "swatch")
+            try context.save()
+            XCTAssertEqual(try storedCount(), 301, storeType)
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Palette")
+            request.predicate = NSPredicate(format: "name == %@", "Odd")
+            let reader = container.newBackgroundContext()
+            let stored = try reader.performAndWait { try reader.fetch(request).first?.value(forKey: "swatch") as? Swatch }
+            XCTAssertEqual(stored?.name, "odd", storeType)
+        }
+    }
+
     func testTheRegistryHasApplesTransformersAndOurs() throws {
         let names = ValueTransformer.valueTransformerNames()
         for name in [

@@ -35,7 +35,7 @@ extension NSManagedObjectContext {
         var changes = try maker.changes(in: store)
         if store.tracksHistory {
             changes.history = historyDraft(
-                changes: changes.inserted.map { HistoryChange(key: $0.key, kind: .insert) }
+                changes: changes.inserted.keys.map { HistoryChange(key: $0, kind: .insert) }
                     + changes.updated.map { HistoryChange(key: $0.key, kind: .update, updatedSlots: maker.givenSlots[$0.key]) })
         }
         try applyBatchChanges(changes, in: store, named: "NSBatchInsertRequest")
@@ -188,16 +188,17 @@ struct BatchRowMaker {
             existing = try storedRows(of: indices, in: store)
         }
         var changes = SaveChanges()
+        var inserted: [RowSnapshot] = []
         let insertCount = indices.count - existing.count
         let keys = insertCount > 0 ? try store.rows.newPrimaryKeys(forEntity: entityID, count: insertCount) : []
-        changes.inserted.reserveCapacity(insertCount)
+        inserted.reserveCapacity(insertCount)
         order.reserveCapacity(indices.count)
         var nextKey = 0
         for index in indices {
             guard var row = existing[index] else {
                 let key = ObjectKey(entityID: entityID, primaryKey: keys[nextKey])
                 nextKey += 1
-                changes.inserted.append(RowSnapshot(key: key, version: 1, values: objects[index]))
+                inserted.append(RowSnapshot(key: key, version: 1, values: objects[index]))
                 order.append(key)
                 continue
             }
@@ -209,6 +210,7 @@ struct BatchRowMaker {
             changes.updated.append(row)
             order.append(row.key)
         }
+        changes.inserted = InsertedRows(inserted)
         return changes
     }
 

@@ -135,27 +135,29 @@ extension NSManagedObjectContext {
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
         coordinator: NSPersistentStoreCoordinator
     ) throws {
-        let batches = SaveBatches()
-        func snapshot(of object: NSManagedObject, version: Int64) throws -> RowSnapshot {
+        let batches = SaveBatches(schema: coordinator.schema)
+        func key(of object: NSManagedObject) throws -> ObjectKey {
             guard let key = object.storeKey else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
             }
-            let properties = batches.properties(of: key.entityID, in: coordinator.schema)
-            return try self.snapshot(of: object, key: key, version: version, properties: properties)
+            return key
         }
+        // Inserted objects' rows are made as their store binds them (`InsertedObjects`).
         try inserted.forEachUnretained { object in
-            let row = try snapshot(of: object, version: 1)
+            let key = try key(of: object)
             try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
-                batch.changes.inserted.append(row)
+                batch.insertedKeys.append(key)
                 batch.written.append(Unmanaged.passUnretained(object))
             }
         }
         try updated.forEachUnretained { object in
-            let row = try snapshot(of: object, version: Self.version(after: object.version))
+            let key = try key(of: object)
             try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
+                let row = try object.storeRow(
+                    key: key, version: Self.version(after: object.version), properties: batch.properties(of: key.entityID))
                 batch.changes.updated.append(row)
                 batch.written.append(Unmanaged.passUnretained(object))
-                if object.version > 0 { batch.changes.expectedVersions[row.key] = object.version }
+                if object.version > 0 { batch.changes.expectedVersions[key] = object.version }
             }
         }
         try deleted.forEachUnretained { object in
@@ -167,6 +169,7 @@ extension NSManagedObjectContext {
             }
         }
         let order = batches.order
+        for batch in order { batch.changes.inserted = InsertedRows(InsertedObjects(batch)) }
         for batch in order where batch.store.tracksHistory {
             batch.changes.history = try historyDraft(for: batch, coordinator: coordinator)
         }
@@ -366,17 +369,17 @@ extension NSManagedObjectContext {
                 .contains { $0.name == entityName } ?? false
         }
     }
+}
 
-    /// The row of an object for its store: a value per slot of its entity (`properties`, the
-    /// schema's), under `key`, the object's store key.
-    private func snapshot(of object: NSManagedObject, key: ObjectKey, version: Int64, properties: [PropertySchema]) throws
-        -> RowSnapshot
-    {
-        object.fireFault()
+extension NSManagedObject {
+    /// The object's row for its store: a value per slot of its entity (`properties`, the
+    /// schema's), under `key`, its store key.
+    fileprivate func storeRow(key: ObjectKey, version: Int64, properties: [PropertySchema]) throws -> RowSnapshot {
+        fireFault()
         var values: [StoreValue] = []
         values.reserveCapacity(properties.count)
         // Schema slots are layout slots (both follow the entity's `properties`).
-        let current = object.values
+        let current = self.values
         let bySlot = current.layout.count == properties.count
         // By index: binding each `PropertySchema` would copy it (and retain its strings).
         for slot in properties.indices {
@@ -393,7 +396,7 @@ extension NSManagedObjectContext {
                 values.append(.null)
             case .attribute(let kind):
                 var stored = value
-                if kind == .transformable, let attribute = object.entity.attributesByName[properties[slot].name] {
+                if kind == .transformable, let attribute = entity.attributesByName[properties[slot].name] {
                     stored = try AttributeValueTransform.storedValue(value, of: attribute)
                 }
                 values.append(try StoreValue(stored, kind: kind, property: properties[slot].name))
@@ -403,11 +406,11 @@ extension NSManagedObjectContext {
             case .toMany:
                 var members = value as? [NSManagedObject] ?? []
                 if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil,
-                    let relationship = object.entity.relationshipsByName[properties[slot].name]
+                    let relationship = entity.relationshipsByName[properties[slot].name]
                 {
                     // Members deleted in this save leave the row: read them as objects (a
                     // store that cannot give them fails the save rather than write none).
-                    members = try object.loadedMembers(relationship)
+                    members = try loadedMembers(relationship)
                 }
                 values.append(.objects(members.compactMap { $0.isDeleted ? nil : $0.storeKey }))
             }
@@ -416,25 +419,19 @@ extension NSManagedObjectContext {
     }
 }
 
-/// A save's batches, one per store, in the order their stores were first met, and the schema
-/// entity of the rows written last (a class: its state is changed in place, with no dynamic
-/// exclusivity check per object).
+/// A save's batches, one per store, in the order their stores were first met (a class: its
+/// state is changed in place, with no dynamic exclusivity check per object).
 final class SaveBatches {
+    let schema: StoreSchema
     // Used by one save, on its context's queue.
     @exclusivity(unchecked) private(set) var order: [SaveBatch] = []
     @exclusivity(unchecked) private var byStore: [ObjectIdentifier: SaveBatch] = [:]
     /// The batch of the last object's ID origin (one store's): objects of one store come in a
     /// row. Unretained (`order` holds the batches): no reference taken per object.
     @exclusivity(unchecked) private var last: (origin: ObjectIdentifier, batch: Unmanaged<SaveBatch>)?
-    /// The schema's properties of the last entity written: objects of one entity come in a row.
-    @exclusivity(unchecked) private var lastSchema: (entityID: Int, properties: [PropertySchema])?
 
-    /// The properties of the schema's entity `entityID`, the rows' slots.
-    func properties(of entityID: Int, in schema: StoreSchema) -> [PropertySchema] {
-        if let lastSchema, lastSchema.entityID == entityID { return lastSchema.properties }
-        let properties = schema.entity(entityID).properties
-        lastSchema = (entityID, properties)
-        return properties
+    init(schema: StoreSchema) {
+        self.schema = schema
     }
 
     /// The batch of the store that holds `object`'s row, made when first asked for.
@@ -448,7 +445,7 @@ final class SaveBatches {
         if let known = byStore[ObjectIdentifier(store)] {
             batch = known
         } else {
-            batch = SaveBatch(store: store)
+            batch = SaveBatch(store: store, schema: schema)
             byStore[ObjectIdentifier(store)] = batch
             order.append(batch)
         }
@@ -457,14 +454,22 @@ final class SaveBatches {
     }
 }
 
-/// The rows one save writes to one store, and the objects they come from.
+/// The rows one save writes to one store, and the objects they come from: the inserted objects
+/// first (`insertedKeys.count` of them), then the updated and the deleted.
 final class SaveBatch {
     let store: RowBackedPersistentStore
-    // Built and read by one save, on its context's queue: no dynamic exclusivity checks (two a row).
+    let schema: StoreSchema
+    // Built and read by one save, on its context's queue, or by its store while the save waits
+    // (the inserted rows): no dynamic exclusivity checks (two a row).
     @exclusivity(unchecked) var changes = SaveChanges()
     /// The objects whose rows the batch writes, in order, unretained: the save holds them in its
     /// lists while the batch lives (retaining and releasing each touched every object once more).
     @exclusivity(unchecked) var written: [Unmanaged<NSManagedObject>] = []
+    /// The store keys of the inserted objects, the first of `written`.
+    @exclusivity(unchecked) var insertedKeys: [ObjectKey] = []
+    /// The schema's properties of the last entity whose row was made: objects of one entity come
+    /// in a row.
+    @exclusivity(unchecked) private var lastProperties: (entityID: Int, properties: [PropertySchema])?
     /// The objects by row key, for the conflicts a store reports (made then: most saves have none).
     lazy var objects: [ObjectKey: NSManagedObject] = Dictionary(
         written.compactMap { written in
@@ -472,8 +477,47 @@ final class SaveBatch {
             return object.storeKey.map { ($0, object) }
         }, uniquingKeysWith: { _, last in last })
 
-    init(store: RowBackedPersistentStore) {
+    init(store: RowBackedPersistentStore, schema: StoreSchema) {
         self.store = store
+        self.schema = schema
+    }
+
+    /// The properties of the schema's entity `entityID`, the rows' slots.
+    func properties(of entityID: Int) -> [PropertySchema] {
+        if let lastProperties, lastProperties.entityID == entityID { return lastProperties.properties }
+        let properties = schema.entity(entityID).properties
+        lastProperties = (entityID, properties)
+        return properties
+    }
+}
+
+/// A batch's inserted objects as the rows its store inserts, each made from its object's
+/// storage when the store reads it (see `InsertedRows`).
+///
+/// The objects are unretained, as in `SaveBatch.written`: the store reads the rows within the
+/// save's `RowStore.apply(_:)` or `prepare(_:)` call, while the save holds the objects.
+final class InsertedObjects: InsertedRowSource {
+    /// Immutable, so that reading them takes no reference.
+    private let keys: [ObjectKey]
+    private let objects: [Unmanaged<NSManagedObject>]
+    private let schema: StoreSchema
+
+    /// The inserted objects of `batch`, once it holds all of its objects.
+    init(_ batch: SaveBatch) {
+        keys = batch.insertedKeys
+        objects = batch.written
+        schema = batch.schema
+    }
+
+    var count: Int { keys.count }
+
+    func key(at index: Int) -> ObjectKey { keys[index] }
+
+    func row(at index: Int) throws -> RowSnapshot {
+        let key = keys[index]
+        return try objects[index]._withUnsafeGuaranteedRef { object in
+            try object.storeRow(key: key, version: 1, properties: schema.entities[key.entityID - 1].properties)
+        }
     }
 }
 

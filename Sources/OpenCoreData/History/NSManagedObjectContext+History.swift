@@ -12,7 +12,7 @@ extension NSManagedObjectContext {
         let schema = coordinator.schema
         var changes: [HistoryChange] = []
         changes.reserveCapacity(batch.objects.count)
-        for row in batch.changes.inserted { changes.append(HistoryChange(key: row.key, kind: .insert)) }
+        for key in batch.insertedKeys { changes.append(HistoryChange(key: key, kind: .insert)) }
         for row in batch.changes.updated {
             let entity = schema.entity(row.key.entityID)
             let keys = batch.objects[row.key]?.changedKeys ?? []

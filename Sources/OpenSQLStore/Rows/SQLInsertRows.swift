@@ -2,12 +2,12 @@ import OpenStoreCore
 
 /// The rows one insert statement writes, as `SQLRowWriter` hands them to its session
 /// (`SQLSession.runInsert(_:_:)`): for each row, in placeholder order, its primary key, its
-/// entity's `Z_ENT`, its version, then a value per column. A session binds them straight from the
-/// rows, with no array of the values made first (a string copied into one is retained, and
-/// released later, cold).
+/// entity's `Z_ENT`, its version, then a value per column. A session binds each row as it reads
+/// it (`row(at:)`), with no array of the values made first (a row made from its object is bound
+/// while its values are still in the processor's cache, and released at once).
 package struct SQLInsertRows {
     /// The rows the writer inserts; the statement writes those at `positions`, in that order.
-    package let rows: [RowSnapshot]
+    package let rows: InsertedRows
     /// Indexes in `rows`.
     package let positions: ArraySlice<Int>
     /// `Z_ENT` of the rows' entity.
@@ -16,9 +16,27 @@ package struct SQLInsertRows {
     package let columns: [SQLColumnBinding]
     /// The layout, for the entity numbers of to-one destinations.
     let layout: AppleSQLLayout
+    /// The number of values a row of the entity has (one per slot).
+    let valueCount: Int
+    /// The error for a row with another number of values.
+    let wrongValueCount: (RowSnapshot) -> Error
+    /// The writer's further work on each row as it is read, for an entity that needs it (nil
+    /// for most): the check of slots without a column, and values of attributes in Apple's
+    /// external data layout written as their columns.
+    let finish: ((RowSnapshot) throws -> RowSnapshot)?
 
     /// The statement's number of placeholders.
     package var placeholderCount: Int { positions.count * (3 + columns.count) }
+
+    /// The row at `position` (one of `positions`), as the statement binds it.
+    /// - Throws: `NSPersistentStoreOperationError` for a row with the wrong number of values
+    ///   or a value the store has no place for; the rows' own error (`InsertedRows.row(at:)`).
+    package func row(at position: Int) throws -> RowSnapshot {
+        let row = try rows.row(at: position)
+        guard row.values.count == valueCount else { throw wrongValueCount(row) }
+        guard let finish else { return row }
+        return try finish(row)
+    }
 
     /// What `column` binds for `row`: a value as the row holds it, a to-one's destination as its
     /// primary key or its entity number.
@@ -28,14 +46,15 @@ package struct SQLInsertRows {
     }
 
     /// Every value, in placeholder order (for a session that sends them in one array).
-    package var values: [StoreValue] {
+    package func values() throws -> [StoreValue] {
         var values: [StoreValue] = []
         values.reserveCapacity(placeholderCount)
         for position in positions {
-            values.append(.integer(rows[position].key.primaryKey))
+            let row = try row(at: position)
+            values.append(.integer(row.key.primaryKey))
             values.append(.integer(entityNumber))
-            values.append(.integer(rows[position].version))
-            for column in columns { values.append(value(column, of: rows[position])) }
+            values.append(.integer(row.version))
+            for column in columns { values.append(value(column, of: row)) }
         }
         return values
     }

@@ -13,23 +13,29 @@ extension SQLRowWriter {
     /// (the row's columns before an update, by slot) already keeps in a file holding the same
     /// bytes keeps that column and its file.
     func encodingExternalData(_ rows: [RowSnapshot], previous: [ObjectKey: [Int: Data]] = [:]) throws -> [RowSnapshot] {
-        guard let folder = layout.externalData else { return rows }
+        guard layout.externalData != nil else { return rows }
         var slotsByEntity: [Int: [Int]] = [:]
-        var result = rows
-        for index in rows.indices {
-            let entityID = rows[index].key.entityID
-            let slots = slotsByEntity[entityID] ?? layout.externalDataSlots(of: entityID)
-            slotsByEntity[entityID] = slots
-            for slot in slots where rows[index].values.indices.contains(slot) {
-                guard case .data(let value) = rows[index].values[slot] else { continue }
-                if let old = previous[rows[index].key]?[slot], folder.column(old, holds: value) {
-                    result[index].values[slot] = .data(old)
-                    continue
-                }
-                let entity = layout.schema.entity(entityID)
-                result[index].values[slot] = .data(
-                    try folder.column(for: value, entity: entity.name, attribute: entity.properties[slot].name))
+        return try rows.map { row in
+            let slots = slotsByEntity[row.key.entityID] ?? layout.externalDataSlots(of: row.key.entityID)
+            slotsByEntity[row.key.entityID] = slots
+            return try encodingExternalData(row, slots: slots, previous: previous[row.key])
+        }
+    }
+
+    /// `row` with the values of its external data `slots` as their columns (see
+    /// `encodingExternalData(_:previous:)`); `previous`: the columns the row holds now, by slot.
+    func encodingExternalData(_ row: RowSnapshot, slots: [Int], previous: [Int: Data]? = nil) throws -> RowSnapshot {
+        guard let folder = layout.externalData, !slots.isEmpty else { return row }
+        var result = row
+        for slot in slots where row.values.indices.contains(slot) {
+            guard case .data(let value) = row.values[slot] else { continue }
+            if let old = previous?[slot], folder.column(old, holds: value) {
+                result.values[slot] = .data(old)
+                continue
             }
+            let entity = layout.schema.entity(row.key.entityID)
+            result.values[slot] = .data(
+                try folder.column(for: value, entity: entity.name, attribute: entity.properties[slot].name))
         }
         return result
     }

@@ -56,11 +56,12 @@ package struct SQLRowWriter<Session: SQLSession> {
     ///   wrong number of values; the database's error when it refuses (a duplicate `Z_PK`);
     ///   `NSPersistentStoreSaveError` when a value's file can't be written.
     package func insert(_ rows: [RowSnapshot], progress: (Int) -> Void = { _ in }) throws {
-        try insertRows(try encodingExternalData(rows), progress: progress)
+        try insert(InsertedRows(rows), progress: progress)
     }
 
-    /// `insert(_:progress:)`, the values already as their columns.
-    private func insertRows(_ rows: [RowSnapshot], progress: (Int) -> Void) throws {
+    /// `insert(_:progress:)` for rows read one at a time: each row is made as its statement
+    /// binds it (a context's inserted objects), and read again only for its to-many members.
+    package func insert(_ rows: InsertedRows, progress: (Int) -> Void = { _ in }) throws {
         // Table rows written, then rows whose to-many members are written too (`progress`).
         var written = 0
         var linked = 0
@@ -72,15 +73,15 @@ package struct SQLRowWriter<Session: SQLSession> {
         var current: InsertBatch?
         var waiting: [Int: InsertBatch] = [:]
         var done: [InsertBatch] = []
-        for (index, row) in rows.enumerated() {
-            if current?.entityID != row.key.entityID {
+        for index in 0..<rows.count {
+            let key = rows.key(at: index)
+            if current?.entityID != key.entityID {
                 if let current { waiting[current.entityID] = current }
-                current = try waiting.removeValue(forKey: row.key.entityID) ?? batch(for: row, of: rows.count)
+                current = try waiting.removeValue(forKey: key.entityID) ?? batch(for: key, of: rows.count)
             }
             guard let batch = current else { continue }
-            try checkValues(of: row, against: batch.entity, unsupportedSlots: batch.hasUnsupportedSlots)
             batch.rows.append(index)
-            batch.highestKey = max(batch.highestKey, row.key.primaryKey)
+            batch.highestKey = max(batch.highestKey, key.primaryKey)
             if batch.rows.count == batch.statement.batchSize {
                 let sql = batch.fullSQL ?? batch.statement.sql(rows: batch.rows.count)
                 batch.fullSQL = sql
@@ -105,11 +106,12 @@ package struct SQLRowWriter<Session: SQLSession> {
         }
         // Only rows of entities with to-manys stored apart from the row have members to write.
         let linking = done.filter(\.writesToManys).map(\.entityID)
-        for row in rows {
-            if !linking.isEmpty, linking.contains(row.key.entityID) { try writeToManys(of: row) }
+        let count = rows.count
+        for index in 0..<count {
+            if !linking.isEmpty, linking.contains(rows.key(at: index).entityID) { try writeToManys(of: rows.row(at: index)) }
             linked += 1
             // Every 256 rows: a call per row would cost more than most rows' to-manys.
-            if linked & 255 == 0 || linked == rows.count { progress((written + linked) / 2) }
+            if linked & 255 == 0 || linked == count { progress((written + linked) / 2) }
         }
         guard notesUsedKeys else { return }
         var maxKeys: [Int: Int64] = [:]
@@ -120,11 +122,20 @@ package struct SQLRowWriter<Session: SQLSession> {
     }
 
     /// Runs `sql`, an insert of `count` rows of `batch` from its row `first`, the values bound
-    /// by the session straight from the rows (`SQLInsertRows`).
-    private func run(_ sql: String, _ batch: InsertBatch, _ rows: [RowSnapshot], from first: Int, count: Int) throws {
+    /// by the session straight from the rows (`SQLInsertRows`), each row checked and its large
+    /// external values written to their files as it is read.
+    private func run(_ sql: String, _ batch: InsertBatch, _ rows: InsertedRows, from first: Int, count: Int) throws {
+        let finishes = batch.hasUnsupportedSlots || !batch.externalDataSlots.isEmpty
         let insert = SQLInsertRows(
             rows: rows, positions: batch.rows[first..<(first + count)], entityNumber: Int64(batch.entity.entityNumber),
-            columns: batch.statement.bindings, layout: layout)
+            columns: batch.statement.bindings, layout: layout, valueCount: batch.entity.slots.count,
+            wrongValueCount: { row in valueCountError(row, batch.entity) },
+            finish: !finishes
+                ? nil
+                : { row in
+                    try checkValues(of: row, against: batch.entity)
+                    return try encodingExternalData(row, slots: batch.externalDataSlots)
+                })
         try session.runInsert(sql, insert)
     }
 
@@ -140,6 +151,8 @@ package struct SQLRowWriter<Session: SQLSession> {
         let root: Int
         /// Whether a slot of the entity has no column (`AppleSQLSlot.unsupported`).
         let hasUnsupportedSlots: Bool
+        /// The slots of attributes in Apple's external data layout (none without its folder).
+        let externalDataSlots: [Int]
         /// Whether the entity has to-manys whose members `writeToManys(of:replacing:)` writes: an
         /// ordered one-to-many (`Z_FOK_` positions) or a many-to-many (join-table rows).
         let writesToManys: Bool
@@ -150,13 +163,14 @@ package struct SQLRowWriter<Session: SQLSession> {
 
         init(
             entityID: Int, entity: AppleSQLEntityLayout, statement: SQLColumnStatement, root: Int, hasUnsupportedSlots: Bool,
-            capacity: Int
+            externalDataSlots: [Int], capacity: Int
         ) {
             self.entityID = entityID
             self.entity = entity
             self.statement = statement
             self.root = root
             self.hasUnsupportedSlots = hasUnsupportedSlots
+            self.externalDataSlots = externalDataSlots
             writesToManys = entity.slots.contains { slot in
                 switch slot {
                 case .toManyByInverse(_, _, .some, _), .toManyByJoin: true
@@ -167,14 +181,15 @@ package struct SQLRowWriter<Session: SQLSession> {
         }
     }
 
-    /// A new batch for the entity of `row`, one of `count` rows to insert.
-    private func batch(for row: RowSnapshot, of count: Int) throws -> InsertBatch {
-        let entity = try entityLayout(of: row)
+    /// A new batch for the entity of `key`, one of `count` rows to insert.
+    private func batch(for key: ObjectKey, of count: Int) throws -> InsertBatch {
+        let entity = try entityLayout(of: key)
         let table = layout.tables[entity.table]
-        let statement = keptStatement(row.key.entityID * 4) { insertStatement(for: entity, table: table) }
+        let statement = keptStatement(key.entityID * 4) { insertStatement(for: entity, table: table) }
         return InsertBatch(
-            entityID: row.key.entityID, entity: entity, statement: statement, root: layout.entityNumber(of: table.rootID),
+            entityID: key.entityID, entity: entity, statement: statement, root: layout.entityNumber(of: table.rootID),
             hasUnsupportedSlots: entity.slots.contains { if case .unsupported = $0 { true } else { false } },
+            externalDataSlots: layout.externalData == nil ? [] : layout.externalDataSlots(of: key.entityID),
             capacity: min(count, statement.batchSize))
     }
 
@@ -198,7 +213,8 @@ package struct SQLRowWriter<Session: SQLSession> {
         var conflicts: [ObjectKey] = []
         var statements: [Int: SQLColumnStatement] = [:]
         for row in rows {
-            let entity = try entityLayout(of: row)
+            let entity = try entityLayout(of: row.key)
+            try checkValues(of: row, against: entity)
             let table = layout.tables[entity.table]
             let expected = expectedVersions[row.key]
             // One statement per entity, and per whether the row's version is checked.
@@ -383,25 +399,17 @@ package struct SQLRowWriter<Session: SQLSession> {
         for binding in bindings { values.append(binding.value(of: row, layout: layout)) }
     }
 
-    private func entityLayout(of row: RowSnapshot) throws -> AppleSQLEntityLayout {
-        guard layout.entities.indices.contains(row.key.entityID - 1) else {
-            throw session.operationError("No entity numbered \(row.key.entityID) in the store's schema")
+    private func entityLayout(of key: ObjectKey) throws -> AppleSQLEntityLayout {
+        guard layout.entities.indices.contains(key.entityID - 1) else {
+            throw session.operationError("No entity numbered \(key.entityID) in the store's schema")
         }
-        let entity = layout.entities[row.key.entityID - 1]
-        try checkValues(of: row, against: entity)
-        return entity
+        return layout.entities[key.entityID - 1]
     }
 
     /// Refuses a row with the wrong number of values, or with a value this store has no place
-    /// for (rather than dropping it: nothing is lost). `unsupportedSlots`: false skips the second
-    /// test for an entity known to have no `AppleSQLSlot.unsupported` slot.
-    private func checkValues(of row: RowSnapshot, against entity: AppleSQLEntityLayout, unsupportedSlots: Bool = true) throws {
-        guard row.values.count == entity.slots.count else {
-            let name = layout.schema.entity(row.key.entityID).name
-            throw session.operationError(
-                "A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
-        }
-        guard unsupportedSlots else { return }
+    /// for (rather than dropping it: nothing is lost).
+    private func checkValues(of row: RowSnapshot, against entity: AppleSQLEntityLayout) throws {
+        guard row.values.count == entity.slots.count else { throw valueCountError(row, entity) }
         for (slot, storage) in entity.slots.enumerated() {
             guard case .unsupported(let reason) = storage else { continue }
             switch row.values[slot] {
@@ -409,6 +417,12 @@ package struct SQLRowWriter<Session: SQLSession> {
             default: throw session.operationError("Cannot save \(row.key): \(reason)")
             }
         }
+    }
+
+    /// The error for a row whose number of values is not its entity's number of slots.
+    private func valueCountError(_ row: RowSnapshot, _ entity: AppleSQLEntityLayout) -> Error {
+        let name = layout.schema.entity(row.key.entityID).name
+        return session.operationError("A row of \(name) needs \(entity.slots.count) values, not \(row.values.count) (\(row.key))")
     }
 
     /// Order keys of ordered one-to-manys, join rows of many-to-manys. When `replacing` (a row

@@ -13,7 +13,7 @@ package protocol SQLSession {
     /// deleted.
     @discardableResult func run(_ sql: String, _ arguments: [StoreValue]) throws -> Int
     /// Runs an insert of `rows`, binding their values in placeholder order (see
-    /// `SQLInsertRows`). **Default:** `run(_:_:)` with `rows.values`.
+    /// `SQLInsertRows`). **Default:** `run(_:_:)` with `rows.values()`.
     func runInsert(_ sql: String, _ rows: SQLInsertRows) throws
     /// Runs an `UPDATE` or `DELETE` of `rows` rows that should be there; whether it changed that
     /// many. **Default:** `run(_:_:) == rows`. A session that answers before the database has
@@ -31,7 +31,7 @@ package protocol SQLSession {
 
 extension SQLSession {
     package func runInsert(_ sql: String, _ rows: SQLInsertRows) throws {
-        try run(sql, rows.values)
+        try run(sql, rows.values())
     }
 
     package func runExpectingChanges(_ sql: String, _ arguments: [StoreValue], rows: Int) throws -> Bool {

@@ -179,26 +179,25 @@ package final class SQLiteStatement {
         try bindUntraced(value, at: index)
     }
 
-    /// Binds an insert's rows to the parameters in order, straight from the rows (see
-    /// `SQLInsertRows`); through `bind(_:at:)` while the trace keeps the values.
+    /// Binds an insert's rows to the parameters in order, each straight from the row as it is
+    /// read (see `SQLInsertRows`); through `bind(_:at:)` while the trace keeps the values.
     package func bind(_ insert: SQLInsertRows) throws {
-        guard !keepsValues() else { return try bind(insert.values) }
+        guard !keepsValues() else { return try bind(insert.values()) }
         var index: Int32 = 1
-        try insert.rows.withUnsafeBufferPointer { rows in
-            for position in insert.positions {
-                try bindUntraced(.integer(rows[position].key.primaryKey), at: index)
-                try bindUntraced(.integer(insert.entityNumber), at: index + 1)
-                try bindUntraced(.integer(rows[position].version), at: index + 2)
-                index += 3
-                for column in insert.columns {
-                    // A slot's value is bound where the row holds it, not copied out first.
-                    if case .value(let slot) = column {
-                        try bindUntraced(rows[position].values[slot], at: index)
-                    } else {
-                        try bindUntraced(insert.value(column, of: rows[position]), at: index)
-                    }
-                    index += 1
+        for position in insert.positions {
+            let row = try insert.row(at: position)
+            try bindUntraced(.integer(row.key.primaryKey), at: index)
+            try bindUntraced(.integer(insert.entityNumber), at: index + 1)
+            try bindUntraced(.integer(row.version), at: index + 2)
+            index += 3
+            for column in insert.columns {
+                // A slot's value is bound where the row holds it, not copied out first.
+                if case .value(let slot) = column {
+                    try bindUntraced(row.values[slot], at: index)
+                } else {
+                    try bindUntraced(insert.value(column, of: row), at: index)
                 }
+                index += 1
             }
         }
     }
