@@ -100,11 +100,15 @@ extension NSManagedObjectContext {
         while true {
             let inserted = insertedList.objects, deleted = deletedList.objects
             let updated = changedList.filter { $0.isUpdated }
-            try obtainPermanentIDs(for: inserted)
+            // Objects given their permanent IDs now are placed in their batches in the same pass.
+            let batches = SaveBatches(schema: coordinator.schema)
+            let placed = try assignPermanentIDs(for: inserted, coordinator: coordinator, placingIn: batches)
             // Computed before validation; again only after a merge policy changed values.
             if attempt > 1 { try updateDerivedAttributes(inserted: inserted, updated: updated) }
             do {
-                try write(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
+                try write(
+                    inserted: placed ? [] : inserted, updated: updated, deleted: deleted, into: batches,
+                    coordinator: coordinator)
             } catch let refusal as StoreRefusal {
                 instruments?.recordConflicts(refusal.conflicts.count)
                 let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
@@ -130,12 +134,12 @@ extension NSManagedObjectContext {
     }
 
     /// Writes one batch per store; a store's conflicts come back as a `StoreRefusal` holding
-    /// `NSMergeConflict`s or `NSConstraintConflict`s.
+    /// `NSMergeConflict`s or `NSConstraintConflict`s. `batches` may hold inserted objects placed
+    /// already (`assignPermanentIDs(for:coordinator:placingIn:)`), not in `inserted`.
     private func write(
-        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], into batches: SaveBatches,
         coordinator: NSPersistentStoreCoordinator
     ) throws {
-        let batches = SaveBatches(schema: coordinator.schema)
         func key(of object: NSManagedObject) throws -> ObjectKey {
             guard let key = object.storeKey else {
                 throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "\(object.objectID) has no permanent ID")
@@ -145,10 +149,7 @@ extension NSManagedObjectContext {
         // Inserted objects' rows are made as their store binds them (`InsertedObjects`).
         try inserted.forEachUnretained { object in
             let key = try key(of: object)
-            try batches.batch(for: object)._withUnsafeGuaranteedRef { batch in
-                batch.insertedKeys.append(key)
-                batch.written.append(Unmanaged.passUnretained(object))
-            }
+            try batches.batch(for: object)._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
         }
         try updated.forEachUnretained { object in
             let key = try key(of: object)
@@ -229,6 +230,16 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
+        try assignPermanentIDs(for: objects, coordinator: coordinator, placingIn: nil)
+    }
+
+    /// `obtainPermanentIDs(for:)`; with `batches`, a save's, each inserted object is placed in
+    /// its store's batch as it takes its ID, while it is in the processor's cache (a separate
+    /// pass over 10^5 objects costs a cache miss on each). Whether every object was placed so:
+    /// false when one had its permanent ID already (none is placed then).
+    private func assignPermanentIDs(
+        for objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator, placingIn batches: SaveBatches?
+    ) throws -> Bool {
         // Objects grouped by store and entity, so that each group reserves its keys at once
         // (for the SQLite store, one transaction per group rather than one per object).
         struct Group {
@@ -247,7 +258,12 @@ extension NSManagedObjectContext {
         // The group of the last object's entity, when it had no assigned store: objects of one
         // entity usually come in a row.
         var last: (entity: ObjectIdentifier, group: Int)?
-        for object in objects where object.objectID.isTemporaryID {
+        var allTemporary = true
+        for object in objects {
+            guard object.objectID.isTemporaryID else {
+                allTemporary = false
+                continue
+            }
             let assigned = object.assignedStore
             let entity = object.entity
             if assigned == nil, let last, last.entity == ObjectIdentifier(entity) {
@@ -275,6 +291,7 @@ extension NSManagedObjectContext {
             last = assigned == nil ? (ObjectIdentifier(entity), group) : nil
         }
         let parent = self.parent
+        let placing = allTemporary ? batches : nil
         for group in groups {
             let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
             guard keys.count == group.objects.count else {
@@ -288,8 +305,10 @@ extension NSManagedObjectContext {
             // either up again.
             let base = homeBase(for: maker.origin)
             let entity = maker.entity(for: ObjectKey(entityID: group.entityID, primaryKey: 0))
+            let batch = placing?.batch(for: group.store)
             for (object, primaryKey) in zip(group.objects, keys) {
-                let id = maker.id(for: ObjectKey(entityID: group.entityID, primaryKey: primaryKey))
+                let key = ObjectKey(entityID: group.entityID, primaryKey: primaryKey)
+                let id = maker.id(for: key)
                 let temporary = object.objectID
                 if object.entity === entity && object.belongs(to: self) {
                     object.takePermanentID(id, base: base)
@@ -298,8 +317,10 @@ extension NSManagedObjectContext {
                 }
                 registry.reregister(object, from: temporary, to: id)
                 if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
+                batch?._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
             }
         }
+        return placing != nil
     }
 
     /// Cascade deletes destinations and nullify removes the deleted object from inverses; deny
@@ -441,15 +462,17 @@ final class SaveBatches {
         guard let store = origin.store as? RowBackedPersistentStore else {
             throw CoreDataError.make(code: NSPersistentStoreSaveError, reason: "No store holds \(object.objectID)")
         }
-        let batch: SaveBatch
-        if let known = byStore[ObjectIdentifier(store)] {
-            batch = known
-        } else {
-            batch = SaveBatch(store: store, schema: schema)
-            byStore[ObjectIdentifier(store)] = batch
-            order.append(batch)
-        }
-        last = (ObjectIdentifier(origin), .passUnretained(batch))
+        let batch = batch(for: store)
+        last = (ObjectIdentifier(origin), batch)
+        return batch
+    }
+
+    /// The batch of `store`, made when first asked for.
+    func batch(for store: RowBackedPersistentStore) -> Unmanaged<SaveBatch> {
+        if let known = byStore[ObjectIdentifier(store)] { return .passUnretained(known) }
+        let batch = SaveBatch(store: store, schema: schema)
+        byStore[ObjectIdentifier(store)] = batch
+        order.append(batch)
         return .passUnretained(batch)
     }
 }
@@ -480,6 +503,12 @@ final class SaveBatch {
     init(store: RowBackedPersistentStore, schema: StoreSchema) {
         self.store = store
         self.schema = schema
+    }
+
+    /// Adds an inserted object, whose row has `key`; before any updated or deleted object.
+    func insert(_ object: NSManagedObject, key: ObjectKey) {
+        insertedKeys.append(key)
+        written.append(Unmanaged.passUnretained(object))
     }
 
     /// The properties of the schema's entity `entityID`, the rows' slots.
