@@ -7,13 +7,14 @@ extension CompilerState {
     ///   `includesPropertyValues = false`, the first pass of `fetchBatchSize`); for a table of
     ///   one entity, its number in place of `Z_ENT`: every row holds it, and the database then
     ///   reads the key alone (SQLite reads `Z_PK` from the row's key, without decoding the row);
-    /// - `.rows`: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT` and every column of the table in table order (the
-    ///   number in place of `Z_ENT` again for a table of one entity), the columns `SQLRowDecoder`
-    ///   reads by index, so that rows come back from this one statement.
+    /// - `.rows`: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT` and every column of the table in table order (on
+    ///   SQLite, the number in place of `Z_ENT` again for a table of one entity: see
+    ///   `SQLRowDecoder.columns(of:layout:alias:dialect:)`), the columns `SQLRowDecoder` reads by
+    ///   index, so that rows come back from this one statement.
     ///
     /// Counts and dictionaries build their own select lists.
     func selectList(for output: FetchPlan.Output, table: AppleSQLTable) -> String {
-        if case .rows = output { return SQLRowDecoder.columns(of: table, layout: layout, alias: "t0") }
+        if case .rows = output { return SQLRowDecoder.columns(of: table, layout: layout, alias: "t0", dialect: dialect) }
         return "t0.Z_PK, " + SQLRowDecoder.entityColumn(of: table, layout: layout, alias: "t0")
     }
 }

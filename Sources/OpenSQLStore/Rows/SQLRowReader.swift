@@ -103,7 +103,7 @@ package struct SQLRowReader<Session: SQLSession> {
             arguments.append(.string("[" + primaryKeys.map(String.init).joined(separator: ",") + "]"))
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let columns = SQLRowDecoder.columns(of: table, layout: layout, alias: nil)
+        let columns = SQLRowDecoder.columns(of: table, layout: layout, alias: nil, dialect: session.dialect)
         let offset = result.count
         try session.query("SELECT \(columns) FROM \(table.name)\(filter) ORDER BY Z_PK", arguments) { row in
             if let snapshot = try decoder.decode(row) { result.append(snapshot) }
