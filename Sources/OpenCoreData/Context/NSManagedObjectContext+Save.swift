@@ -482,8 +482,8 @@ final class SaveBatches {
 final class SaveBatch {
     let store: RowBackedPersistentStore
     let schema: StoreSchema
-    // Built and read by one save, on its context's queue, or by its store while the save waits
-    // (the inserted rows): no dynamic exclusivity checks (two a row).
+    // Built and read by one save, on its context's queue (a store reads the inserted rows
+    // through `InsertedObjects`, which copies what it needs): no dynamic exclusivity checks (two a row).
     @exclusivity(unchecked) var changes = SaveChanges()
     /// The objects whose rows the batch writes, in order, unretained: the save holds them in its
     /// lists while the batch lives (retaining and releasing each touched every object once more).
