@@ -230,7 +230,7 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(code: NSCoreDataError, reason: "The context has no persistent store coordinator")
         }
-        try assignPermanentIDs(for: objects, coordinator: coordinator, placingIn: nil)
+        _ = try assignPermanentIDs(for: objects, coordinator: coordinator, placingIn: nil)
     }
 
     /// `obtainPermanentIDs(for:)`; with `batches`, a save's, each inserted object is placed in
