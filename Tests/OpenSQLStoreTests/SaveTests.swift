@@ -95,6 +95,29 @@ import Testing
         #expect(answers.first == "1/p1 expected 1 now 2; 1/p9 expected 1 now gone")
     }
 
+    /// An attribute the SQLite store has no column for (of the undefined type) refuses a row
+    /// with a value there, rather than drop it, as the store binds that row: after 300 rows
+    /// were bound, nothing of the save is written; rows with nil there save.
+    @Test func aValueWithoutAColumnRefusesTheWholeInsert() throws {
+        let folder = try TemporaryFolder()
+        let schema = makeSchema([
+            (name: "Note", superID: nil, abstract: false, properties: [attribute("title", .string), attribute("scratch", .undefined)])
+        ])
+        let store = try SQLiteRowStore.open(at: folder.file("Notes.sqlite"), schema: schema, readOnly: false, modelVersionHashes: [:])
+        func note(_ key: Int64, scratch: StoreValue = .null) -> RowSnapshot {
+            RowSnapshot(key: ObjectKey(entityID: 1, primaryKey: key), version: 1, values: [.string("N\(key)"), scratch])
+        }
+        let rows = (1...300).map { note($0) } + [note(301, scratch: .string("kept?"))]
+        #expect {
+            try store.apply(SaveChanges(inserted: rows))
+        } throws: { error in
+            "\(error)".contains("Note.scratch") && "\(error)".contains("no column")
+        }
+        #expect(try store.rows(for: [ObjectKey(entityID: 1, primaryKey: 1)]).isEmpty, "nothing of the refused save")
+        try store.apply(SaveChanges(inserted: Array(rows.dropLast())))
+        #expect(try store.rows(for: (1...301).map { ObjectKey(entityID: 1, primaryKey: $0) }).count == 300)
+    }
+
     /// 1,201 rows deleted in one save (several statements of many keys on the SQL stores), and a
     /// save naming a row that is not there refused as a whole, on every store.
     @Test func manyRowsDeleteInOneSaveAndAMissingOneRefusesIt() throws {

@@ -133,7 +133,7 @@ package struct SQLRowWriter<Session: SQLSession> {
             finish: !finishes
                 ? nil
                 : { row in
-                    try checkValues(of: row, against: batch.entity)
+                    if batch.hasUnsupportedSlots { try checkSupported(row, batch.entity) }
                     return try encodingExternalData(row, slots: batch.externalDataSlots)
                 })
         try session.runInsert(sql, insert)
@@ -410,6 +410,12 @@ package struct SQLRowWriter<Session: SQLSession> {
     /// for (rather than dropping it: nothing is lost).
     private func checkValues(of row: RowSnapshot, against entity: AppleSQLEntityLayout) throws {
         guard row.values.count == entity.slots.count else { throw valueCountError(row, entity) }
+        try checkSupported(row, entity)
+    }
+
+    /// The second test of `checkValues(of:against:)`, for a row whose number of values is
+    /// checked already (`SQLInsertRows.row(at:)`).
+    private func checkSupported(_ row: RowSnapshot, _ entity: AppleSQLEntityLayout) throws {
         for (slot, storage) in entity.slots.enumerated() {
             guard case .unsupported(let reason) = storage else { continue }
             switch row.values[slot] {
