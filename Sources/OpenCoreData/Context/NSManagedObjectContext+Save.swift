@@ -118,8 +118,8 @@ extension NSManagedObjectContext {
                 attempt += 1
                 continue
             }
-            didSave(inserted: inserted, updated: updated, deleted: deleted, versioned: true)
-            postDidSave(inserted: inserted, updated: updated, deleted: deleted)
+            let ids = didSave(inserted: inserted, updated: updated, deleted: deleted, versioned: true)
+            postDidSave(inserted: inserted, updated: updated, deleted: deleted, ids: ids)
             return inserted.count + updated.count + deleted.count
         }
     }
@@ -241,11 +241,13 @@ extension NSManagedObjectContext {
         for objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator, placingIn batches: SaveBatches?
     ) throws -> Bool {
         // Objects grouped by store and entity, so that each group reserves its keys at once
-        // (for the SQLite store, one transaction per group rather than one per object).
+        // (for the SQLite store, one transaction per group rather than one per object). A group
+        // takes no reference to its objects (`objects` holds them): dropping references to 10^5
+        // new objects would be a pass over them.
         struct Group {
             let store: RowBackedPersistentStore
             let entityID: Int
-            var objects: [NSManagedObject]
+            var objects: [Unmanaged<NSManagedObject>]
         }
         struct GroupKey: Hashable {
             let store: ObjectIdentifier
@@ -260,14 +262,14 @@ extension NSManagedObjectContext {
         var last: (entity: ObjectIdentifier, group: Int)?
         var allTemporary = true
         for object in objects {
-            guard object.objectID.isTemporaryID else {
+            guard object.storeKey == nil else {
                 allTemporary = false
                 continue
             }
             let assigned = object.assignedStore
             let entity = object.entity
             if assigned == nil, let last, last.entity == ObjectIdentifier(entity) {
-                groups[last.group].objects.append(object)
+                groups[last.group].objects.append(.passUnretained(object))
                 continue
             }
             let placement: (store: RowBackedPersistentStore, entityID: Int)
@@ -282,11 +284,11 @@ extension NSManagedObjectContext {
             let group: Int
             if let index = groupIndex[groupKey] {
                 group = index
-                groups[index].objects.append(object)
+                groups[index].objects.append(.passUnretained(object))
             } else {
                 group = groups.count
                 groupIndex[groupKey] = groups.count
-                groups.append(Group(store: store, entityID: entityID, objects: [object]))
+                groups.append(Group(store: store, entityID: entityID, objects: [.passUnretained(object)]))
             }
             last = assigned == nil ? (ObjectIdentifier(entity), group) : nil
         }
@@ -306,17 +308,19 @@ extension NSManagedObjectContext {
             let base = homeBase(for: maker.origin)
             let entity = maker.entity(for: ObjectKey(entityID: group.entityID, primaryKey: 0))
             let batch = placing?.batch(for: group.store)
-            for (object, primaryKey) in zip(group.objects, keys) {
+            for (unretained, primaryKey) in zip(group.objects, keys) {
+                let object = unretained.takeUnretainedValue()
                 let key = ObjectKey(entityID: group.entityID, primaryKey: primaryKey)
-                let id = maker.id(for: key)
-                let temporary = object.objectID
-                if object.entity === entity && object.belongs(to: self) {
-                    object.takePermanentID(id, base: base)
-                } else {
-                    object.objectID = id
+                // Neither ID is made here unless a parent needs them: `objectID` makes them.
+                let temporary = (origin: object.idOrigin, key: object.identityKey)
+                if !(object.entity === entity && object.belongs(to: self) && object.takePermanentIdentity(key, base: base)) {
+                    object.objectID = maker.id(for: key)
                 }
-                registry.reregister(object, from: temporary, to: id)
-                if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
+                registry.reregister(object, from: temporary, to: (maker.origin, key))
+                if let parent {
+                    let (id, temporary) = (object.objectID, NSManagedObjectID(origin: temporary.origin, key: temporary.key))
+                    parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) }
+                }
                 batch?._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
             }
         }
@@ -423,7 +427,7 @@ extension NSManagedObject {
                 values.append(try StoreValue(stored, kind: kind, property: properties[slot].name))
             case .toOne:
                 values.append(
-                    ValueSemantics.objectCast(value, to: NSManagedObject.self)?.objectID.key.map(StoreValue.object) ?? .null)
+                    ValueSemantics.objectCast(value, to: NSManagedObject.self)?.storeKey.map(StoreValue.object) ?? .null)
             case .toMany:
                 var members = value as? [NSManagedObject] ?? []
                 if ValueSemantics.objectCast(value, to: RelationshipFault.self) != nil,

@@ -34,39 +34,43 @@ extension NSManagedObjectContext {
     /// See [didSaveObjectIDsNotification](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/didsaveobjectidsnotification).
     public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
 
-    /// Posts `NSManagedObjectContextDidSave`, then `NSManagedObjectContextDidSaveObjectIDs`, for
-    /// a save to the stores. Both sets of a list are made in one pass over it (a pass over 10^5
-    /// saved objects costs a cache miss on each).
-    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Posts `NSManagedObjectContextDidSave`, then `NSManagedObjectContextDidSaveObjectIDs` with
+    /// `ids` (made by `didSave(inserted:updated:deleted:versioned:)`), for a save to the stores.
+    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], ids: SavedIDs) {
         // The objects the save began by announcing as inserted, if it saved those: their set again.
         let announced = announcedInserts.flatMap { announced in
             !inserted.isEmpty && announced.objects.count == inserted.count
                 && zip(announced.objects, inserted).allSatisfy { $0 === $1 } ? announced.set : nil
         }
-        func sets(_ objects: [NSManagedObject], known: Set<NSManagedObject>? = nil)
-            -> (objects: Set<NSManagedObject>, ids: Set<NSManagedObjectID>)
-        {
-            var sets = (
-                objects: known ?? Set<NSManagedObject>.sparse(capacity: objects.count),
-                ids: Set<NSManagedObjectID>.sparse(capacity: objects.count)
-            )
-            for object in objects {
-                if known == nil { sets.objects.insert(object) }
-                sets.ids.insert(object.objectID)
-            }
-            return sets
+        func set(_ objects: [NSManagedObject]) -> Set<NSManagedObject> {
+            var set = Set<NSManagedObject>.sparse(capacity: objects.count)
+            for object in objects { set.insert(object) }
+            return set
         }
-        let (inserted, updated, deleted) = (sets(inserted, known: announced), sets(updated), sets(deleted))
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
             userInfo: [
-                NSInsertedObjectsKey: inserted.objects, NSUpdatedObjectsKey: updated.objects,
-                NSDeletedObjectsKey: deleted.objects,
+                NSInsertedObjectsKey: announced ?? set(inserted), NSUpdatedObjectsKey: set(updated),
+                NSDeletedObjectsKey: set(deleted),
             ])
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSaveObjectIDs, object: self,
             userInfo: [
-                NSInsertedObjectIDsKey: inserted.ids, NSUpdatedObjectIDsKey: updated.ids, NSDeletedObjectIDsKey: deleted.ids,
+                NSInsertedObjectIDsKey: ids.inserted, NSUpdatedObjectIDsKey: ids.updated, NSDeletedObjectIDsKey: ids.deleted,
             ])
+    }
+}
+
+/// The IDs of the objects a save to the stores saved, by change (see `postDidSave`).
+struct SavedIDs {
+    var inserted: Set<NSManagedObjectID>
+    var updated: Set<NSManagedObjectID>
+    var deleted: Set<NSManagedObjectID>
+
+    /// Empty sets with room for as many IDs as given.
+    init(capacities: (inserted: Int, updated: Int, deleted: Int)) {
+        inserted = .sparse(capacity: capacities.inserted)
+        updated = .sparse(capacity: capacities.updated)
+        deleted = .sparse(capacity: capacities.deleted)
     }
 }

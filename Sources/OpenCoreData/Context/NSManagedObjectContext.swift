@@ -75,6 +75,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// `insert(_:)`, `delete(_:)`, `objectDidChange(_:)`, …); elsewhere they are read, which
     /// may compact them (see `ObjectList.objects`).
     var insertedList: ObjectList = []
+    /// Whether an object inserted since `insertedList` was last emptied has an entity whose
+    /// properties have rules (`PropertyLayout.checkedSlots`): while none has, and no class
+    /// overrides `validateForInsert()` or `validateValue(_:forKey:)`, a save does not ask its
+    /// inserted objects to validate (see `validateForSave(inserted:updated:deleted:)`).
+    var insertsHaveRules = false
     var changedList: ObjectList = []
     var deletedList: ObjectList = []
     /// Inserted objects deleted before a save: forgotten at once, but their relationships still
@@ -393,20 +398,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Adds a new object to the context; it is saved at the next `save()`.
     open func insert(_ object: NSManagedObject) {
-        if object.context === self, registry[object.objectID] != nil { return }
+        if object.context === self, registry[object.idOrigin, object.identityKey] != nil { return }
         // An object registers in one context at a time: its `deinit` leaves only that one.
         if let previous = object.context, previous !== self {
-            let id = object.objectID
-            previous.registry.remove(Unmanaged.passUnretained(object), origin: id.origin, key: id.rowKey)
+            previous.registry.remove(Unmanaged.passUnretained(object), origin: object.idOrigin, key: object.identityKey)
         }
         ManagedClassRegistry.register(type(of: object))
-        object.context = self
+        if object.identityOrigin == nil {
+            // A new object's temporary ID is made when first asked for: most never are.
+            object.setIdentity(
+                origin: object.entity.temporaryIDOrigin, key: NSManagedObjectID.nextTemporaryKey(), context: self)
+        } else {
+            object.context = self
+        }
         object.inserted = true
         object.isNewInEvent = true
         // Nothing is committed before the first save (see `committed`).
         object.commitValues()
-        registry[object.objectID] = object
+        registry[object.idOrigin, object.identityKey] = object
         insertedList.append(object)
+        if !insertsHaveRules && !object.layout.checkedSlots.isEmpty { insertsHaveRules = true }
         changeState.noteInserted(object)
         object.awakeFromInsert()
     }
@@ -467,10 +478,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.preparedForDeletion = false
             object.refault(keepChanges: false, notifying: false)
         }
-        insertedList = []
-        changedList = []
-        deletedList = []
-        deletedInserts = []
+        forgetChangeLists()
         // Changes not announced yet are gone: nothing is left to announce, and the objects
         // noted for the announcement are no longer kept alive by it.
         processPendingChanges()
@@ -488,10 +496,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.refault(keepChanges: false)
             object.context = nil
         }
-        insertedList = []
-        changedList = []
-        deletedList = []
-        deletedInserts = []
+        forgetChangeLists()
         rowCache = [:]
         rowCacheTimes = [:]
         changeState.tellObservers(ContextChanges(invalidatedAll: true))
@@ -521,38 +526,63 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in registry.values { refresh(object, mergeChanges: true) }
     }
 
-    /// Called after a save: the saved objects' changes become their committed values; with
-    /// `versioned` (a save to the stores), their rows' new versions their versions.
+    /// Called after a save: the saved objects' changes become their committed values. With
+    /// `versioned` (a save to the stores), their rows' new versions become their versions, and
+    /// the sets of their IDs that `postDidSave` posts are made (and inserted objects' permanent
+    /// IDs with them) in the same pass, while each object is in the processor's cache; without,
+    /// the sets are empty.
+    @discardableResult
     func didSave(
         inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], versioned: Bool = false
-    ) {
+    ) -> SavedIDs {
         processPendingChanges()
+        var ids = SavedIDs(capacities: versioned ? (inserted.count, updated.count, deleted.count) : (0, 0, 0))
         // Each list walked in place (10^5 objects saved are 10^5 cache misses a pass).
         inserted.forEachUnretained { object in
-            if versioned { object.version = 1 }
+            if versioned {
+                object.version = 1
+                ids.inserted.insert(object.objectID)
+            }
             object.inserted = false
             object.clearChangedKeys()
             object.commitValues()
         }
         updated.forEachUnretained { object in
-            if versioned { object.version = Self.version(after: object.version) }
+            if versioned {
+                object.version = Self.version(after: object.version)
+                ids.updated.insert(object.objectID)
+            }
             object.clearChangedKeys()
             object.commitValues()
         }
         for object in deleted {
-            registry[object.objectID] = nil
+            let id = object.objectID
+            registry[id] = nil
+            if versioned { ids.deleted.insert(id) }
             object.context = nil
         }
-        insertedList = []
-        changedList = []
-        deletedList = []
-        deletedInserts = []
-        for objects in [inserted, updated, deleted] {
-            objects.forEachUnretained { $0.didSave() }
+        forgetChangeLists()
+        // `NSManagedObject`'s `didSave()` does nothing: while no class overrides it, no pass
+        // over the objects calls it.
+        if MethodOverride.didSave.isOverriddenByAnyClass {
+            for objects in [inserted, updated, deleted] {
+                objects.forEachUnretained { $0.didSave() }
+            }
         }
         for object in deleted { object.turnIntoDeletedFault() }
         // Inserted objects have permanent IDs now.
         if !inserted.isEmpty { changeState.tellObservers(ContextChanges(idsChanged: true)) }
+        return ids
+    }
+
+    /// Empties the lists of inserted, changed and deleted objects (after a save, a rollback or
+    /// a reset).
+    private func forgetChangeLists() {
+        insertedList = []
+        insertsHaveRules = false
+        changedList = []
+        deletedList = []
+        deletedInserts = []
     }
 
     // MARK: - Conflict resolution (see `NSMergePolicy+Resolution`)

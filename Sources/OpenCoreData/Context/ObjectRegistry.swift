@@ -136,12 +136,26 @@ final class ObjectRegistry: @unchecked Sendable {
     /// there) or, with nil, removes it.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
         get { self[id.origin, id.rowKey] }
+        set { self[id.origin, id.rowKey] = newValue }
+    }
+
+    /// The object registered for a row of the store whose IDs have `origin` (or for a temporary
+    /// identity); setting registers an object under it (replacing the one there) or, with nil,
+    /// removes it.
+    subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
+        get {
+            let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
+                guard let object = registered(origin, key) else { return nil }
+                return tryRetain(object) ? object : nil
+            }
+            return retained?.takeRetainedValue()
+        }
         set {
             var released: Unmanaged<NSManagedObject>?
             lock.withLock { _ in
-                let (found, slot, slotKey) = find(id.origin, id.rowKey)
+                let (found, slot, slotKey) = find(origin, key)
                 // An object a batch table holds leaves it: the new one (or none) takes its place.
-                if !found, let (table, position) = tableEntry(id.origin, id.rowKey) { releaseSlot(of: table, at: position) }
+                if !found, let (table, position) = tableEntry(origin, key) { releaseSlot(of: table, at: position) }
                 if let newValue {
                     let object = Unmanaged.passUnretained(newValue)
                     if found {
@@ -164,18 +178,20 @@ final class ObjectRegistry: @unchecked Sendable {
         }
     }
 
-    /// Moves `object` from `old` to `new` (an inserted object's temporary ID to its permanent
-    /// one, as `self[old] = nil; self[new] = object` would): its entry stays where it is, with
-    /// its key and index slot changed, and is neither released nor retained.
-    func reregister(_ object: NSManagedObject, from old: NSManagedObjectID, to new: NSManagedObjectID) {
+    /// Moves `object` from the identity `old` to `new` (an inserted object's temporary identity
+    /// to its permanent one, as `self[old] = nil; self[new] = object` would): its entry stays
+    /// where it is, with its key and index slot changed, and is neither released nor retained.
+    func reregister(
+        _ object: NSManagedObject, from old: (origin: IDOrigin, key: ObjectKey), to new: (origin: IDOrigin, key: ObjectKey)
+    ) {
         let moved: Bool = lock.withLock { _ in
-            let (found, slot, _) = find(old.origin, old.rowKey)
+            let (found, slot, _) = find(old.origin, old.key)
             guard found, objects[Int(index[slot]) - 1].toOpaque() == Unmanaged.passUnretained(object).toOpaque(),
-                !find(new.origin, new.rowKey).found, tableEntry(new.origin, new.rowKey) == nil
+                !find(new.origin, new.key).found, tableEntry(new.origin, new.key) == nil
             else { return false }
             let entry = Int(index[slot]) - 1
             vacate(slot)
-            let key = find(new.origin, new.rowKey)
+            let key = find(new.origin, new.key)
             scopes[entry] = key.key.scope
             primaryKeys[entry] = key.key.primaryKey
             index[key.slot] = UInt32(truncatingIfNeeded: entry + 1)
@@ -183,17 +199,8 @@ final class ObjectRegistry: @unchecked Sendable {
             return true
         }
         guard !moved else { return }
-        self[old] = nil
-        self[new] = object
-    }
-
-    /// The object registered for a row of the store whose IDs have `origin`.
-    subscript(origin: IDOrigin, key: ObjectKey) -> NSManagedObject? {
-        let retained: Unmanaged<NSManagedObject>? = lock.withLock { _ in
-            guard let object = registered(origin, key) else { return nil }
-            return tryRetain(object) ? object : nil
-        }
-        return retained?.takeRetainedValue()
+        self[old.origin, old.key] = nil
+        self[new.origin, new.key] = object
     }
 
     /// Every registered object, in no particular order.

@@ -17,6 +17,8 @@ enum ManagedClassRegistry {
         lock.lock()
         defer { lock.unlock() }
         guard known.insert(ObjectIdentifier(type)).inserted else { return }
+        // Before the class can be found by name, so before any object of it is in a context.
+        for (_, method) in MethodOverride.named { method.noteRegistered(type) }
         let qualified = qualifiedName(of: type)
         let bare = bareName(of: type)
         if classes[qualified] == nil {

@@ -158,10 +158,10 @@ extension NSManagedObject {
     ///
     /// Only the properties that have rules are checked (see `PropertyLayout.checkedSlots`),
     /// unless the object's class overrides `validateValue(_:forKey:)`, which may check any key:
-    /// then every property goes through that method (see `ValidationOverride`).
+    /// then every property goes through that method (see `MethodOverride`).
     func validateStoredProperties() throws {
         let layout = self.layout
-        let everySlot = ValidationOverride.isOverridden(by: Swift.type(of: self))
+        let everySlot = MethodOverride.validateValue.isOverridden(by: Swift.type(of: self))
         let slots = everySlot ? Array(0..<layout.count) : layout.checkedSlots
         guard !slots.isEmpty else { return }
         let current = values
@@ -232,93 +232,23 @@ extension NSManagedObject {
     }
 }
 
-/// Whether a class overrides `validateValue(_:forKey:)`, read from its vtable, so that a save
-/// sends every property of an object through that method only when a subclass may check keys
-/// of its own there: boxing each value as an `AnyObject` for a call that only looks the key up
-/// again cost a third more on a save of typed objects without rules (`SaveBenchmarks`).
-///
-/// A class's metadata holds its superclasses' vtable entries at the same places as theirs. Two
-/// private classes, one overriding the method and one not, differ from `NSManagedObject` in
-/// several words (their own descriptor, initializers); the one word in which only the overriding
-/// class differs is the method's entry. A class overrides the method when its word there is not
-/// `NSManagedObject`'s. Where that word is not found exactly once (another runtime layout), every
-/// class counts as overriding it: slower, never wrong.
-enum ValidationOverride {
-    private final class Plain: NSManagedObject {}
-
-    private final class Overriding: NSManagedObject {
-        override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
-            try super.validateValue(value, forKey: key)
-        }
-    }
-
-    /// The index of the method's entry among the words of a class's metadata, if found.
-    private static let entry: Int? = {
-        #if _runtime(_ObjC)
-            return nil
-        #else
-            let base = words(of: NSManagedObject.self), plain = words(of: Plain.self), overriding = words(of: Overriding.self)
-            guard plain.count >= base.count, overriding.count >= base.count else { return nil }
-            let candidates = base.indices.filter { base[$0] == plain[$0] && overriding[$0] != base[$0] }
-            return candidates.count == 1 ? candidates[0] : nil
-        #endif
-    }()
-
-    /// `NSManagedObject`'s word at the entry.
-    private static let baseWord: UInt? = entry.map { words(of: NSManagedObject.self)[$0] }
-
-    private static let lock = NSLock()
-    // Read and written under `lock` only.
-    nonisolated(unsafe) private static var known: [ObjectIdentifier: Bool] = [:]
-    /// The class asked last and its answer, in one word (its address, the answer in the low
-    /// bit, which metadata alignment leaves free), read without the lock: a save asks for every
-    /// object, most of one class.
-    private static let last = Atomic<UInt>(0)
-
-    /// Whether `type` (or a class between it and `NSManagedObject`) overrides
-    /// `validateValue(_:forKey:)`.
-    static func isOverridden(by type: NSManagedObject.Type) -> Bool {
-        if type == NSManagedObject.self { return false }
-        guard let entry, let baseWord else { return true }
-        let key = ObjectIdentifier(type)
-        let address = UInt(bitPattern: key)
-        let cached = last.load(ordering: .relaxed)
-        if cached & ~1 == address { return cached & 1 == 1 }
-        lock.lock()
-        defer { lock.unlock() }
-        if let found = known[key] {
-            last.store(address | (found ? 1 : 0), ordering: .relaxed)
-            return found
-        }
-        let classWords = words(of: type)
-        let overrides = entry >= classWords.count || classWords[entry] != baseWord
-        known[key] = overrides
-        last.store(address | (overrides ? 1 : 0), ordering: .relaxed)
-        return overrides
-    }
-
-    /// The words of a class's metadata from its address point to its end (its `classSize`
-    /// less its `classAddressPoint`, read from the metadata's header).
-    private static func words(of type: AnyClass) -> [UInt] {
-        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-        // Kind and superclass (8 bytes each), flags, instance address point and size (4 each),
-        // alignment mask and reserved (2 each), then the class size and address point.
-        let classSize = Int(metadata.load(fromByteOffset: 32, as: UInt32.self))
-        let addressPoint = Int(metadata.load(fromByteOffset: 36, as: UInt32.self))
-        let count = (classSize - addressPoint) / MemoryLayout<UInt>.stride
-        guard count > 0, count < 4_096 else { return [] }
-        return Array(UnsafeBufferPointer(start: metadata.assumingMemoryBound(to: UInt.self), count: count))
-    }
-}
-
 extension NSManagedObjectContext {
     /// Runs `validateForInsert()`, `validateForUpdate()` and `validateForDelete()` on the objects
     /// a save writes and throws what they found: one error, or all of them (each object's) in
     /// one `NSValidationMultipleErrorsError`.
+    ///
+    /// Inserted objects are asked only when one may find something: when one of them has rules
+    /// (`insertsHaveRules`) or a class overrides `validateForInsert()` or
+    /// `validateValue(_:forKey:)`. Otherwise `NSManagedObject`'s own `validateForInsert()` would
+    /// check nothing on any of them, and asking would be a pass over 10^5 new objects.
     func validateForSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
         var errors: [NSError] = []
-        inserted.forEachUnretained { object in
-            do { try object.validateForInsert() } catch { errors.append(error as NSError) }
+        if insertsHaveRules || MethodOverride.validateForInsert.isOverriddenByAnyClass
+            || MethodOverride.validateValue.isOverriddenByAnyClass
+        {
+            inserted.forEachUnretained { object in
+                do { try object.validateForInsert() } catch { errors.append(error as NSError) }
+            }
         }
         updated.forEachUnretained { object in
             do { try object.validateForUpdate() } catch { errors.append(error as NSError) }

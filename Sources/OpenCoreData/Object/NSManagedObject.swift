@@ -68,8 +68,9 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 
     /// The object's ID: temporary until its first save.
     ///
-    /// A fetched object's ID is made when first asked for: until then the object keeps what the
-    /// ID would hold (`identityOrigin`, `identityKey`), which is all its context's registry
+    /// A fetched or inserted object's ID is made when first asked for (an inserted object's
+    /// temporary ID, and its permanent one after its save): until then the object keeps what
+    /// the ID would hold (`identityOrigin`, `identityKey`), which is all its context's registry
     /// compares.
     public internal(set) var objectID: NSManagedObjectID {
         get {
@@ -78,8 +79,8 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
             if let identityOrigin {
                 id = NSManagedObjectID(origin: identityOrigin, key: identityKey)
             } else {
-                // An object created without a context (one inserted into a context gets its
-                // temporary ID inside `init`, as the context registers it).
+                // An object that was never in a context (one inserted into a context gets its
+                // temporary identity as the context registers it).
                 id = NSManagedObjectID.temporary(for: entity)
                 setIdentity(origin: id.origin, key: id.rowKey)
             }
@@ -178,21 +179,22 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         }
     }
 
-    /// Takes the permanent ID an inserted object gets at its save: `base` is its context's base
-    /// for the ID's origin, which gives the object's entity (see `setIdentity(origin:key:)`,
-    /// which this skips the lookups of: a save gives 10^5 objects their IDs at once).
-    final func takePermanentID(_ id: NSManagedObjectID, base: HomeBase) {
+    /// Takes the permanent identity an inserted object gets at its save, without making its ID
+    /// (`objectID` makes it when asked): `base` is its context's base for the ID's origin, which
+    /// gives the object's entity (see `setIdentity(origin:key:)`, which this skips the lookups
+    /// of: a save gives 10^5 objects their IDs at once). False, changing nothing, for an object
+    /// that links a fetched row or batch (never an inserted one): set `objectID` then.
+    final func takePermanentIdentity(_ key: ObjectKey, base: HomeBase) -> Bool {
         switch link {
-        case .state(let state): state.home = .base(base)
+        case .state(let state):
+            state.home = .base(base)
+            state.id = nil
         case .entity, .base: link = .base(base)
-        case .row, .block, .batch:
-            objectID = id
-            return
+        case .row, .block, .batch: return false
         }
-        let key = id.rowKey
         identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)
         identityPrimaryKey = key.primaryKey
-        ensuredState.id = id
+        return true
     }
 
     /// The row key of the object's ID (for a temporary ID, its number), made or not.
@@ -204,6 +206,11 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     /// ID. The object's entity is then the one `origin` has for the key, unless that is another
     /// description (of another model), which the object keeps beside the origin.
     final func setIdentity(origin: IDOrigin, key: ObjectKey) {
+        setIdentity(origin: origin, key: key, context: context)
+    }
+
+    /// `setIdentity(origin:key:)`, moving the object into `context` too.
+    final func setIdentity(origin: IDOrigin, key: ObjectKey, context: NSManagedObjectContext?) {
         let entity = self.entity
         setHome(context: context, origin: origin, ownEntity: origin.entity(for: key) === entity ? nil : entity)
         identityEntityNumber = UInt16(truncatingIfNeeded: key.entityID)

@@ -1,5 +1,6 @@
 import OpenPredicate
 import OpenStoreCore
+import Synchronization
 
 /// The identity of a managed object: its entity, and either its row in a persistent store
 /// (permanent) or a token given when it was inserted (temporary, until its first save).
@@ -23,19 +24,20 @@ open class NSManagedObjectID: NSObject, NSCopying, @unchecked Sendable {
         super.init()
     }
 
-    private static let counterLock = NSLock()
-    // Read and written under `counterLock` only.
-    nonisolated(unsafe) private static var counter: Int64 = 0
+    /// The number of the last temporary identity given.
+    private static let counter = Atomic<Int64>(0)
     /// Makes temporary IDs unique across processes too, as their URIs may be shown or logged.
     private static let processToken = UUID().uuidString
 
-    /// A new temporary ID for an object inserted into a context.
+    /// The row key of a new temporary identity: entity 1 of its origin and a number no other
+    /// temporary identity of this process has.
+    static func nextTemporaryKey() -> ObjectKey {
+        ObjectKey(entityID: 1, primaryKey: counter.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// A new temporary ID for an object that has none.
     static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
-        counterLock.lock()
-        counter += 1
-        let number = counter
-        counterLock.unlock()
-        return NSManagedObjectID(origin: entity.temporaryIDOrigin, key: ObjectKey(entityID: 1, primaryKey: number))
+        NSManagedObjectID(origin: entity.temporaryIDOrigin, key: nextTemporaryKey())
     }
 
     /// The entity of the object.

@@ -61,7 +61,7 @@ import Testing
                 // under the old one) the old way.
                 let old = ids[next(ids.count)]
                 let moving = reference[old] ?? object(old)
-                registry.reregister(moving, from: old, to: id)
+                registry.reregister(moving, from: (old.origin, old.rowKey), to: (id.origin, id.rowKey))
                 if reference[old] === moving { reference[old] = nil }
                 reference[id] = moving
             default:
