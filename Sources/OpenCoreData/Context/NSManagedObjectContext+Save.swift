@@ -318,8 +318,8 @@ extension NSManagedObjectContext {
                 }
                 registry.reregister(object, from: temporary, to: (maker.origin, key))
                 if let parent {
-                    let (id, temporary) = (object.objectID, NSManagedObjectID(origin: temporary.origin, key: temporary.key))
-                    parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) }
+                    let (id, temporaryID) = (object.objectID, NSManagedObjectID(origin: temporary.origin, key: temporary.key))
+                    parent.performAndWait { parent.adoptPermanentID(id, replacing: temporaryID) }
                 }
                 batch?._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
             }

@@ -71,18 +71,8 @@ import Testing
     /// saves call both on them: the class is noted as it registers, before its first object is
     /// inserted.
     @Test func aClassThatOverridesTheSaveMethodsHasThemCalled() throws {
-        let entity = NSEntityDescription()
-        entity.name = "Shelf"
-        let title = NSAttributeDescription()
-        title.name = "title"
-        title.attributeType = .stringAttributeType
-        entity.properties = [title]
-        let model = NSManagedObjectModel()
-        model.entities = [entity]
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let entity = Self.entity("Shelf", titleRequired: false)
+        let context = try Self.context(entities: [entity])
         try context.performAndWait {
             let shelf = SavingChild(entity: entity, insertInto: context)
             shelf.title = "Oak"
@@ -95,23 +85,8 @@ import Testing
     /// A save asks inserted objects to validate while one of them has rules: the context notes
     /// it as each is inserted, and forgets it once they are saved, rolled back or reset.
     @Test func theContextNotesInsertedObjectsWithRules() throws {
-        func entity(_ name: String, required: Bool) -> NSEntityDescription {
-            let entity = NSEntityDescription()
-            entity.name = name
-            let title = NSAttributeDescription()
-            title.name = "title"
-            title.attributeType = .stringAttributeType
-            title.isOptional = !required
-            entity.properties = [title]
-            return entity
-        }
-        let (loose, strict) = (entity("Loose", required: false), entity("Strict", required: true))
-        let model = NSManagedObjectModel()
-        model.entities = [loose, strict]
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let (loose, strict) = (Self.entity("Loose", titleRequired: false), Self.entity("Strict", titleRequired: true))
+        let context = try Self.context(entities: [loose, strict])
         try context.performAndWait {
             _ = NSManagedObject(entity: loose, insertInto: context)
             #expect(!context.testingInsertsHaveRules)
@@ -131,5 +106,28 @@ import Testing
             context.reset()
             #expect(!context.testingInsertsHaveRules)
         }
+    }
+
+    /// An entity with one string attribute, `title`, required or not.
+    static func entity(_ name: String, titleRequired: Bool) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = name
+        let title = NSAttributeDescription()
+        title.name = "title"
+        title.attributeType = .stringAttributeType
+        title.isOptional = !titleRequired
+        entity.properties = [title]
+        return entity
+    }
+
+    /// A private-queue context on an in-memory store of a model of `entities`.
+    static func context(entities: [NSEntityDescription]) throws -> NSManagedObjectContext {
+        let model = NSManagedObjectModel()
+        model.entities = entities
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
     }
 }
