@@ -219,7 +219,7 @@ extension NSManagedObjectContext {
     ///   - store: One of the coordinator's stores; its configuration must hold the entity, or
     ///     the save fails with an error naming the entity.
     public func assign(_ object: Any, to store: NSPersistentStore) {
-        guard let object = object as? NSManagedObject, object.objectID.isTemporaryID else { return }
+        guard let object = object as? NSManagedObject, object.storeKey == nil else { return }
         object.assignedStore = store
     }
 
