@@ -102,7 +102,8 @@ extension NSManagedObjectContext {
             let updated = changedList.filter { $0.isUpdated }
             // Objects given their permanent IDs now are placed in their batches in the same pass.
             let batches = SaveBatches(schema: coordinator.schema)
-            let placed = try assignPermanentIDs(for: inserted, coordinator: coordinator, placingIn: batches)
+            let placed = try assignPermanentIDs(
+                for: inserted, sole: insertedEntity.sole, coordinator: coordinator, placingIn: batches)
             // Computed before validation; again only after a merge policy changed values.
             if attempt > 1 { try updateDerivedAttributes(inserted: inserted, updated: updated) }
             do {
@@ -221,6 +222,7 @@ extension NSManagedObjectContext {
     public func assign(_ object: Any, to store: NSPersistentStore) {
         guard let object = object as? NSManagedObject, object.storeKey == nil else { return }
         object.assignedStore = store
+        if object.inserted { insertedEntity = .several }
     }
 
     /// Gives inserted objects permanent IDs now (a save does it too).
@@ -237,23 +239,108 @@ extension NSManagedObjectContext {
     /// its store's batch as it takes its ID, while it is in the processor's cache (a separate
     /// pass over 10^5 objects costs a cache miss on each). Whether every object was placed so:
     /// false when one had its permanent ID already (none is placed then).
+    ///
+    /// `sole`: the entity of every object, none assigned a store or given a permanent ID, as
+    /// `insertedEntity` knows of a save's inserted objects: they are one group then, made
+    /// without a pass over them (each is checked as it takes its ID, and one that does not fit
+    /// after all is given its ID apart, its key reserved in vain).
     private func assignPermanentIDs(
-        for objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator, placingIn batches: SaveBatches?
+        for objects: [NSManagedObject], sole: NSEntityDescription? = nil, coordinator: NSPersistentStoreCoordinator,
+        placingIn batches: SaveBatches?
     ) throws -> Bool {
         // Objects grouped by store and entity, so that each group reserves its keys at once
         // (for the SQLite store, one transaction per group rather than one per object). A group
         // takes no reference to its objects (`objects` holds them): dropping references to 10^5
         // new objects would be a pass over them.
-        struct Group {
-            let store: RowBackedPersistentStore
-            let entityID: Int
-            var objects: [Unmanaged<NSManagedObject>]
+        var groups: [PermanentIDGroup] = []
+        var allTemporary = true
+        if let sole {
+            let (store, entityID) = try placement(of: sole, among: nil, coordinator: coordinator)
+            let unretained = objects.withUnsafeBufferPointer {
+                $0.withMemoryRebound(to: Unmanaged<NSManagedObject>.self) { Array($0) }
+            }
+            groups = [PermanentIDGroup(store: store, entityID: entityID, objects: unretained)]
+        } else {
+            (groups, allTemporary) = try permanentIDGroups(of: objects, coordinator: coordinator)
         }
+        // From now on some inserted objects have permanent IDs (until the save empties the list).
+        if !groups.isEmpty, !insertedList.isEmpty { insertedEntity = .several }
+        let parent = self.parent
+        let placing = allTemporary ? batches : nil
+        // Objects of `sole`'s group that did not fit it after all.
+        var misfits: [NSManagedObject] = []
+        for group in groups {
+            let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
+            guard keys.count == group.objects.count else {
+                throw CoreDataError.make(
+                    code: NSPersistentStoreSaveError,
+                    reason: "The store gave \(keys.count) keys for \(group.objects.count) objects")
+            }
+            let maker = PermanentIDMaker(store: group.store, coordinator: coordinator)
+            // The registry moves the group's objects at once after the loop when that is cheaper,
+            // else each in the loop.
+            let atOnce = registry.movesAtOnce(
+                count: group.objects.count, to: maker.origin, entityID: group.entityID, keys: keys)
+            var skipped: Set<Int> = []
+            // The context's base for the store's IDs, and the entity they give the group's: an
+            // object of this context and that entity description takes its ID without looking
+            // either up again.
+            let base = homeBase(for: maker.origin)
+            let entity = maker.entity(for: ObjectKey(entityID: group.entityID, primaryKey: 0))
+            let batch = placing?.batch(for: group.store)
+            batch?._withUnsafeGuaranteedRef { $0.reserveInserts(group.objects.count) }
+            for (position, (unretained, primaryKey)) in zip(group.objects, keys).enumerated() {
+                let object = unretained.takeUnretainedValue()
+                if let sole, object.storeKey != nil || object.entity !== sole || object.assignedStore != nil {
+                    misfits.append(object)
+                    skipped.insert(position)
+                    continue
+                }
+                let key = ObjectKey(entityID: group.entityID, primaryKey: primaryKey)
+                // Neither ID is made here unless a parent needs them: `objectID` makes them.
+                let temporary = (origin: object.idOrigin, key: object.identityKey)
+                if !(object.entity === entity && object.belongs(to: self) && object.takePermanentIdentity(key, base: base)) {
+                    object.objectID = maker.id(for: key)
+                }
+                if !atOnce { registry.reregister(object, from: temporary, to: (maker.origin, key)) }
+                if let parent {
+                    let (id, temporaryID) = (object.objectID, NSManagedObjectID(origin: temporary.origin, key: temporary.key))
+                    parent.performAndWait { parent.adoptPermanentID(id, replacing: temporaryID) }
+                }
+                batch?._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
+            }
+            guard atOnce else { continue }
+            if skipped.isEmpty {
+                registry.move(group.objects, to: maker.origin, entityID: group.entityID, keys: keys)
+            } else {
+                let kept = keys.indices.filter { !skipped.contains($0) }
+                registry.move(
+                    kept.map { group.objects[$0] }, to: maker.origin, entityID: group.entityID, keys: kept.map { keys[$0] })
+            }
+        }
+        guard !misfits.isEmpty else { return placing != nil }
+        // Misfits with a permanent ID already are placed as they are; the others get theirs apart.
+        let temporary = misfits.filter { $0.storeKey == nil }
+        if let placing {
+            for object in misfits {
+                guard let key = object.storeKey else { continue }
+                try placing.batch(for: object)._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
+            }
+        }
+        _ = try assignPermanentIDs(for: temporary, coordinator: coordinator, placingIn: placing)
+        return placing != nil
+    }
+
+    /// `objects` without a permanent ID grouped by the store they are saved to and their entity,
+    /// in order; and whether every one was without a permanent ID.
+    private func permanentIDGroups(
+        of objects: [NSManagedObject], coordinator: NSPersistentStoreCoordinator
+    ) throws -> (groups: [PermanentIDGroup], allTemporary: Bool) {
         struct GroupKey: Hashable {
             let store: ObjectIdentifier
             let entityID: Int
         }
-        var groups: [Group] = []
+        var groups: [PermanentIDGroup] = []
         var groupIndex: [GroupKey: Int] = [:]
         // The store and schema number of each entity's objects that have no assigned store.
         var placements: [ObjectIdentifier: (store: RowBackedPersistentStore, entityID: Int)] = [:]
@@ -288,43 +375,11 @@ extension NSManagedObjectContext {
             } else {
                 group = groups.count
                 groupIndex[groupKey] = groups.count
-                groups.append(Group(store: store, entityID: entityID, objects: [.passUnretained(object)]))
+                groups.append(PermanentIDGroup(store: store, entityID: entityID, objects: [.passUnretained(object)]))
             }
             last = assigned == nil ? (ObjectIdentifier(entity), group) : nil
         }
-        let parent = self.parent
-        let placing = allTemporary ? batches : nil
-        for group in groups {
-            let keys = try group.store.rows.newPrimaryKeys(forEntity: group.entityID, count: group.objects.count)
-            guard keys.count == group.objects.count else {
-                throw CoreDataError.make(
-                    code: NSPersistentStoreSaveError,
-                    reason: "The store gave \(keys.count) keys for \(group.objects.count) objects")
-            }
-            let maker = PermanentIDMaker(store: group.store, coordinator: coordinator)
-            // The context's base for the store's IDs, and the entity they give the group's: an
-            // object of this context and that entity description takes its ID without looking
-            // either up again.
-            let base = homeBase(for: maker.origin)
-            let entity = maker.entity(for: ObjectKey(entityID: group.entityID, primaryKey: 0))
-            let batch = placing?.batch(for: group.store)
-            for (unretained, primaryKey) in zip(group.objects, keys) {
-                let object = unretained.takeUnretainedValue()
-                let key = ObjectKey(entityID: group.entityID, primaryKey: primaryKey)
-                // Neither ID is made here unless a parent needs them: `objectID` makes them.
-                let temporary = (origin: object.idOrigin, key: object.identityKey)
-                if !(object.entity === entity && object.belongs(to: self) && object.takePermanentIdentity(key, base: base)) {
-                    object.objectID = maker.id(for: key)
-                }
-                registry.reregister(object, from: temporary, to: (maker.origin, key))
-                if let parent {
-                    let (id, temporaryID) = (object.objectID, NSManagedObjectID(origin: temporary.origin, key: temporary.key))
-                    parent.performAndWait { parent.adoptPermanentID(id, replacing: temporaryID) }
-                }
-                batch?._withUnsafeGuaranteedRef { $0.insert(object, key: key) }
-            }
-        }
-        return placing != nil
+        return (groups, allTemporary)
     }
 
     /// Cascade deletes destinations and nullify removes the deleted object from inverses; deny
@@ -509,6 +564,12 @@ final class SaveBatch {
         self.schema = schema
     }
 
+    /// Makes room for `count` more inserted objects (see `insert(_:key:)`).
+    func reserveInserts(_ count: Int) {
+        insertedKeys.reserveCapacity(insertedKeys.count + count)
+        written.reserveCapacity(written.count + count)
+    }
+
     /// Adds an inserted object, whose row has `key`; before any updated or deleted object.
     func insert(_ object: NSManagedObject, key: ObjectKey) {
         insertedKeys.append(key)
@@ -560,4 +621,12 @@ struct StoreRefusal: Error, @unchecked Sendable {
     // (which hold the context's objects) never leave it.
 
     let conflicts: [Any]
+}
+
+/// New objects that take their permanent IDs together: of one entity, saved to one store
+/// (see `assignPermanentIDs(for:sole:coordinator:placingIn:)`), held unretained.
+private struct PermanentIDGroup {
+    let store: RowBackedPersistentStore
+    let entityID: Int
+    var objects: [Unmanaged<NSManagedObject>]
 }

@@ -80,6 +80,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// overrides `validateForInsert()` or `validateValue(_:forKey:)`, a save does not ask its
     /// inserted objects to validate (see `validateForSave(inserted:updated:deleted:)`).
     var insertsHaveRules = false
+    /// What the objects inserted since `insertedList` was last emptied have in common: one
+    /// entity, no store assigned and no permanent ID (`.one`), so that a save gives them their
+    /// permanent IDs without grouping them by store and entity first, a pass over them (see
+    /// `assignPermanentIDs(for:sole:coordinator:placingIn:)`).
+    var insertedEntity = InsertedEntity.none
     var changedList: ObjectList = []
     var deletedList: ObjectList = []
     /// Inserted objects deleted before a save: forgotten at once, but their relationships still
@@ -89,6 +94,32 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// `NSManagedObjectContextObjectsDidChange` announced, in the order noted, with the set it
     /// posted; its `NSManagedObjectContextDidSave` posts the same set when it saved those.
     var announcedInserts: AnnouncedInserts?
+
+    /// See `insertedEntity`.
+    enum InsertedEntity {
+        /// Nothing inserted.
+        case none
+        /// Every object inserted is of this entity, with no store assigned and no permanent ID.
+        case one(NSEntityDescription)
+        /// Objects of several entities, or one assigned a store or given a permanent ID.
+        case several
+
+        /// The entity of `.one`.
+        var sole: NSEntityDescription? {
+            guard case .one(let entity) = self else { return nil }
+            return entity
+        }
+
+        /// Notes an object inserted.
+        mutating func note(_ object: NSManagedObject) {
+            switch self {
+            case .none: self = object.storeKey == nil && object.assignedStore == nil ? .one(object.entity) : .several
+            case .one(let entity):
+                if entity !== object.entity || object.storeKey != nil || object.assignedStore != nil { self = .several }
+            case .several: break
+            }
+        }
+    }
 
     struct AnnouncedInserts {
         var objects: [NSManagedObject] = []
@@ -418,6 +449,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry[object.idOrigin, object.identityKey] = object
         insertedList.append(object)
         if !insertsHaveRules && !object.layout.checkedSlots.isEmpty { insertsHaveRules = true }
+        insertedEntity.note(object)
         changeState.noteInserted(object)
         object.awakeFromInsert()
     }
@@ -580,6 +612,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     private func forgetChangeLists() {
         insertedList = []
         insertsHaveRules = false
+        insertedEntity = .none
         changedList = []
         deletedList = []
         deletedInserts = []

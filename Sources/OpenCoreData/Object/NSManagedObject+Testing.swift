@@ -21,3 +21,13 @@ extension NSManagedObjectContext {
     /// (see `insertsHaveRules`).
     package var testingInsertsHaveRules: Bool { insertsHaveRules }
 }
+
+extension NSManagedObjectContext {
+    /// The name of the entity a save takes every inserted object to be of, none assigned a
+    /// store or given a permanent ID (see `insertedEntity`); nil when it cannot.
+    package var testingSoleInsertedEntity: String? { insertedEntity.sole?.name }
+
+    /// Makes the next save take every inserted object to be of `entity`, whatever they are: a
+    /// save must still give each object its own ID and row when one does not fit.
+    package func testingClaimSoleInsertedEntity(_ entity: NSEntityDescription) { insertedEntity = .one(entity) }
+}

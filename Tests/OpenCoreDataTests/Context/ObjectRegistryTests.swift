@@ -203,3 +203,108 @@ import Testing
         #expect(registry.count == batches.joined().count)
     }
 }
+
+/// A save moves its new objects from their temporary IDs to permanent keys: at once (each
+/// entry given its new key in place, the index rebuilt) when they are a quarter of the registry
+/// or more and the keys lie above every key registered in their scope, else one by one. Either
+/// way every moved object is found under its new ID and no longer under its old one, and the
+/// others stay where they were (but for one whose key a moved object takes).
+@Suite struct ObjectRegistryMoveTests {
+    enum Scenario: CaseIterable, Sendable {
+        /// The new objects are the last registered, in order (a save's usual case).
+        case last
+        /// Objects registered after the new ones: the first is found by a scan.
+        case fetchedAfter
+        /// A removal moved the last new object into the hole: later ones found by address.
+        case afterARemoval
+        /// One object moved was never registered: it is registered under its new key.
+        case oneNotRegistered
+        /// Few new objects among many: one by one.
+        case few
+        /// The new keys are among those registered: one by one, the moved object taking its key.
+        case keysTaken
+        /// As `last`, in a registry that keeps its objects alive.
+        case retaining
+    }
+
+    let model = CompanyModel.make()
+
+    @Test(arguments: Scenario.allCases) func movesNewObjectsToTheirPermanentKeys(_ scenario: Scenario) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
+        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        func key(_ primaryKey: Int64) -> ObjectKey { ObjectKey(entityID: employee, primaryKey: primaryKey) }
+        func object(_ id: NSManagedObjectID) -> NSManagedObject {
+            let object = NSManagedObject(entity: model[entity: "Employee"], insertInto: nil)
+            object.objectID = id
+            return object
+        }
+        let registry = ObjectRegistry()
+        if scenario == .retaining { registry.retainsObjects = true }
+        var fetched: [Int64: NSManagedObject] = [:]
+        func fetch(_ keys: ClosedRange<Int64>) {
+            for primaryKey in keys {
+                let made = object(NSManagedObjectID(origin: origin, key: key(primaryKey)))
+                registry[made.objectID] = made
+                fetched[primaryKey] = made
+            }
+        }
+        fetch(1...(scenario == .few ? 400 : 50))
+        let new = (0..<(scenario == .few ? 20 : 200)).map { _ in
+            object(NSManagedObjectID.temporary(for: model[entity: "Employee"]))
+        }
+        let temporaryIDs = new.map(\.objectID)
+        for object in new where scenario != .oneNotRegistered || object !== new[7] { registry[object.objectID] = object }
+        switch scenario {
+        case .fetchedAfter: fetch(51...80)
+        case .afterARemoval:
+            registry[fetched[10]!.objectID] = nil
+            fetched[10] = nil
+        default: break
+        }
+        let first: Int64 = scenario == .keysTaken ? 41 : 1_001
+        let keys = (0..<Int64(new.count)).map { first + $0 }
+        let atOnce = registry.movesAtOnce(count: new.count, to: origin, entityID: employee, keys: keys)
+        #expect(atOnce == ![.few, .keysTaken].contains(scenario))
+        registry.move(new.map { Unmanaged.passUnretained($0) }, to: origin, entityID: employee, keys: keys)
+        for (object, primaryKey) in zip(new, keys) {
+            object.objectID = NSManagedObjectID(origin: origin, key: key(primaryKey))
+        }
+        for (object, primaryKey) in zip(new, keys) {
+            #expect(registry[origin, key(primaryKey)] === object)
+        }
+        for id in temporaryIDs { #expect(registry[id] == nil) }
+        for (primaryKey, object) in fetched where !keys.contains(primaryKey) {
+            #expect(registry[origin, key(primaryKey)] === object)
+        }
+        let kept = fetched.keys.filter { !keys.contains($0) }.count
+        #expect(registry.count == kept + new.count)
+        // The index still grows and shrinks as it should after the move.
+        for object in new.prefix(5) { registry[object.objectID] = nil }
+        #expect(registry.count == kept + new.count - 5)
+        #expect(registry[origin, key(keys[5])] === new[5])
+    }
+
+    /// After moving objects at once, keys at or below the highest moved are no longer new: a
+    /// later move to them goes one by one.
+    @Test func keysMovedToAreNoLongerNew() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let origin = store.idOrigin(entities: coordinator.entityDescriptions)
+        let employee = try #require(coordinator.schema.entityIDsByName["Employee"])
+        let registry = ObjectRegistry()
+        let objects = (0..<8).map { _ in
+            let object = NSManagedObject(entity: model[entity: "Employee"], insertInto: nil)
+            object.objectID = NSManagedObjectID.temporary(for: model[entity: "Employee"])
+            registry[object.objectID] = object
+            return object
+        }
+        #expect(registry.movesAtOnce(count: 4, to: origin, entityID: employee, keys: [5, 6, 7, 8]))
+        registry.move(objects.prefix(4).map { Unmanaged.passUnretained($0) }, to: origin, entityID: employee, keys: [5, 6, 7, 8])
+        #expect(!registry.movesAtOnce(count: 4, to: origin, entityID: employee, keys: [8, 9, 10, 11]))
+        #expect(registry.movesAtOnce(count: 4, to: origin, entityID: employee, keys: [9, 10, 11, 12]))
+        // Keys not ascending are not taken at once.
+        #expect(!registry.movesAtOnce(count: 4, to: origin, entityID: employee, keys: [9, 11, 10, 12]))
+    }
+}
