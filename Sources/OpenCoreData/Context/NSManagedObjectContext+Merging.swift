@@ -301,7 +301,7 @@ extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` for the changes noted since the last post
     /// that still hold: objects still inserted, updated or deleted in this context.
     func postObjectsDidChange() {
-        let pending = changeState.takePending()
+        var pending = changeState.takePending()
         // One pass over each list, in the order the changes were noted (for new objects, the
         // order they were made in, near enough the order of their memory): each object is read
         // while it is in the cache. Every pass over 10^5 objects costs a cache miss or more on
@@ -309,17 +309,26 @@ extension NSManagedObjectContext {
         func endEvent(_ object: NSManagedObject) {
             if object.extras != nil { object.eventOldValues = [:] }
         }
-        var inserted = Set<NSManagedObject>.sparse(capacity: pending.inserted.count)
-        for object in pending.inserted {
+        var pendingInserted = pending.inserted
+        pending.inserted = []
+        let insertedCount = pendingInserted.count
+        var inserted = Set<NSManagedObject>.sparse(capacity: insertedCount)
+        // Within a save, the objects announced, by identity, for its did-save (taken in reverse).
+        var announcedOrder: [ObjectIdentifier] = []
+        if announcedInserts != nil { announcedOrder.reserveCapacity(insertedCount) }
+        // Taken from the end, each released once read, while in the cache: dropping the list
+        // after the pass would be another pass, over objects long out of the cache.
+        while let object = pendingInserted.popLast() {
             // An object new in this event recorded no old values (`recordChange(forKey:)`).
             if object.isNewInEvent { object.isNewInEvent = false } else { endEvent(object) }
+            if announcedInserts != nil { announcedOrder.append(ObjectIdentifier(object)) }
             if object.inserted && object.belongs(to: self) { inserted.insert(object) }
         }
-        if announcedInserts != nil, !pending.inserted.isEmpty {
+        if announcedInserts != nil, insertedCount > 0 {
             // Within a save: when every object noted is announced, its did-save may post the same set.
+            announcedOrder.reverse()
             announcedInserts =
-                inserted.count == pending.inserted.count
-                ? AnnouncedInserts(objects: pending.inserted, set: inserted) : AnnouncedInserts()
+                inserted.count == insertedCount ? AnnouncedInserts(order: announcedOrder, set: inserted) : AnnouncedInserts()
         }
         var updated: Set<NSManagedObject> = []
         // For observers: inserted objects changed since they were announced.

@@ -38,10 +38,7 @@ extension NSManagedObjectContext {
     /// `ids` (made by `didSave(inserted:updated:deleted:versioned:)`), for a save to the stores.
     func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], ids: SavedIDs) {
         // The objects the save began by announcing as inserted, if it saved those: their set again.
-        let announced = announcedInserts.flatMap { announced in
-            !inserted.isEmpty && announced.objects.count == inserted.count
-                && zip(announced.objects, inserted).allSatisfy { $0 === $1 } ? announced.set : nil
-        }
+        let announced = announcedInserts.flatMap { $0.announced(inserted) ? $0.set : nil }
         func set(_ objects: [NSManagedObject]) -> Set<NSManagedObject> {
             var set = Set<NSManagedObject>.sparse(capacity: objects.count)
             for object in objects { set.insert(object) }

@@ -122,8 +122,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     struct AnnouncedInserts {
-        var objects: [NSManagedObject] = []
+        /// The objects announced, in the order noted, by identity: `set` keeps each alive, so
+        /// no other object takes one's identity meanwhile.
+        var order: [ObjectIdentifier] = []
         var set: Set<NSManagedObject> = []
+
+        /// Whether these are `objects`, in order (compared without reading the objects).
+        func announced(_ objects: [NSManagedObject]) -> Bool {
+            guard !objects.isEmpty, order.count == objects.count else { return false }
+            return order.withUnsafeBytes { order in
+                objects.withUnsafeBytes { objects in
+                    stride(from: 0, to: order.count, by: MemoryLayout<UInt>.stride).allSatisfy {
+                        order.load(fromByteOffset: $0, as: UInt.self) == objects.load(fromByteOffset: $0, as: UInt.self)
+                    }
+                }
+            }
+        }
     }
     /// Rows fetched but not yet loaded into objects: faults fill from here.
     @exclusivity(unchecked) var rowCache: [ObjectKey: RowSnapshot] = [:]

@@ -85,3 +85,68 @@ import Testing
         }
     }
 }
+
+/// A save's `NSManagedObjectContextDidSave` lists every object it inserted, whether its
+/// objects-did-change announced all of them (its set is posted again then), some were
+/// announced before the save, or `willSave()` inserted more after the announcement.
+@Suite struct DidSaveInsertedSetTests {
+    /// Inserts a note beside itself at its first `willSave()`.
+    final class Noting: NSManagedObject {
+        nonisolated(unsafe) static var notes: [NSManagedObject] = []
+        override func willSave() {
+            guard isInserted, !Self.notes.contains(where: { $0 === self }) else { return }
+            Self.notes.append(self)
+            guard let context = managedObjectContext,
+                let entity = NSEntityDescription.entity(forEntityName: "Department", in: context)
+            else { return }
+            let note = NSManagedObject(entity: entity, insertInto: context)
+            note.setValue("Note", forKey: "title")
+            Self.notes.append(note)
+        }
+    }
+
+    enum Scenario: CaseIterable, Sendable {
+        case allAnnouncedAtTheSave, someAnnouncedBefore, insertedByWillSave
+    }
+
+    @Test(arguments: ContextFixture.storeTypes, Scenario.allCases)
+    func theDidSaveListsEveryInsertedObject(_ storeType: String, _ scenario: Scenario) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let context = fixture.context
+        let saves = NotificationRecorder(.NSManagedObjectContextDidSave, from: context)
+        let changes = NotificationRecorder(.NSManagedObjectContextObjectsDidChange, from: context)
+        var expected = try context.performAndWait {
+            var objects: [NSManagedObject] = []
+            for index in 0..<30 {
+                objects.append(fixture.insert("Employee", ["name": "E\(index)"]))
+                if scenario == .someAnnouncedBefore && index == 9 { context.processPendingChanges() }
+            }
+            if scenario == .insertedByWillSave {
+                let entity = fixture.model[entity: "Department"]
+                let noting = Noting(entity: entity, insertInto: context)
+                noting.setValue("Noting", forKey: "title")
+                objects.append(noting)
+            }
+            try context.save()
+            return Set(objects.map(ObjectIdentifier.init))
+        }
+        if scenario == .insertedByWillSave {
+            let notes = Noting.notes.filter {
+                $0.managedObjectContext === context && $0.value(forKey: "title") as? String == "Note"
+            }
+            #expect(notes.count == 1)
+            expected.formUnion(notes.map(ObjectIdentifier.init))
+        }
+        let save = try #require(saves.notifications.last)
+        let inserted = save.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject> ?? []
+        #expect(Set(inserted.map(ObjectIdentifier.init)) == expected)
+        #expect(inserted.allSatisfy { !$0.objectID.isTemporaryID })
+        // Each announcement listed the objects inserted since the one before (the note, after
+        // `willSave()`, by the save's last).
+        let announced = changes.notifications.indices.map { changes.objects(NSInsertedObjectsKey, in: $0).count }
+        let counts: [Scenario: [Int]] = [
+            .allAnnouncedAtTheSave: [30], .someAnnouncedBefore: [10, 20], .insertedByWillSave: [31, 1],
+        ]
+        #expect(announced.filter { $0 > 0 } == counts[scenario])
+    }
+}
