@@ -87,7 +87,8 @@ extension NSManagedObjectContext {
     ) {
         // The parent's objects change on the parent's queue, as Apple does.
         parent.performAndWaitUnchecked { push(into: parent, inserted: inserted, updated: updated, deleted: deleted) }
-        didSave(inserted: inserted, updated: updated, deleted: deleted)
+        var inserted = inserted
+        didSave(inserted: &inserted, updated: updated, deleted: deleted)
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
             userInfo: [NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted)])

@@ -68,18 +68,23 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         // Delete rules, then `willSave()` on every changed object, until neither changes more.
         try announceWillSave(applyingDeleteRules: applyDeleteRules)
-        let inserted = insertedList.objects, deleted = deletedList.objects
-        let updated = changedList.filter { $0.isUpdated }
-        try checkFaultFailures(updated: updated)
-        if parent == nil { try updateDerivedAttributes(inserted: inserted, updated: updated) }
-        try validateForSave(inserted: inserted, updated: updated, deleted: deleted)
-        // A child context saves into its parent, not to the stores.
-        if let parent {
-            saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
-            return
-        }
         // The first store written to (an inserted object has none until its permanent ID).
-        let written = (updated.first ?? deleted.first)?.objectID.persistentStore ?? coordinator.persistentStores.first
+        let written: NSPersistentStore?
+        do {
+            // In a scope of their own: the save to the stores takes the inserted objects' list
+            // as their last reference (see `didSave(inserted:updated:deleted:versioned:)`).
+            let inserted = insertedList.objects, deleted = deletedList.objects
+            let updated = changedList.filter { $0.isUpdated }
+            try checkFaultFailures(updated: updated)
+            if parent == nil { try updateDerivedAttributes(inserted: inserted, updated: updated) }
+            try validateForSave(inserted: inserted, updated: updated, deleted: deleted)
+            // A child context saves into its parent, not to the stores.
+            if let parent {
+                saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
+                return
+            }
+            written = (updated.first ?? deleted.first)?.objectID.persistentStore ?? coordinator.persistentStores.first
+        }
         let instruments = (written as? RowBackedPersistentStore)?.instruments
         try coordinator.whileOpen {
             guard let instruments else {
@@ -98,8 +103,8 @@ extension NSManagedObjectContext {
     private func saveToStores(coordinator: NSPersistentStoreCoordinator, instruments: StoreInstruments?) throws -> Int {
         var attempt = 1
         while true {
-            let inserted = insertedList.objects, deleted = deletedList.objects
-            let updated = changedList.filter { $0.isUpdated }
+            var inserted = insertedList.objects
+            let deleted = deletedList.objects, updated = changedList.filter { $0.isUpdated }
             // Objects given their permanent IDs now are placed in their batches in the same pass.
             let batches = SaveBatches(schema: coordinator.schema)
             let placed = try assignPermanentIDs(
@@ -119,9 +124,10 @@ extension NSManagedObjectContext {
                 attempt += 1
                 continue
             }
-            let ids = didSave(inserted: inserted, updated: updated, deleted: deleted, versioned: true)
-            postDidSave(inserted: inserted, updated: updated, deleted: deleted, ids: ids)
-            return inserted.count + updated.count + deleted.count
+            let count = inserted.count + updated.count + deleted.count
+            let ids = didSave(inserted: &inserted, updated: updated, deleted: deleted, versioned: true)
+            postDidSave(updated: updated, deleted: deleted, ids: ids)
+            return count
         }
     }
 

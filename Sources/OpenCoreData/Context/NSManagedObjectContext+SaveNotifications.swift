@@ -34,11 +34,10 @@ extension NSManagedObjectContext {
     /// See [didSaveObjectIDsNotification](https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/didsaveobjectidsnotification).
     public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
 
-    /// Posts `NSManagedObjectContextDidSave`, then `NSManagedObjectContextDidSaveObjectIDs` with
-    /// `ids` (made by `didSave(inserted:updated:deleted:versioned:)`), for a save to the stores.
-    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], ids: SavedIDs) {
-        // The objects the save began by announcing as inserted, if it saved those: their set again.
-        let announced = announcedInserts.flatMap { $0.announced(inserted) ? $0.set : nil }
+    /// Posts `NSManagedObjectContextDidSave`, then `NSManagedObjectContextDidSaveObjectIDs`, for
+    /// a save to the stores: `saved` (made by `didSave(inserted:updated:deleted:versioned:)`)
+    /// holds the inserted objects and the IDs.
+    func postDidSave(updated: [NSManagedObject], deleted: [NSManagedObject], ids saved: SavedIDs) {
         func set(_ objects: [NSManagedObject]) -> Set<NSManagedObject> {
             var set = Set<NSManagedObject>.sparse(capacity: objects.count)
             for object in objects { set.insert(object) }
@@ -47,19 +46,22 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSave, object: self,
             userInfo: [
-                NSInsertedObjectsKey: announced ?? set(inserted), NSUpdatedObjectsKey: set(updated),
-                NSDeletedObjectsKey: set(deleted),
+                NSInsertedObjectsKey: saved.insertedObjects, NSUpdatedObjectsKey: set(updated), NSDeletedObjectsKey: set(deleted),
             ])
         NotificationCenter.default.post(
             name: .NSManagedObjectContextDidSaveObjectIDs, object: self,
             userInfo: [
-                NSInsertedObjectIDsKey: ids.inserted, NSUpdatedObjectIDsKey: ids.updated, NSDeletedObjectIDsKey: ids.deleted,
+                NSInsertedObjectIDsKey: saved.inserted, NSUpdatedObjectIDsKey: saved.updated,
+                NSDeletedObjectIDsKey: saved.deleted,
             ])
     }
 }
 
 /// The IDs of the objects a save to the stores saved, by change (see `postDidSave`).
 struct SavedIDs {
+    /// The inserted objects: the set the save's announcement posted, when it announced exactly
+    /// those, else one made in `didSave`'s pass.
+    var insertedObjects: Set<NSManagedObject> = []
     var inserted: Set<NSManagedObjectID>
     var updated: Set<NSManagedObjectID>
     var deleted: Set<NSManagedObjectID>
