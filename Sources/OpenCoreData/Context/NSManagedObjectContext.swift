@@ -600,7 +600,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             object.context = nil
         }
         forgetChangeLists()
-        func settle(_ object: NSManagedObject) {
+        // (The sets are passed in, not captured: a captured variable is checked for
+        // exclusive access at run time, on every call.)
+        func settle(_ object: NSManagedObject, _ ids: inout SavedIDs) {
             if versioned {
                 object.version = 1
                 ids.inserted.insert(object.objectID)
@@ -614,10 +616,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // over the objects calls it.
         let callsDidSave = MethodOverride.didSave.isOverriddenByAnyClass
         if versioned && !callsDidSave {
-            while let object = inserted.popLast() { settle(object) }
+            while let object = inserted.popLast() { settle(object, &ids) }
         } else {
             // Each list walked in place (10^5 objects saved are 10^5 cache misses a pass).
-            inserted.forEachUnretained(settle)
+            inserted.forEachUnretained { settle($0, &ids) }
         }
         if let announced { ids.insertedObjects = announced }
         updated.forEachUnretained { object in
