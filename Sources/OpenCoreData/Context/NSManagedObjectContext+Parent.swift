@@ -130,6 +130,8 @@ extension NSManagedObjectContext {
             registry[temporary] = nil
             object.objectID = id
             registry[id] = object
+            // An inserted object with a permanent ID: the next save groups its new objects.
+            if object.inserted { insertedEntity = .several }
         }
         if let parent { parent.performAndWait { parent.adoptPermanentID(id, replacing: temporary) } }
     }

@@ -43,6 +43,39 @@ import Testing
         }
     }
 
+    /// A child context that gives its objects permanent IDs after saving them into its parent
+    /// gives the parent's copies those IDs too: the parent no longer takes its inserted objects
+    /// to be without one, and saves each under the ID it took.
+    @Test(arguments: ContextFixture.storeTypes) func aParentsInsertsGivenIDsByAChildAreNoted(_ storeType: String) throws {
+        let fixture = try ContextFixture(storeType: storeType)
+        let parent = fixture.context
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        let ids = try child.performAndWait {
+            let objects = (0..<3).map { index in
+                let object = NSManagedObject(entity: fixture.model[entity: "Employee"], insertInto: child)
+                object.setValue("C\(index)", forKey: "name")
+                return object
+            }
+            try child.save()
+            try child.obtainPermanentIDs(for: objects)
+            return objects.map(\.objectID)
+        }
+        try parent.performAndWait {
+            #expect(ids.allSatisfy { !$0.isTemporaryID })
+            #expect(parent.testingSoleInsertedEntity == nil)
+            #expect(Set(parent.insertedObjects.map(\.objectID)) == Set(ids))
+            try parent.save()
+        }
+        let fresh = fixture.freshContext()
+        try fresh.performAndWait {
+            for (index, id) in ids.enumerated() {
+                let stored = try fresh.existingObject(with: id)
+                #expect(stored.value(forKey: "name") as? String == "C\(index)")
+            }
+        }
+    }
+
     /// A save told that every inserted object is an employee, when some are departments and
     /// one has its permanent ID already, saves each under its own entity, and that one under
     /// the ID it had.
