@@ -65,7 +65,7 @@ final class ObjectRegistry: @unchecked Sendable {
     @exclusivity(unchecked) private var scopeNumbers: [ScopeName: UInt32] = [:]
     @exclusivity(unchecked) private var scopeOrigins: [IDOrigin] = []
     /// The largest primary key registered in each scope so far, by scope number less one (kept
-    /// when entries leave): keys above it cannot be registered (see `reregister(_:to:entityID:keys:)`).
+    /// when entries leave): keys above it are not registered (see `movesAtOnce(count:to:entityID:keys:)`).
     @exclusivity(unchecked) private var scopeMaxKeys: [Int64] = []
     /// The batch tables that hold objects (see "Batch tables" above).
     @exclusivity(unchecked) private var tables: [BatchTable] = []
