@@ -22,7 +22,7 @@ import Testing
         }
     }
 
-    static let departments = "SELECT t0.Z_PK, 1 FROM ZDEPARTMENT t0 WHERE "
+    static let departments = "SELECT t0.Z_PK FROM ZDEPARTMENT t0 WHERE "
     static let people = "SELECT t0.Z_PK, t0.Z_ENT FROM ZPERSON t0"
     static let restriction = "t0.Z_ENT IN (?) AND "
     static let order = " ORDER BY t0.Z_PK"
