@@ -1,12 +1,15 @@
 import Foundation
 import Synchronization
 
-/// Whether a class overrides one of `NSManagedObject`'s open methods that a save calls on each
-/// object, read from its vtable, so that a save skips what only the base method would do:
+/// Whether a class overrides one of `NSManagedObject`'s open methods that a save or a predicate
+/// calls on each object, read from its vtable, so that they skip what only the base method
+/// would do:
 ///
 /// - `validateValue(_:forKey:)`: a save sends every property of an object through it only when
 ///   its class overrides it (boxing each value as an `AnyObject` for a call that only looks the
 ///   key up again cost a third more on a save of typed objects without rules, `SaveBenchmarks`);
+/// - `value(forKey:)`: a predicate reads a fetched integer or string attribute of an object
+///   whose class does not override it without boxing the value (`scalarValue(forKey:)`);
 /// - `validateForInsert()`, `willSave()`, `didSave()`: while no class registered so far
 ///   (`ManagedClassRegistry`, which every object's class passes through before it is in a
 ///   context) overrides the method, a save makes no pass over its objects to call it where the
@@ -40,10 +43,17 @@ final class MethodOverride: Sendable {
         override func didSave() { super.didSave() }
     }
 
+    private final class ValueForKey: NSManagedObject {
+        override func value(forKey key: String) -> Any? { super.value(forKey: key) }
+    }
+
     static let validateValue = MethodOverride(overriddenBy: ValidateValue.self)
     static let validateForInsert = MethodOverride(overriddenBy: ValidateForInsert.self)
     static let willSave = MethodOverride(overriddenBy: WillSave.self)
     static let didSave = MethodOverride(overriddenBy: DidSave.self)
+    /// `value(forKey:)`, which a predicate's test reads keys through (see
+    /// `NSManagedObject.scalarValue(forKey:)`).
+    static let valueForKey = MethodOverride(overriddenBy: ValueForKey.self)
     /// The methods `ManagedClassRegistry` notes for each class it registers, by name.
     static let named = [
         (name: "validateValue", method: validateValue), (name: "validateForInsert", method: validateForInsert),

@@ -711,6 +711,32 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         return loadedValue(slot: slot, decoding: decoding, count: count)
     }
 
+    /// Whether a predicate's `key op constant` test reads this class's fetched integer and
+    /// string attributes without boxing them (`test(forKey:_:)`): when the class does not
+    /// override `value(forKey:)`.
+    package static var testsScalarValues: Bool { !MethodOverride.valueForKey.isOverridden(by: self) }
+
+    /// A predicate's `key op constant` test of `key` (`ScalarKeyValueCodable`), with the effects
+    /// of `value(forKey:)`: a fetched integer or string attribute tested as read from the row,
+    /// without boxing it in an `Any`; anything else tested as `value(forKey:)` returns it.
+    package final func test(forKey key: String, _ tests: ScalarTests) -> Bool {
+        guard let (slot, decoding, count) = slotFacts(forKey: key) else { return tests.other(value(forKey: key)) }
+        willAccessValue(forKey: key)
+        defer { didAccessValue(forKey: key) }
+        fireFault()
+        if valuesArePending, case .attribute(let kind) = decoding, let stored = pendingStoredValue(slot: slot, count: count) {
+            // As `StoreValue.swiftValue(kind:)` reads them.
+            switch (kind, stored) {
+            case (.integer16, .integer(let integer)): return tests.integer(Int64(Int16(clamping: integer)))
+            case (.integer32, .integer(let integer)): return tests.integer(Int64(Int32(clamping: integer)))
+            case (.integer64, .integer(let integer)): return tests.integer(integer)
+            case (.string, .string(let string)): return tests.string(string)
+            default: break
+            }
+        }
+        return tests.other(loadedValue(slot: slot, decoding: decoding, count: count))
+    }
+
     /// The value of a stored property once the object is not a fault: what `value(forKey:)`
     /// returns for a slot, between its access hooks.
     @inline(__always)
@@ -1023,3 +1049,5 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
 /// subclasses may cross tasks; their `objectID`s do.
 @available(*, unavailable)
 extension NSManagedObject: @unchecked Sendable {}
+
+extension NSManagedObject: ScalarKeyValueCodable {}

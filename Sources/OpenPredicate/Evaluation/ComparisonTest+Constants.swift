@@ -10,13 +10,36 @@ import Foundation
 /// collection, an `Optional` inside `Any`) goes to the general test with the same constant, so a
 /// fast path only ever answers for values whose answer it computes the way the general test
 /// does; `FastPathEquivalenceTests` compares the two over random mixed-type values.
+///
+/// Each fast test also comes in the form an object that reads its integers and strings without
+/// an `Any` applies (`ScalarTests`, `ScalarKeyValueCodable`): the same test of an integer as
+/// `Int64` and of a `String`, and of anything else as `Any?`.
 extension ComparisonTest {
     /// A test of one evaluated left operand against the compiled-in constant.
     typealias ValueTest = (Any?) -> Bool
 
+    /// A fast test, for a value as `Any?` and by the form it is read in (`ScalarTests`): the
+    /// same answers.
+    struct FastTest {
+        let value: ValueTest
+        let scalar: ScalarTests
+
+        /// A test whose integers and strings are tested as `Any` (the operators with their own
+        /// tests of integers and strings make theirs).
+        init(_ value: @escaping ValueTest) {
+            self.value = value
+            scalar = ScalarTests(integer: { value($0) }, string: { value($0) }, other: value)
+        }
+
+        init(value: @escaping ValueTest, scalar: ScalarTests) {
+            self.value = value
+            self.scalar = scalar
+        }
+    }
+
     /// The fast test for `comparison` against `constant`, or nil when there is none (the caller
     /// then uses the general test).
-    static func fastConstantTest(_ comparison: ComparisonNode, constant: Any?) -> ValueTest? {
+    static func fastConstantTest(_ comparison: ComparisonNode, constant: Any?) -> FastTest? {
         let general = make(comparison)
         if let string = ValueSemantics.string(constant) {
             return stringTest(comparison, constant: constant, string: string, general: general)
@@ -26,12 +49,25 @@ extension ComparisonTest {
             return numberTest(comparison.operatorType, constant: constant, number: number, general: general)
         }
         if let date = ValueSemantics.exactly(constant, Date.self) {
-            return dateTest(comparison.operatorType, constant: constant, date: date, general: general)
+            return dateTest(comparison.operatorType, constant: constant, date: date, general: general).map(FastTest.init)
         }
         if let elements = ExpressionCompiler.collectionElements(constant) {
             return collectionTest(comparison, constant: constant, elements: elements, general: general)
+                .map(FastTest.init)
         }
         return nil
+    }
+
+    /// A string test from its test of a `String` (`onString`) and of any other value
+    /// (`onOther`).
+    private static func stringFastTest(
+        _ onString: @escaping (String) -> Bool, other onOther: @escaping ValueTest
+    ) -> FastTest {
+        let value: ValueTest = { value in
+            guard let s = ValueSemantics.exactly(value, String.self) else { return onOther(value) }
+            return onString(s)
+        }
+        return FastTest(value: value, scalar: ScalarTests(integer: { onOther($0) }, string: onString, other: value))
     }
 
     /// Whether an operator that orders or equates holds for `result` (lhs compared with rhs).
@@ -64,49 +100,46 @@ extension ComparisonTest {
     /// constant are false, otherwise test the folded strings.
     private static func stringTest(
         _ comparison: ComparisonNode, constant: Any?, string: String, general: @escaping Test
-    ) -> ValueTest? {
+    ) -> FastTest? {
         let options = comparison.options
         let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
         let needle = StringFolding.fold(string, options: options)
         let operatorType = comparison.operatorType
+        let otherValue: ValueTest = { general($0, constant) }
         switch operatorType {
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo, .notEqualTo:
-            return { value in
-                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
-                let folded = folding ? StringFolding.fold(s, options: options) : s
-                let other = folding ? needle : string
-                switch operatorType {
-                case .equalTo: return folded == other
-                case .notEqualTo: return folded != other
-                default: return holds(operatorType, ValueSemantics.compareStrings(folded, other))
-                }
-            }
+            return stringFastTest(
+                { s in
+                    let folded = folding ? StringFolding.fold(s, options: options) : s
+                    let other = folding ? needle : string
+                    switch operatorType {
+                    case .equalTo: return folded == other
+                    case .notEqualTo: return folded != other
+                    default: return holds(operatorType, ValueSemantics.compareStrings(folded, other))
+                    }
+                }, other: otherValue)
         case .beginsWith where string.isEmpty, .endsWith where string.isEmpty:
-            return { _ in false }
+            return FastTest { _ in false }
         case .beginsWith:
-            return { value in
-                guard let s = ValueSemantics.exactly(value, String.self) ?? ValueSemantics.string(value) else {
-                    return false
-                }
-                if folding { return foldedHasPrefix(s, needle, options: options) }
-                return s.hasPrefix(needle)
+            let hasPrefix: (String) -> Bool = { s in
+                folding ? foldedHasPrefix(s, needle, options: options) : s.hasPrefix(needle)
             }
+            return stringFastTest(hasPrefix, other: { value in ValueSemantics.string(value).map(hasPrefix) ?? false })
         case .endsWith:
-            return { value in
-                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
-                return folding ? StringFolding.fold(s, options: options).hasSuffix(needle) : s.hasSuffix(string)
-            }
+            return stringFastTest(
+                { s in folding ? StringFolding.fold(s, options: options).hasSuffix(needle) : s.hasSuffix(string) },
+                other: otherValue)
         case .contains:
             let asciiNeedle = ASCIISearch(needle: needle)
             let caseInsensitive = options.contains(.caseInsensitive)
-            return { value in
-                guard let s = ValueSemantics.exactly(value, String.self) else { return general(value, constant) }
-                if string.isEmpty { return false }
-                if let asciiNeedle, let found = asciiNeedle.isFound(in: s, caseInsensitive: caseInsensitive) {
-                    return found
-                }
-                return StringSearch.contains(folding ? StringFolding.fold(s, options: options) : s, needle)
-            }
+            return stringFastTest(
+                { s in
+                    if string.isEmpty { return false }
+                    if let asciiNeedle, let found = asciiNeedle.isFound(in: s, caseInsensitive: caseInsensitive) {
+                        return found
+                    }
+                    return StringSearch.contains(folding ? StringFolding.fold(s, options: options) : s, needle)
+                }, other: otherValue)
         default:
             return nil
         }
@@ -119,7 +152,7 @@ extension ComparisonTest {
     /// numbers.
     private static func numberTest(
         _ operatorType: ComparisonOperator, constant: Any, number: ValueSemantics.Number, general: @escaping Test
-    ) -> ValueTest? {
+    ) -> FastTest? {
         guard isOrderOrEquality(operatorType) else { return nil }
         // Values not of an exact number type (an `NSNumber` from JSON, an `Optional` inside
         // `Any`, a string, nil). Ordering against a number that is not a string: the general
@@ -141,7 +174,7 @@ extension ComparisonTest {
             // Managed objects' integer attributes hold `Int64`: compared as integers where
             // `exactNumber` reads them as `.int` (below 9.2e18 in magnitude), so the answer is
             // `compare(.int, .int)`'s.
-            return { value in
+            let test: ValueTest = { value in
                 if let integer = ValueSemantics.exactly(value, Int.self) {
                     let lhs = Int64(integer)
                     return holds(
@@ -154,8 +187,15 @@ extension ComparisonTest {
                 guard let lhs = ValueSemantics.exactNumber(value) else { return other(value) }
                 return holds(operatorType, ValueSemantics.compare(lhs, number))
             }
+            let integer: (Int64) -> Bool = { lhs in
+                // As `exactNumber` reads an `Int64`: compared as one below 9.2e18 in magnitude.
+                guard Double(lhs).magnitude < 9.2e18 else { return test(lhs) }
+                return holds(
+                    operatorType, lhs < bound ? .orderedAscending : (lhs > bound ? .orderedDescending : .orderedSame))
+            }
+            return FastTest(value: test, scalar: ScalarTests(integer: integer, string: { test($0) }, other: test))
         }
-        return { value in
+        return FastTest { value in
             guard let lhs = ValueSemantics.exactNumber(value) else { return other(value) }
             return holds(operatorType, ValueSemantics.compare(lhs, number))
         }

@@ -60,6 +60,9 @@ struct EvaluationError: Error, CustomStringConvertible {
 /// `ReflectedObject`, which reads them through `KeyValueReader`.
 struct EvaluationSubject {
     let codable: KeyValueCodable
+    /// The same object, when it reads integers and strings without an `Any` and its type is
+    /// remembered (`KeyValueConformances`); nil otherwise.
+    let scalar: ScalarKeyValueCodable?
 
     /// Casts `object` once. A `[String: Any]` (filtering decoded JSON or plist rows) is asked
     /// by its exact type first: the cast to `KeyValueCodable` would look for a conformance that
@@ -71,11 +74,11 @@ struct EvaluationSubject {
     @inline(__always)
     init(_ object: borrowing Any?) {
         if let dictionary = ExactValue.loadStored(object, as: [String: Any].self) {
-            self.codable = DictionaryObject(dictionary: dictionary)
-        } else if let remembered = KeyValueConformances.remembered(object) {
-            self.codable = remembered
+            self.init(codable: DictionaryObject(dictionary: dictionary))
+        } else if let remembered = KeyValueConformances.rememberedSubject(object) {
+            self = remembered
         } else {
-            self.codable = Self.resolve(object)
+            self.init(codable: Self.resolve(object))
         }
     }
 
@@ -95,6 +98,14 @@ struct EvaluationSubject {
     @inline(__always)
     init(codable: KeyValueCodable) {
         self.codable = codable
+        scalar = nil
+    }
+
+    /// An object that reads integers and strings without an `Any`.
+    @inline(__always)
+    init(scalar: ScalarKeyValueCodable) {
+        codable = scalar
+        self.scalar = scalar
     }
 
     /// The object itself (`SELF`).

@@ -87,11 +87,17 @@ enum PredicateCompiler {
                 let rightValue = constant.value
                 if let fast = ComparisonTest.fastConstantTest(comparison, constant: rightValue) {
                     // `key op constant`: the key read inline, as the key path's closure reads it
-                    // (`ExpressionCompiler`), one closure call fewer per object.
+                    // (`ExpressionCompiler`), one closure call fewer per object; from an object
+                    // that can say, as an integer or a string without an `Any`.
                     if let key = comparison.left.singleKey {
-                        return { object, _ in fast(object.codable.value(forKey: key)) }
+                        let (test, scalarTests) = (fast.value, fast.scalar)
+                        return { object, _ in
+                            if let scalar = object.scalar { return scalar.test(forKey: key, scalarTests) }
+                            return test(object.codable.value(forKey: key))
+                        }
                     }
-                    return { object, context in fast(left(object, &context)) }
+                    let test = fast.value
+                    return { object, context in test(left(object, &context)) }
                 }
                 return { object, context in test(left(object, &context), rightValue) }
             }

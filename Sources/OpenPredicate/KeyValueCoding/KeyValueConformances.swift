@@ -48,6 +48,16 @@ enum KeyValueConformances {
         return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.codable(object, storedAs: stored) }
     }
 
+    /// `EvaluationSubject(object)` when the type of `object` is remembered; nil when it is not
+    /// (the caller casts).
+    @inline(__always)
+    static func rememberedSubject(_ object: Any?) -> EvaluationSubject? {
+        guard let stored = ExactValue.storedType(object), let raw = published.load(ordering: .acquiring) else {
+            return nil
+        }
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.subject(object, storedAs: stored) }
+    }
+
     /// The cast, for a type not remembered yet; remembers the type when its answer holds for
     /// every value stored as it.
     @inline(never)
@@ -65,7 +75,20 @@ enum KeyValueConformances {
         // Classes only: a reference is always stored in the container's inline buffer, where a
         // struct may be boxed (too large, or not bitwise-takable), which its size cannot tell.
         guard ExactValue.metadata(T.self) == stored, T.self is AnyClass else { return nil }
+        if let scalar = value as? ScalarKeyValueCodable, let reader = makeScalarReader(scalar, storedAs: stored) {
+            return reader
+        }
         return TypedReader<T>(type: stored)
+    }
+
+    /// `makeReader(_:storedAs:)` for a type that reads integers and strings without an `Any`
+    /// (the same dynamic type, opened again); nil when its objects do not
+    /// (`testsScalarValues`).
+    private static func makeScalarReader<T: ScalarKeyValueCodable>(_ value: T, storedAs stored: UnsafeRawPointer)
+        -> Reader?
+    {
+        guard ExactValue.metadata(T.self) == stored, T.testsScalarValues else { return nil }
+        return ScalarReader<T>(type: stored)
     }
 
     private static func remember(_ reader: Reader) {
@@ -133,6 +156,15 @@ enum KeyValueConformances {
             }
             return nil
         }
+
+        /// `EvaluationSubject(object)` from its reader; nil when no reader has that type.
+        @inline(__always)
+        func subject(_ object: Any?, storedAs stored: UnsafeRawPointer) -> EvaluationSubject? {
+            for reader in unretained where reader._withUnsafeGuaranteedRef({ $0.type == stored }) {
+                return reader._withUnsafeGuaranteedRef { $0.subject(object) }
+            }
+            return nil
+        }
     }
 
     /// Turns a value stored as `type` into its `KeyValueCodable` view.
@@ -145,13 +177,15 @@ enum KeyValueConformances {
         init(type: UnsafeRawPointer) { self.type = type }
 
         func codable(_ object: Any?) -> KeyValueCodable? { nil }
+
+        func subject(_ object: Any?) -> EvaluationSubject? { codable(object).map(EvaluationSubject.init(codable:)) }
     }
 
     /// The reader of values stored as `T`.
-    final class TypedReader<T: KeyValueCodable>: Reader, @unchecked Sendable {
+    class TypedReader<T: KeyValueCodable>: Reader, @unchecked Sendable {
         // @unchecked Sendable: as `Reader`.
 
-        override func codable(_ object: Any?) -> KeyValueCodable? {
+        override final func codable(_ object: Any?) -> KeyValueCodable? {
             // The caller compared the type word, so the load does not miss; if it did, the cast
             // would answer. Nothing here is generic over `T` but the final bit cast (a reference
             // to a reference): a generic load would ask the runtime for `Optional<T>`'s
@@ -160,6 +194,19 @@ enum KeyValueConformances {
                 return object as? KeyValueCodable
             }
             return unsafeBitCast(reference, to: T.self)
+        }
+    }
+
+    /// The reader of values stored as `T`, which reads integers and strings without an `Any`.
+    final class ScalarReader<T: ScalarKeyValueCodable>: TypedReader<T>, @unchecked Sendable {
+        // @unchecked Sendable: as `Reader`.
+
+        override func subject(_ object: Any?) -> EvaluationSubject? {
+            // As `codable(_:)`, keeping the view's type.
+            guard let reference = ExactValue.storedReference(object, storedAs: type) else {
+                return codable(object).map(EvaluationSubject.init(codable:))
+            }
+            return EvaluationSubject(scalar: unsafeDowncast(reference, to: T.self))
         }
     }
 }

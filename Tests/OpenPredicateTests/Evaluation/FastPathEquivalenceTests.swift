@@ -43,6 +43,20 @@ struct FastPathEquivalenceTests {
 
     static let date = Date(timeIntervalSinceReferenceDate: 20_000)
 
+    /// `tests` applied to `value` as a `ScalarKeyValueCodable` tests it: integers of every
+    /// width as `integer`, a `String` as `string`, anything else as `other`.
+    static func scalar(_ value: Any?, _ tests: ScalarTests) -> Bool {
+        guard let value else { return tests.other(nil) }
+        switch value {
+        case let integer as Int where type(of: value) == Int.self: return tests.integer(Int64(integer))
+        case let integer as Int64 where type(of: value) == Int64.self: return tests.integer(integer)
+        case let integer as Int32 where type(of: value) == Int32.self: return tests.integer(Int64(integer))
+        case let integer as Int16 where type(of: value) == Int16.self: return tests.integer(Int64(integer))
+        case let string as String where type(of: value) == String.self: return tests.string(string)
+        default: return tests.other(value)
+        }
+    }
+
     /// Formats whose right side is a constant or an aggregate of constants.
     static let cases: [(String, [Any])] = [
         ("v > 30", []), ("v >= 30", []), ("v < 30", []), ("v <= 30", []), ("v == 30", []), ("v != 30", []),
@@ -82,11 +96,14 @@ struct FastPathEquivalenceTests {
             fastPathCount += 1
             for _ in 0..<400 {
                 let value = Self.value(&random)
-                #expect(fast(value) == general(value, constant), "\(format) with \(String(describing: value))")
+                let expected = general(value, constant)
+                #expect(fast.value(value) == expected, "\(format) with \(String(describing: value))")
+                #expect(Self.scalar(value, fast.scalar) == expected, "\(format) with \(String(describing: value)) read as a scalar")
             }
             // Every word, once each.
             for word in Self.words {
-                #expect(fast(word) == general(word, constant), "\(format) with \(word.debugDescription)")
+                #expect(fast.value(word) == general(word, constant), "\(format) with \(word.debugDescription)")
+                #expect(fast.scalar.string(word) == general(word, constant), "\(format) with \(word.debugDescription)")
             }
         }
         // The fast paths exist: a refactoring that loses them shows here (and in the benchmark).
