@@ -9,7 +9,8 @@ import Synchronization
 ///   its class overrides it (boxing each value as an `AnyObject` for a call that only looks the
 ///   key up again cost a third more on a save of typed objects without rules, `SaveBenchmarks`);
 /// - `value(forKey:)`: a predicate reads a fetched integer or string attribute of an object
-///   whose class does not override it without boxing the value (`scalarValue(forKey:)`);
+///   whose class does not override it without boxing the value
+///   (`NSManagedObject.scalarTest(forKey:_:)`);
 /// - `validateForInsert()`, `willSave()`, `didSave()`: while no class registered so far
 ///   (`ManagedClassRegistry`, which every object's class passes through before it is in a
 ///   context) overrides the method, a save makes no pass over its objects to call it where the
@@ -52,7 +53,7 @@ final class MethodOverride: Sendable {
     static let willSave = MethodOverride(overriddenBy: WillSave.self)
     static let didSave = MethodOverride(overriddenBy: DidSave.self)
     /// `value(forKey:)`, which a predicate's test reads keys through (see
-    /// `NSManagedObject.scalarValue(forKey:)`).
+    /// `NSManagedObject.testsScalarValues`).
     static let valueForKey = MethodOverride(overriddenBy: ValueForKey.self)
     /// The methods `ManagedClassRegistry` notes for each class it registers, by name.
     static let named = [

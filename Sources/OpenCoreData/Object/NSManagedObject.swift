@@ -712,14 +712,14 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
     }
 
     /// Whether a predicate's `key op constant` test reads this class's fetched integer and
-    /// string attributes without boxing them (`test(forKey:_:)`): when the class does not
+    /// string attributes without boxing them (`scalarTest(forKey:_:)`): when the class does not
     /// override `value(forKey:)`.
     package static var testsScalarValues: Bool { !MethodOverride.valueForKey.isOverridden(by: self) }
 
     /// A predicate's `key op constant` test of `key` (`ScalarKeyValueCodable`), with the effects
     /// of `value(forKey:)`: a fetched integer or string attribute tested as read from the row,
     /// without boxing it in an `Any`; anything else tested as `value(forKey:)` returns it.
-    package final func test(forKey key: String, _ tests: ScalarTests) -> Bool {
+    package final func scalarTest(forKey key: String, _ tests: ScalarTests) -> Bool {
         guard let (slot, decoding, count) = slotFacts(forKey: key) else { return tests.other(value(forKey: key)) }
         willAccessValue(forKey: key)
         defer { didAccessValue(forKey: key) }

@@ -87,12 +87,13 @@ enum PredicateCompiler {
                 let rightValue = constant.value
                 if let fast = ComparisonTest.fastConstantTest(comparison, constant: rightValue) {
                     // `key op constant`: the key read inline, as the key path's closure reads it
-                    // (`ExpressionCompiler`), one closure call fewer per object; from an object
-                    // that can say, as an integer or a string without an `Any`.
+                    // (`ExpressionCompiler`), one closure call fewer per object; an object that
+                    // reads its integers and strings without an `Any` is handed the test in that
+                    // form (`ScalarKeyValueCodable`).
                     if let key = comparison.left.singleKey {
                         let (test, scalarTests) = (fast.value, fast.scalar)
                         return { object, _ in
-                            if let scalar = object.scalar { return scalar.test(forKey: key, scalarTests) }
+                            if let scalar = object.scalar { return scalar.scalarTest(forKey: key, scalarTests) }
                             return test(object.codable.value(forKey: key))
                         }
                     }

@@ -5,9 +5,9 @@
 /// Boxing a value as `Any?` and destroying the box through its type's value witnesses cost
 /// `evaluate(with:)` on a managed object about a fifth of its instructions (`FetchBenchmarks`).
 /// A type that conforms is remembered with its conformance (`KeyValueConformances`), and
-/// `PredicateCompiler` has such an object test its key with `test(forKey:_:)`.
+/// `PredicateCompiler` has such an object test its key with `scalarTest(forKey:_:)`.
 package protocol ScalarKeyValueCodable: AnyObject, KeyValueCodable {
-    /// Whether objects of this class test their keys with `test(forKey:_:)`; false when the
+    /// Whether objects of this class test their keys with `scalarTest(forKey:_:)`; false when the
     /// class changes how `value(forKey:)` reads (asked once per class).
     static var testsScalarValues: Bool { get }
 
@@ -15,7 +15,7 @@ package protocol ScalarKeyValueCodable: AnyObject, KeyValueCodable {
     /// `value(forKey:)` has (once): `tests.integer` to a value that `value(forKey:)` would
     /// return as an integer of any width, `tests.string` to a `String`, `tests.other` to
     /// anything else as `value(forKey:)` returns it.
-    func test(forKey key: String, _ tests: ScalarTests) -> Bool
+    func scalarTest(forKey key: String, _ tests: ScalarTests) -> Bool
 }
 
 /// One comparison's test of a value, by the form the value is read in: the same answers as

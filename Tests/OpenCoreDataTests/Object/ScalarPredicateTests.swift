@@ -135,9 +135,16 @@ final class CountedReading: NSManagedObject {
             let kate = try #require(try context.fetch(request).first)
             var seen: [String] = []
             let tests = ScalarTests(
-                integer: { seen.append("integer \($0)"); return true }, string: { seen.append("string \($0)"); return true },
-                other: { seen.append("other \(String(describing: $0))"); return true })
-            for key in ["small", "medium", "label", "ratio"] { _ = kate.test(forKey: key, tests) }
+                integer: {
+                    seen.append("integer \($0)"); return true
+                },
+                string: {
+                    seen.append("string \($0)"); return true
+                },
+                other: {
+                    seen.append("other \(String(describing: $0))"); return true
+                })
+            for key in ["small", "medium", "label", "ratio"] { _ = kate.scalarTest(forKey: key, tests) }
             #expect(
                 seen == [
                     "integer \(kate.small)", "integer \(kate.medium)", "string Kate", "other Optional(\(kate.ratio))",
@@ -145,7 +152,7 @@ final class CountedReading: NSManagedObject {
             // A value changed since the fetch is read as `value(forKey:)` returns it.
             kate.small = 7
             seen = []
-            _ = kate.test(forKey: "small", tests)
+            _ = kate.scalarTest(forKey: "small", tests)
             #expect(seen == ["other Optional(7)"])
             #expect(NSPredicate(format: "small == 7").evaluate(with: kate))
         }

@@ -98,7 +98,8 @@ struct FastPathEquivalenceTests {
                 let value = Self.value(&random)
                 let expected = general(value, constant)
                 #expect(fast.value(value) == expected, "\(format) with \(String(describing: value))")
-                #expect(Self.scalar(value, fast.scalar) == expected, "\(format) with \(String(describing: value)) read as a scalar")
+                #expect(
+                    Self.scalar(value, fast.scalar) == expected, "\(format) with \(String(describing: value)), scalar tests")
             }
             // Every word, once each.
             for word in Self.words {
