@@ -94,7 +94,7 @@ import Testing
         }
         #expect(
             rows.sql
-                == "SELECT t0.Z_PK, 4, t0.Z_OPT, t0.ZNUMBER, t0.ZBOOK, t0.Z2_BOOK FROM ZPAGE t0 WHERE t0.ZNUMBER > ? ORDER BY t0.Z_PK"
+                == "SELECT t0.Z_PK, 4, t0.Z_OPT, t0.Z2_BOOK, t0.ZBOOK, t0.ZNUMBER FROM ZPAGE t0 WHERE t0.ZNUMBER > ? ORDER BY t0.Z_PK"
         )
         #expect(rows.arguments == [.integer(3)])
     }

@@ -56,7 +56,7 @@ import Testing
             readme.contains("```\n" + explain.stdout + "```") && explain.stdout == """
                 Department where ANY employees.salary > 230000 (objects)
                 SQL:
-                  SELECT t0.Z_PK, 1, t0.Z_OPT, t0.ZBUDGET, t0.ZNAME FROM ZDEPARTMENT t0 WHERE EXISTS (SELECT 1 FROM ZEMPLOYEE m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND m1.ZSALARY > ?) ORDER BY t0.Z_PK
+                  SELECT t0.Z_PK, 1, t0.Z_OPT, t0.ZNAME, t0.ZBUDGET FROM ZDEPARTMENT t0 WHERE EXISTS (SELECT 1 FROM ZEMPLOYEE m1 WHERE m1.ZDEPARTMENT = t0.Z_PK AND m1.ZSALARY > ?) ORDER BY t0.Z_PK
                 Bound values:
                   1. 230000 (integer)
                 Query plan (EXPLAIN QUERY PLAN):

@@ -8,8 +8,8 @@ extension CompilerState {
     ///   one entity, `t0.Z_PK` alone: every row is that entity's (`SQLKeyReader` reads no second
     ///   column then), and the database reads the key alone (SQLite reads `Z_PK` from the row's
     ///   key, without decoding the row);
-    /// - `.rows`: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT` and every column of the table in table order (on
-    ///   SQLite, the number in place of `Z_ENT` again for a table of one entity: see
+    /// - `.rows`: `t0.Z_PK, t0.Z_ENT, t0.Z_OPT` and every column of the table (on SQLite from
+    ///   the last, and the number in place of `Z_ENT` again for a table of one entity: see
     ///   `SQLRowDecoder.columns(of:layout:alias:dialect:)`), the columns `SQLRowDecoder` reads by
     ///   index, so that rows come back from this one statement.
     ///

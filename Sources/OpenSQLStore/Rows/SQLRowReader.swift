@@ -89,7 +89,7 @@ package struct SQLRowReader<Session: SQLSession> {
         into result: inout [RowSnapshot]
     ) throws {
         let table = layout.tables[tableIndex]
-        var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: entities)
+        var decoder = SQLRowDecoder(layout: layout, table: tableIndex, entities: entities, dialect: session.dialect)
         decoder.readsToMany = readingToMany
         let numbers = entities.map { layout.entityNumber(of: $0) }
         var conditions: [String] = []
@@ -125,7 +125,7 @@ package struct SQLRowReader<Session: SQLSession> {
         for (entityID, primaryKeys) in ownersByEntity.sorted(by: { $0.key < $1.key }) {
             let entity = layout.entities[entityID - 1]
             guard entity.slots.indices.contains(slot) else { continue }
-            let decoder = SQLRowDecoder(layout: layout, table: entity.table, entities: [entityID])
+            let decoder = SQLRowDecoder(layout: layout, table: entity.table, entities: [entityID], dialect: session.dialect)
             let list = "[" + primaryKeys.map(String.init).joined(separator: ",") + "]"
             let members = try decoder.members(of: entity.slots[slot], owners: list, session: session)
             for (owner, keys) in members { result[ObjectKey(entityID: entityID, primaryKey: owner)] = keys }

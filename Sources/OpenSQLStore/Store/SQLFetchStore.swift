@@ -233,7 +233,7 @@ extension SQLFetchStore {
                 try session.query(query.sql, query.arguments) { count = Int($0.int64(at: 0)) }
                 return .count(count)
             case .rows:
-                var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+                var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID, dialect: dialect)
                 var rows: [RowSnapshot] = []
                 var counter = FetchRowCounter()
                 let watched = counter.isWatching
@@ -292,7 +292,7 @@ extension SQLFetchStore {
     /// Runs a compiled page: its rows, and when the page is full, the position of its last row
     /// (read from the sort key columns after the row's own).
     private func runPage(_ query: SQLQuery, plan: FetchPlan) throws -> FetchPage {
-        var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+        var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID, dialect: dialect)
         let limit = max(plan.limit, 1)
         let sortCount = Int32(plan.sortDescriptors.count)
         var rows: [RowSnapshot] = []

@@ -267,7 +267,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             case .count:
                 return .count(try statement.step() ? Int(statement.int64(at: 0)) : 0)
             case .rows:
-                var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+                var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID, dialect: dialect)
                 var rows: [RowSnapshot] = []
                 var counter = FetchRowCounter()
                 let watched = counter.isWatching
@@ -322,7 +322,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
             let statement = try connection.statement(query.sql)
             defer { statement.reset() }
             try statement.bind(query.arguments)
-            var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID)
+            var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID, dialect: dialect)
             var blocks: [RowBlock] = []
             // Rows go to the last block while it has room and their entity's width. Blocks grow
             // from 32 rows (or the limit) to `RowBlock.capacity`, so that a small result takes
