@@ -725,14 +725,10 @@ open class NSManagedObject: NSObject, NSFetchRequestResult, KeyValueCodable, Pre
         defer { didAccessValue(forKey: key) }
         fireFault()
         if valuesArePending, case .attribute(let kind) = decoding, let stored = pendingStoredValue(slot: slot, count: count) {
-            // As `StoreValue.swiftValue(kind:)` reads them.
-            switch (kind, stored) {
-            case (.integer16, .integer(let integer)): return tests.integer(Int64(Int16(clamping: integer)))
-            case (.integer32, .integer(let integer)): return tests.integer(Int64(Int32(clamping: integer)))
-            case (.integer64, .integer(let integer)): return tests.integer(integer)
-            case (.string, .string(let string)): return tests.string(string)
-            default: break
-            }
+            // As a `@Managed` property reads them (and `StoreValue.swiftValue(kind:)`: integers
+            // clamped to their attribute's width).
+            if let integer: Int64 = TypedRead.integer(stored, kind) { return tests.integer(integer) }
+            if let string = TypedRead.string(stored, kind) { return tests.string(string) }
         }
         return tests.other(loadedValue(slot: slot, decoding: decoding, count: count))
     }

@@ -39,14 +39,7 @@ enum KeyValueConformances {
     /// The `KeyValueCodable` view of `object` when its type is remembered; nil when it is not
     /// (the caller casts).
     @inline(__always)
-    static func remembered(_ object: Any?) -> KeyValueCodable? {
-        guard let stored = ExactValue.storedType(object), let raw = published.load(ordering: .acquiring) else {
-            return nil
-        }
-        // The reader is called inside: the table, which holds it, is not retained, and so
-        // neither is the reader.
-        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.codable(object, storedAs: stored) }
-    }
+    static func remembered(_ object: Any?) -> KeyValueCodable? { rememberedSubject(object)?.codable }
 
     /// `EvaluationSubject(object)` when the type of `object` is remembered; nil when it is not
     /// (the caller casts).
@@ -55,6 +48,8 @@ enum KeyValueConformances {
         guard let stored = ExactValue.storedType(object), let raw = published.load(ordering: .acquiring) else {
             return nil
         }
+        // The reader is called inside: the table, which holds it, is not retained, and so
+        // neither is the reader.
         return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.subject(object, storedAs: stored) }
     }
 
@@ -82,13 +77,11 @@ enum KeyValueConformances {
     }
 
     /// `makeReader(_:storedAs:)` for a type that reads integers and strings without an `Any`
-    /// (the same dynamic type, opened again); nil when its objects do not
-    /// (`testsScalarValues`).
+    /// (the same class, opened again); nil when its objects do not (`testsScalarValues`).
     private static func makeScalarReader<T: ScalarKeyValueCodable>(_ value: T, storedAs stored: UnsafeRawPointer)
         -> Reader?
     {
-        guard ExactValue.metadata(T.self) == stored, T.testsScalarValues else { return nil }
-        return ScalarReader<T>(type: stored)
+        T.testsScalarValues ? ScalarReader<T>(type: stored) : nil
     }
 
     private static func remember(_ reader: Reader) {
@@ -147,17 +140,8 @@ enum KeyValueConformances {
             self.unretained = readers.map { Unmanaged.passUnretained($0) }
         }
 
-        /// The view its reader gives of `object`, stored as `stored`; nil when no reader has
-        /// that type.
-        @inline(__always)
-        func codable(_ object: Any?, storedAs stored: UnsafeRawPointer) -> KeyValueCodable? {
-            for reader in unretained where reader._withUnsafeGuaranteedRef({ $0.type == stored }) {
-                return reader._withUnsafeGuaranteedRef { $0.codable(object) }
-            }
-            return nil
-        }
-
-        /// `EvaluationSubject(object)` from its reader; nil when no reader has that type.
+        /// `EvaluationSubject(object)` from the reader of `stored`, the type `object` is stored
+        /// as; nil when no reader has that type.
         @inline(__always)
         func subject(_ object: Any?, storedAs stored: UnsafeRawPointer) -> EvaluationSubject? {
             for reader in unretained where reader._withUnsafeGuaranteedRef({ $0.type == stored }) {
@@ -203,9 +187,7 @@ enum KeyValueConformances {
 
         override func subject(_ object: Any?) -> EvaluationSubject? {
             // As `codable(_:)`, keeping the view's type.
-            guard let reference = ExactValue.storedReference(object, storedAs: type) else {
-                return codable(object).map(EvaluationSubject.init(codable:))
-            }
+            guard let reference = ExactValue.storedReference(object, storedAs: type) else { return super.subject(object) }
             return EvaluationSubject(scalar: unsafeDowncast(reference, to: T.self))
         }
     }
