@@ -76,12 +76,16 @@ enum KeyValueConformances {
         return TypedReader<T>(type: stored)
     }
 
-    /// `makeReader(_:storedAs:)` for a type that reads integers and strings without an `Any`
-    /// (the same class, opened again); nil when its objects do not (`testsScalarValues`).
+    /// `makeReader(_:storedAs:)` for a type that reads integers and strings without an `Any`;
+    /// nil when its objects do not (`testsScalarValues`), or when the value was stored as
+    /// another class than its own: a class-bound existential holds no type, so `T` opened from
+    /// it is the instance's own class, where a value stored as a superclass has `stored` the
+    /// superclass's (and later values stored so may be of other subclasses).
     private static func makeScalarReader<T: ScalarKeyValueCodable>(_ value: T, storedAs stored: UnsafeRawPointer)
         -> Reader?
     {
-        T.testsScalarValues ? ScalarReader<T>(type: stored) : nil
+        guard ExactValue.metadata(T.self) == stored, T.testsScalarValues else { return nil }
+        return ScalarReader<T>(type: stored)
     }
 
     private static func remember(_ reader: Reader) {

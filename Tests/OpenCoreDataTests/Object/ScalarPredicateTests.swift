@@ -31,6 +31,11 @@ final class CountedReading: NSManagedObject {
     }
 }
 
+/// Readings of two kinds, passed to predicates as their common superclass.
+class KindedReading: NSManagedObject {}
+final class FirstKindReading: KindedReading {}
+final class SecondKindReading: KindedReading {}
+
 /// A predicate's `key op constant` test reads a fetched object's integer and string attributes
 /// from its row without boxing them (`ScalarKeyValueCodable`). It must answer as the same
 /// predicate on the values as `value(forKey:)` returns them, and as the store's fetch, on every
@@ -168,6 +173,36 @@ final class CountedReading: NSManagedObject {
             #expect(!kates.isEmpty)
             #expect(readings.filter { NSPredicate(format: "label == 'KATE'").evaluate(with: $0) }.count == kates.count)
             #expect(readings.filtered(using: NSPredicate(format: "label == 'Kate'")).isEmpty)
+        }
+    }
+
+    /// Objects passed as a superclass are stored as it: the first one's class must not be taken
+    /// for every later one's (a reader made for it would cast an object of the other class).
+    @Test func objectsPassedAsTheirSuperclassAreReadAsTheirOwn() throws {
+        let model = Self.model(FirstKindReading.self)
+        let second = try #require(model.entitiesByName["Reading"]?.copy() as? NSEntityDescription)
+        second.name = "OtherReading"
+        second.managedObjectClassName = NSStringFromClass(SecondKindReading.self)
+        let both = NSManagedObjectModel()
+        both.entities = [try #require(model.entitiesByName["Reading"]), second]
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: both)
+        _ = try context.persistentStoreCoordinator?.addPersistentStore(
+            ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        for (entity, label) in [("Reading", "Kate"), ("OtherReading", "Karl")] {
+            let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+            object.setValue(label, forKey: "label")
+        }
+        try context.save()
+        let fresh = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let first = try #require(try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Reading")).first)
+        let other = try #require(try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "OtherReading")).first)
+        let readings = try [#require(first as? KindedReading), #require(other as? KindedReading)]
+        #expect(readings[1] is SecondKindReading)
+        let predicate = NSPredicate(format: "label BEGINSWITH 'Ka'")
+        for _ in 0..<2 {
+            #expect(readings.allSatisfy { predicate.evaluate(with: $0) })
         }
     }
 
