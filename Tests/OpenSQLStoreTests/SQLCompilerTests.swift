@@ -315,6 +315,30 @@ enum Company {
                 + " WHERE t0.Z_ENT IN (?) AND t0.ZAGE > ? ORDER BY ocd_fold(t0.ZNAME, 1) DESC, t1.ZTITLE, t0.Z_PK LIMIT ? OFFSET ?"
         )
         #expect(query.arguments == [.integer(2), .integer(30), .integer(-1), .integer(3)])
+        // Without a limit SQLite's sorter is not the one that keeps ties in scan order.
+        #expect(query.sqlWithoutTieBreak == nil)
+    }
+
+    /// A sorted fetch with a limit comes with its statement without `t0.Z_PK` on SQLite (which the
+    /// store runs where SQLite's plan keeps ties in key order); on PostgreSQL, never.
+    @Test func limitedSortsOfferTheStatementWithoutTheTieBreak() throws {
+        var plan = keysPlan("age > 30", entityIDs: [Company.person])
+        plan.sortDescriptors = [NSSortDescriptor(key: "age", ascending: false)]
+        plan.limit = 5
+        let query = try compile(plan)
+        let order = " WHERE t0.Z_ENT IN (?) AND t0.ZAGE > ? ORDER BY t0.ZAGE DESC"
+        #expect(query.sql == Self.select + order + ", t0.Z_PK LIMIT ? OFFSET ?")
+        #expect(query.sqlWithoutTieBreak == Self.select + order + " LIMIT ? OFFSET ?")
+        #expect(query.arguments == [.integer(2), .integer(30), .integer(5), .integer(0)])
+        guard case .compiled(let postgreSQL) = SQLCompiler(layout: try Company.layout(), dialect: .postgreSQL).compile(plan)
+        else {
+            Issue.record("not compiled for PostgreSQL")
+            return
+        }
+        #expect(postgreSQL.sqlWithoutTieBreak == nil)
+        // Unsorted, the statement orders by key alone.
+        plan.sortDescriptors = []
+        #expect(try compile(plan).sqlWithoutTieBreak == nil)
     }
 
     /// The localized selectors sort through collations that call the in-memory sorter's comparison;

@@ -162,6 +162,7 @@ struct CompilerState {
 
         var final = SQLArguments()
         var sql = ""
+        var untied: String?
         let from = " FROM \(table.name) t0" + joinClauses.map { " " + $0 }.joined()
         var whereClause = ""
         if !conditions.isEmpty {
@@ -183,12 +184,14 @@ struct CompilerState {
         case .count:
             sql = "SELECT COUNT(*) FROM (SELECT 1" + from + whereClause + window + ")" + dialect.subqueryName
         default:
-            sql =
-                "SELECT " + selectList(for: plan.output, table: table) + from + whereClause + " ORDER BY "
-                + orderTerms.joined(separator: ", ") + window
+            let head = "SELECT " + selectList(for: plan.output, table: table) + from + whereClause + " ORDER BY "
+            sql = head + orderTerms.joined(separator: ", ") + window
+            if dialect == .sqlite, limit > 0, orderTerms.count > 1 {
+                untied = head + orderTerms.dropLast().joined(separator: ", ") + window
+            }
         }
         _ = final.bind(windowArguments.values)
-        return SQLQuery(sql: sql, arguments: final.values)
+        return SQLQuery(sql: sql, arguments: final.values, sqlWithoutTieBreak: untied)
     }
 
     /// The `WHERE` conditions of a plan, each with its own arguments: the entity restriction

@@ -45,6 +45,9 @@ package final class SQLiteConnection {
     /// runs one insert of 256 rows (some 8 KB of SQL) after another, and hashing that text for
     /// each was about 7% of the save's instructions.
     private var lastStatement: (sql: String, statement: SQLiteStatement)?
+    /// Whether SQLite returns ties in rowid order for each `SQLQuery.sqlWithoutTieBreak` asked
+    /// about (`statement(for:)`), by its text; emptied when it holds `statementCacheLimit`.
+    private var tieOrders: [String: Bool] = [:]
     /// This connection's SQL trace, overriding the process-wide one (`SQLTrace.shared`) when
     /// set. **Default:** nil.
     package var trace: SQLTrace?
@@ -184,6 +187,62 @@ package final class SQLiteConnection {
 
     /// How many prepared statements the cache keeps.
     package static let statementCacheLimit = 256
+
+    /// The statement for a compiled fetch (as `statement(_:)`): `query.sql`, or
+    /// `query.sqlWithoutTieBreak` where SQLite's plan for it already returns rows of equal sort
+    /// keys in primary-key order (`keepsRowidOrderOfTies(_:)`, asked once per text), so that
+    /// both give the same rows in the same order.
+    package func statement(for query: SQLQuery) throws -> SQLiteStatement {
+        try statement(sql(for: query))
+    }
+
+    /// The text `statement(for:)` runs for `query`.
+    package func sql(for query: SQLQuery) -> String {
+        guard let untied = query.sqlWithoutTieBreak else { return query.sql }
+        if let known = tieOrders[untied] { return known ? untied : query.sql }
+        if tieOrders.count >= Self.statementCacheLimit { tieOrders.removeAll() }
+        // A plan SQLite cannot make is run (and refused) as written.
+        let keeps = (try? keepsRowidOrderOfTies(untied)) ?? false
+        tieOrders[untied] = keeps
+        return keeps ? untied : query.sql
+    }
+
+    /// Whether SQLite runs `sql`, a `SELECT … ORDER BY … LIMIT`, as one full scan of one table
+    /// in rowid order into the sorter it uses with a limit, whose keys end in a sequence number
+    /// (rows of equal sort keys stay in the order they were scanned), read from the statement's
+    /// `EXPLAIN` program. Anything else it might do, an index, a seek, a reverse scan, a join, a
+    /// subquery or another sorter, answers false.
+    func keepsRowidOrderOfTies(_ sql: String) throws -> Bool {
+        let explain = try SQLiteStatement(connection: self, sql: "EXPLAIN " + sql, traced: false)
+        var tables: [Int64] = []
+        var sorters: [Int64] = []
+        var sequenced: Set<Int64> = []
+        var moves: [(opcode: String, cursor: Int64)] = []
+        while try explain.step() {
+            let opcode = explain.string(at: 1) ?? ""
+            let cursor = explain.int64(at: 2)
+            switch opcode {
+            case "OpenRead":
+                // A table's cursor has its number of columns as P4; an index's, its key ("k(…)").
+                guard !(explain.string(at: 5) ?? "k(").hasPrefix("k(") else { return false }
+                tables.append(cursor)
+            case "OpenEphemeral":
+                if (explain.string(at: 5) ?? "").hasPrefix("k(") { sorters.append(cursor) }
+            case "Sequence": sequenced.insert(cursor)
+            case "Rewind", "Next", "Last", "Prev", "SeekGE", "SeekGT", "SeekLE", "SeekLT", "SeekRowid", "NotExists",
+                "DeferredSeek", "SeekScan", "NullRow":
+                moves.append((opcode, cursor))
+            case "OpenAutoindex", "ReopenIdx", "OpenDup", "OpenPseudo", "SorterOpen", "VOpen", "VFilter": return false
+            default: break
+            }
+        }
+        guard tables.count == 1, let table = tables.first, sorters.count == 1, let sorter = sorters.first,
+            sequenced.contains(sorter)
+        else { return false }
+        // The table's cursor moves by one `Rewind` and one `Next` alone (the sorter's by `Last`
+        // where it is full, to drop its greatest row).
+        return moves.filter { $0.cursor == table }.map(\.opcode).sorted() == ["Next", "Rewind"]
+    }
 
     /// Resets every cached statement (ends reads left on a row, which hold a lock).
     package func resetCachedStatements() {

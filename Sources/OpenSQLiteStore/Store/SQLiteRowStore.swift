@@ -260,7 +260,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// `SQLFetchStore.run(_:plan:)`).
     package func run(_ query: SQLQuery, plan: FetchPlan) throws -> FetchOutput {
         try withSession { connection in
-            let statement = try connection.statement(query.sql)
+            let statement = try connection.statement(for: query)
             defer { statement.reset() }
             try statement.bind(query.arguments)
             switch plan.output {
@@ -304,7 +304,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         guard case .keys = plan.output, case .compiled(let query) = SQLCompiler(layout: layout, dialect: dialect).compile(plan)
         else { return false }
         try withSession { connection in
-            let statement = try connection.statement(query.sql)
+            let statement = try connection.statement(for: query)
             defer { statement.reset() }
             try statement.bind(query.arguments)
             try readKeys(statement, plan: plan, body)
@@ -319,7 +319,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         guard case .rows = plan.output, case .compiled(let query) = SQLCompiler(layout: layout, dialect: dialect).compile(plan)
         else { return nil }
         return try withSession { connection in
-            let statement = try connection.statement(query.sql)
+            let statement = try connection.statement(for: query)
             defer { statement.reset() }
             try statement.bind(query.arguments)
             var decoder = SQLRowDecoder(layout: layout, entity: plan.entityID, dialect: dialect)
@@ -369,8 +369,12 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
         }
     }
 
-    /// The statement unchanged, and SQLite's `EXPLAIN QUERY PLAN` for it.
+    /// The statement as it runs (`SQLiteConnection.statement(for:)`), and SQLite's
+    /// `EXPLAIN QUERY PLAN` for it.
     package func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String]) {
-        (query, try withSession { try $0.queryPlan(query.sql, arguments: query.arguments) })
+        try withSession { connection in
+            let run = SQLQuery(sql: connection.sql(for: query), arguments: query.arguments)
+            return (run, try connection.queryPlan(run.sql, arguments: run.arguments))
+        }
     }
 }
