@@ -90,6 +90,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Inserted objects deleted before a save: forgotten at once, but their relationships still
     /// follow their delete rules at the next save (so that no other object keeps them).
     var deletedInserts: [NSManagedObject] = []
+    /// Each entity's class as `managedObjectClass(for:)` found it, while the registry's
+    /// `generation` is the one noted.
+    private var knownClasses:
+        (generation: Int, types: [ObjectIdentifier: (entity: NSEntityDescription, type: NSManagedObject.Type)]) = (-1, [:])
+    /// The class `insert(_:)` registered last, not registered again for the next object.
+    private var insertedClass: ObjectIdentifier?
     /// While a save runs (nil otherwise): the inserted objects its last
     /// `NSManagedObjectContextObjectsDidChange` announced, in the order noted, with the set it
     /// posted; its `NSManagedObjectContextDidSave` posts the same set when it saved those.
@@ -448,7 +454,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let previous = object.context, previous !== self {
             previous.registry.remove(Unmanaged.passUnretained(object), origin: object.idOrigin, key: object.identityKey)
         }
-        ManagedClassRegistry.register(type(of: object))
+        if insertedClass != ObjectIdentifier(type(of: object)) {
+            ManagedClassRegistry.register(type(of: object))
+            insertedClass = ObjectIdentifier(type(of: object))
+        }
         if object.identityOrigin == nil {
             // A new object's temporary ID is made when first asked for: most never are.
             object.setIdentity(
@@ -694,9 +703,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     // MARK: - Classes
 
-    /// The class of an entity's objects (see `ManagedClassRegistry`).
+    /// The class of an entity's objects (see `ManagedClassRegistry`), remembered per entity
+    /// until a class is registered: the registry's lookup takes a lock and hashes the class's
+    /// name, some 600 instructions for each relationship fault made and each
+    /// `insertNewObject(forEntityName:into:)`.
     func managedObjectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
-        ManagedClassRegistry.managedClass(named: entity.managedObjectClassName ?? "NSManagedObject")
+        let generation = ManagedClassRegistry.generation.load(ordering: .acquiring)
+        if generation != knownClasses.generation {
+            knownClasses = (generation, [:])
+        } else if let known = knownClasses.types[ObjectIdentifier(entity)], known.entity === entity {
+            return known.type
+        }
+        let type = ManagedClassRegistry.managedClass(named: entity.managedObjectClassName ?? "NSManagedObject")
+        // Kept with its entity, so that no other entity takes the identifier while it is here.
+        knownClasses.types[ObjectIdentifier(entity)] = (entity, type)
+        return type
     }
 }
 

@@ -1,4 +1,5 @@
 import OpenPredicate
+import Synchronization
 
 /// The `NSManagedObject` subclasses seen so far, by class name with and without module, so that
 /// an entity whose `managedObjectClassName` is a bare name ("Employee", as Xcode writes it with
@@ -11,12 +12,16 @@ enum ManagedClassRegistry {
     // Both read and written under `lock` only.
     nonisolated(unsafe) private static var classes: [String: NSManagedObject.Type] = [:]
     nonisolated(unsafe) private static var known: Set<ObjectIdentifier> = []
+    /// Counts the classes registered: a context remembers each entity's class until it changes
+    /// (`NSManagedObjectContext.managedObjectClass(for:)`).
+    static let generation = Atomic<Int>(0)
 
     static func register(_ type: NSManagedObject.Type) {
         guard type != NSManagedObject.self else { return }
         lock.lock()
         defer { lock.unlock() }
         guard known.insert(ObjectIdentifier(type)).inserted else { return }
+        generation.add(1, ordering: .releasing)
         // Before the class can be found by name, so before any object of it is in a context.
         for (_, method) in MethodOverride.named { method.noteRegistered(type) }
         let qualified = qualifiedName(of: type)

@@ -50,6 +50,25 @@ final class ClassLookupPlain: NSObject {}
         #expect(object is ClassLookupSprocket)
     }
 
+    /// Nested: the lookup by bare name, which reads top-level classes, does not find it.
+    final class ClassLookupNested: NSManagedObject {}
+
+    /// A context remembers each entity's class, and looks again once a class is registered: an
+    /// entity naming a class nobody had made gets plain objects, then the class once one
+    /// instance of it has been made.
+    @Test func aContextLooksAgainOnceAClassIsRegistered() throws {
+        let model = Self.model("Nested", className: "ClassLookupNested")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let before = NSEntityDescription.insertNewObject(forEntityName: "Nested", into: context)
+        #expect(type(of: before) == NSManagedObject.self)
+        #expect(type(of: NSEntityDescription.insertNewObject(forEntityName: "Nested", into: context)) == NSManagedObject.self)
+        _ = ClassLookupNested(entity: model[entity: "Nested"], insertInto: context)
+        #expect(NSEntityDescription.insertNewObject(forEntityName: "Nested", into: context) is ClassLookupNested)
+    }
+
     @Test(arguments: ContextFixture.storeTypes) func fetchesMakeTheSubclass(_ storeType: String) throws {
         let model = Self.model("Widget", className: "ClassLookupWidget")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
