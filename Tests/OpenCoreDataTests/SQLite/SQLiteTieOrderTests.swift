@@ -74,10 +74,13 @@ import Testing
         return query
     }
 
-    /// The names `sql` gives when run as it is on a connection of its own: what a statement
-    /// without the tie-break would answer.
-    func names(running query: SQLQuery, in folder: TemporaryFolder) throws -> [String] {
-        let connection = try SQLiteConnection(url: folder.url.appendingPathComponent("Items.sqlite"), mode: .readOnly)
+    /// A read-only connection of its own to the store file.
+    func connection(in folder: TemporaryFolder) throws -> SQLiteConnection {
+        try SQLiteConnection(url: folder.url.appendingPathComponent("Items.sqlite"), mode: .readOnly)
+    }
+
+    /// The names `query.sql` gives when run as it is on `connection`.
+    func names(running query: SQLQuery, on connection: SQLiteConnection) throws -> [String] {
         let nameAt = try #require(query.sql.range(of: "t0.ZNAME")).lowerBound
         let column = query.sql[..<nameAt].filter { $0 == "," }.count
         let statement = try connection.statement(query.sql)
@@ -124,13 +127,13 @@ import Testing
         // The statement without it gives other rows: ties in the index's order, falling keys.
         let untied = SQLQuery(
             sql: query.sql.replacingOccurrences(of: ", t0.Z_PK LIMIT", with: " LIMIT"), arguments: query.arguments)
-        let unordered = try names(running: untied, in: folder)
+        let unordered = try names(running: untied, on: try connection(in: folder))
         #expect(unordered.count == Self.expected.count)
         #expect(unordered != Self.expected)
     }
 
-    /// `PRAGMA reverse_unordered_selects` reverses SQLite's scans of statements without
-    /// `ORDER BY` alone: a sorted fetch still goes without `t0.Z_PK`, and its ties stay in key
+    /// `PRAGMA reverse_unordered_selects` reverses SQLite's scans for statements without
+    /// `ORDER BY` alone: a sorted one still goes without `t0.Z_PK`, and its ties stay in key
     /// order.
     @Test func theReversingPragmaLeavesSortedScansInKeyOrder() throws {
         let folder = try TemporaryFolder()
@@ -139,6 +142,19 @@ import Testing
         #expect(try names(request(), in: context) == Self.expected)
         let query = try #require(try sql(request(), coordinator))
         #expect(query.sql.hasSuffix(" ORDER BY t0.ZGROUP LIMIT ? OFFSET ?"), "\(query.sql)")
+        // On a connection of its own with the pragma: unsorted, the table is read backwards;
+        // the statement as compiled and the one without the tie-break give the same rows.
+        let reversing = try connection(in: folder)
+        try reversing.execute("PRAGMA reverse_unordered_selects = 1")
+        let keys = try reversing.statement("SELECT Z_PK, ZNAME FROM ZITEM")
+        #expect(try keys.step() && keys.int64(at: 0) == Int64(Self.count))
+        keys.reset()
+        let tied = SQLQuery(
+            sql: query.sql.replacingOccurrences(of: " LIMIT", with: ", t0.Z_PK LIMIT"), arguments: query.arguments,
+            sqlWithoutTieBreak: query.sql)
+        #expect(reversing.sql(for: tied) == query.sql)
+        #expect(try names(running: tied, on: reversing) == Self.expected)
+        #expect(try names(running: query, on: reversing) == Self.expected)
     }
 
     /// Without a limit (SQLite's other sorter) or a sort, the statement is as compiled.
