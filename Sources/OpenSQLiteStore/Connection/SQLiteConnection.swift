@@ -45,9 +45,6 @@ package final class SQLiteConnection {
     /// runs one insert of 256 rows (some 8 KB of SQL) after another, and hashing that text for
     /// each was about 7% of the save's instructions.
     private var lastStatement: (sql: String, statement: SQLiteStatement)?
-    /// Whether SQLite returns ties in rowid order for each `SQLQuery.sqlWithoutTieBreak` asked
-    /// about (`statement(for:)`), by its text; emptied when it holds `statementCacheLimit`.
-    private var tieOrders: [String: Bool] = [:]
     /// This connection's SQL trace, overriding the process-wide one (`SQLTrace.shared`) when
     /// set. **Default:** nil.
     package var trace: SQLTrace?
@@ -161,8 +158,9 @@ package final class SQLiteConnection {
 
     /// `statement(_:)`; without `clearingBindings`, the statement keeps the values bound last
     /// (for a caller that binds every parameter: clearing a 256-row insert's 2,304 parameters
-    /// cost more than its key lookup).
-    private func statement(_ sql: String, clearingBindings: Bool) throws -> SQLiteStatement {
+    /// cost more than its key lookup). `text` gives the SQL to prepare when the cache has no
+    /// statement for `sql` (`statement(for:)`); **default:** `sql` itself.
+    private func statement(_ sql: String, clearingBindings: Bool, text: (() -> String)? = nil) throws -> SQLiteStatement {
         // The same string (often the very same storage, compared without reading it) as last.
         if let last = lastStatement, last.sql == sql {
             last.statement.reset(clearingBindings: clearingBindings)
@@ -173,7 +171,7 @@ package final class SQLiteConnection {
             lastStatement = (sql, cached)
             return cached
         }
-        let statement = try SQLiteStatement(connection: self, sql: sql)
+        let statement = try SQLiteStatement(connection: self, sql: text?() ?? sql)
         if statements.count >= Self.statementCacheLimit, !preparedOrder.isEmpty {
             let dropped = preparedOrder.removeFirst()
             statements[dropped] = nil
@@ -188,23 +186,17 @@ package final class SQLiteConnection {
     /// How many prepared statements the cache keeps.
     package static let statementCacheLimit = 256
 
-    /// The statement for a compiled fetch (as `statement(_:)`): `query.sql`, or
-    /// `query.sqlWithoutTieBreak` where SQLite's plan for it already returns rows of equal sort
-    /// keys in primary-key order (`keepsRowidOrderOfTies(_:)`, asked once per text), so that
-    /// both give the same rows in the same order.
+    /// The statement for a compiled fetch (as `statement(_:)`, cached by `query.sql`): prepared
+    /// from `query.sqlWithoutTieBreak` where SQLite's plan for that already returns rows of equal
+    /// sort keys in primary-key order (`keepsRowidOrderOfTies(_:)`, asked when it is prepared),
+    /// so that both give the same rows in the same order; from `query.sql` otherwise. Its `sql`
+    /// is the text it runs.
     package func statement(for query: SQLQuery) throws -> SQLiteStatement {
-        try statement(sql(for: query))
-    }
-
-    /// The text `statement(for:)` runs for `query`.
-    package func sql(for query: SQLQuery) -> String {
-        guard let untied = query.sqlWithoutTieBreak else { return query.sql }
-        if let known = tieOrders[untied] { return known ? untied : query.sql }
-        if tieOrders.count >= Self.statementCacheLimit { tieOrders.removeAll() }
-        // A plan SQLite cannot make is run (and refused) as written.
-        let keeps = (try? keepsRowidOrderOfTies(untied)) ?? false
-        tieOrders[untied] = keeps
-        return keeps ? untied : query.sql
+        guard let untied = query.sqlWithoutTieBreak else { return try statement(query.sql) }
+        return try statement(query.sql, clearingBindings: true) {
+            // A plan SQLite cannot make is run (and refused) as written.
+            (try? self.keepsRowidOrderOfTies(untied)) == true ? untied : query.sql
+        }
     }
 
     /// Whether SQLite runs `sql`, a `SELECT … ORDER BY … LIMIT`, as one full scan of one table

@@ -373,7 +373,7 @@ extension SQLiteRowStore: SQLFetchStore, PagingRowStore {
     /// `EXPLAIN QUERY PLAN` for it.
     package func queryPlan(_ query: SQLQuery) throws -> (statement: SQLQuery, lines: [String]) {
         try withSession { connection in
-            let run = SQLQuery(sql: connection.sql(for: query), arguments: query.arguments)
+            let run = SQLQuery(sql: try connection.statement(for: query).sql, arguments: query.arguments)
             return (run, try connection.queryPlan(run.sql, arguments: run.arguments))
         }
     }
